@@ -1,0 +1,66 @@
+// plab: the Precision Lab command line. Thin: the commands live in ui/cli.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "engine/common/error.h"
+#include "engine/numeric/cast_path.h"
+#include "ui/cli/commands.h"
+
+#ifndef PLAB_VERSION
+#define PLAB_VERSION "0.0.0"
+#endif
+#if PLAB_HAVE_CUDA
+#include "kernels/device_info.h"
+#endif
+
+namespace {
+
+std::string version_text() {
+    std::string text = "plab " PLAB_VERSION "\ncast paths on this CPU: " + plab::cpu_cast_features();
+#if PLAB_HAVE_CUDA
+    text += "\nCUDA: built; " + plab::cuda::describe_devices();
+#else
+    text += "\nCUDA: not built";
+#endif
+    return text;
+}
+
+// Names an unknown command plainly (CLI11 would only say that one is required).
+void reject_unknown_command(CLI::App& app, const std::string& name) {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        known = known || sub->get_name() == name;
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) throw plab::Error("unknown command '" + name + "'; commands: " + names + " (see plab --help)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"Precision Lab: watch mixed-precision training, number formats and loss scaling up close", "plab"};
+    app.set_version_flag("--version", version_text());
+    app.require_subcommand(1);
+    app.footer("Run 'plab COMMAND --help' for a command's options and examples.");
+    plab::add_bits_command(app);
+    plab::add_ranges_command(app);
+    try {
+        if (argc > 1 && argv[1][0] != '-') reject_unknown_command(app, argv[1]);
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "plab: " << e.what() << "; see plab --help\n";
+        return 2;
+    } catch (const plab::Error& e) {
+        std::cerr << "plab: " << e.what() << '\n';
+        return 2;
+    }
+    return 0;
+}

@@ -1,0 +1,77 @@
+// Array casts on lengths that exercise every tail, aliasing and path selection.
+// (All 2^32 inputs are covered by the exhaustive suite.)
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "engine/common/error.h"
+#include "engine/numeric/cast_array.h"
+#include "engine/numeric/scalar_cast.h"
+
+namespace plab {
+namespace {
+
+std::vector<float> random_floats(std::size_t n, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<float> v(n);
+    for (auto& x : v) x = bits_float(static_cast<std::uint32_t>(rng()));
+    return v;
+}
+
+TEST(CastArray, EveryPathEveryTailLengthMatchesReference) {
+    const std::vector<float> in = random_floats(100, 7);
+    for (FormatId f : kAllFormats) {
+        for (CastPath path : available_paths(f)) {
+            for (std::size_t n = 0; n <= in.size(); ++n) {
+                std::vector<unsigned char> out(in.size() * 4 + 64, 0xAB);
+                encode_array(f, in.data(), out.data(), n, Overflow::nan, path);
+                const int bytes = storage_bytes(f);
+                for (std::size_t i = 0; i < n; ++i) {
+                    std::uint32_t word = 0;
+                    std::memcpy(&word, out.data() + i * bytes, bytes);
+                    const std::uint32_t want = encode(f, in[i], Overflow::nan);
+                    ASSERT_EQ(f == FormatId::tf32 ? word >> 13 : word, want)
+                        << format_name(f) << " " << cast_path_name(path) << " n=" << n << " i=" << i;
+                }
+                EXPECT_EQ(out[n * bytes], 0xAB) << "wrote past the end: " << cast_path_name(path) << " n=" << n;
+            }
+        }
+    }
+}
+
+TEST(CastArray, DecodeAndRoundAgreeWithReference) {
+    const std::vector<float> in = random_floats(5000, 11);
+    for (FormatId f : kAllFormats) {
+        std::vector<float> rounded(in.size()), in_place = in;
+        round_array(f, in.data(), rounded.data(), in.size());
+        round_array(f, in_place.data(), in_place.data(), in_place.size());  // aliasing is allowed
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            const std::uint32_t want = float_bits(round_to(f, in[i]));
+            ASSERT_EQ(float_bits(rounded[i]), want) << format_name(f) << " i=" << i;
+            ASSERT_EQ(float_bits(in_place[i]), want) << format_name(f) << " i=" << i;
+        }
+    }
+}
+
+TEST(CastArray, PathsAreChosenFromTheCpu) {
+    for (FormatId f : kAllFormats) {
+        const auto paths = available_paths(f);
+        ASSERT_FALSE(paths.empty());
+        EXPECT_EQ(paths.front(), CastPath::portable);
+        EXPECT_TRUE(cpu_supports(best_path(f)));
+        EXPECT_TRUE(path_handles(best_path(f), f));
+    }
+    EXPECT_FALSE(path_handles(CastPath::f16c, FormatId::bf16));
+    EXPECT_FALSE(path_handles(CastPath::avx512_bf16, FormatId::fp16));
+}
+
+TEST(CastArray, AskingForAPathThatCannotRunIsAnError) {
+    const float x = 1.0f;
+    std::uint16_t out = 0;
+    EXPECT_THROW(encode_array(FormatId::bf16, &x, &out, 1, Overflow::saturate, CastPath::f16c), Error);
+}
+
+}  // namespace
+}  // namespace plab

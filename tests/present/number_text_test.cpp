@@ -1,0 +1,30 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "ui/present/number_text.h"
+
+namespace plab {
+namespace {
+
+TEST(NumberText, ShortestRoundTrip) {
+    EXPECT_EQ(shortest_text(0.1f), "0.1");
+    EXPECT_EQ(shortest_text(static_cast<double>(0.1f)), "0.10000000149011612");
+    EXPECT_EQ(shortest_text(65504.0f), "65504");
+    EXPECT_EQ(shortest_text(std::numeric_limits<float>::infinity()), "inf");
+    EXPECT_EQ(shortest_text(-std::numeric_limits<double>::infinity()), "-inf");
+    EXPECT_EQ(shortest_text(std::nanf("")), "nan");
+    EXPECT_EQ(shortest_text(-0.0f), "-0");
+}
+
+TEST(NumberText, PowersOfTwo) {
+    EXPECT_EQ(power_of_two_text(std::ldexp(1.0, -14)), "2^-14");
+    EXPECT_EQ(power_of_two_text(1.0), "2^0");
+    EXPECT_EQ(power_of_two_text(32.0), "2^5");
+    EXPECT_EQ(power_of_two_text(3.0), "3");
+    EXPECT_EQ(power_of_two_text(0.0), "0");
+}
+
+}  // namespace
+}  // namespace plab

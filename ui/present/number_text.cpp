@@ -1,0 +1,38 @@
+#include "ui/present/number_text.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace plab {
+
+namespace {
+
+template <typename T>
+std::string shortest(T x) {
+    if (std::isnan(x)) return std::signbit(x) ? "-nan" : "nan";
+    if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
+    char buf[64];
+    const auto result = std::to_chars(buf, buf + sizeof buf, x);
+    return std::string(buf, result.ptr);
+}
+
+}  // namespace
+
+std::string shortest_text(float x) { return shortest(x); }
+std::string shortest_text(double x) { return shortest(x); }
+
+std::string significant_text(double x, int digits) {
+    if (!std::isfinite(x)) return shortest_text(x);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+    return buf;
+}
+
+std::string power_of_two_text(double x) {
+    int exponent = 0;
+    if (std::isfinite(x) && x > 0 && std::frexp(x, &exponent) == 0.5) return "2^" + std::to_string(exponent - 1);
+    return shortest_text(x);
+}
+
+}  // namespace plab

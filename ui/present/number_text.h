@@ -1,0 +1,15 @@
+#pragma once
+// Numbers as text for people: the shortest decimal that reads back to the
+// same value, and powers of two written as such.
+#include <string>
+
+namespace plab {
+
+std::string shortest_text(float x);   // "0.1", "65504", "inf", "-inf", "nan"
+std::string shortest_text(double x);  // "0.0999755859375"
+// x to `digits` significant digits, "%g" style: "2.442e-05", "inf".
+std::string significant_text(double x, int digits);
+// "2^-14" when x is a power of two, else shortest_text(x).
+std::string power_of_two_text(double x);
+
+}  // namespace plab
