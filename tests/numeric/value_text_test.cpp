@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <clocale>
 #include <cmath>
 
 #include "engine/common/error.h"
@@ -53,15 +52,6 @@ TEST(ValueText, RejectsWithAMessageNamingTheText) {
             EXPECT_NE(std::string(e.what()).find("0x plus 8 hex digits"), std::string::npos) << e.what();
         }
     }
-}
-
-TEST(ValueText, IgnoresTheCLocale) {
-    // Qt sets LC_NUMERIC from the environment; a comma locale must not change parsing.
-    const char* previous = std::setlocale(LC_NUMERIC, nullptr);
-    const std::string saved = previous ? previous : "C";
-    if (!std::setlocale(LC_NUMERIC, "de_DE.UTF-8")) GTEST_SKIP() << "no de_DE locale installed";
-    EXPECT_EQ(parsed_bits("0.5"), 0x3f000000u);
-    std::setlocale(LC_NUMERIC, saved.c_str());
 }
 
 }  // namespace

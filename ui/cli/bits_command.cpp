@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "engine/numeric/scalar_cast.h"
 #include "engine/numeric/value_text.h"
 #include "ui/cli/commands.h"
+#include "ui/cli/json_line.h"
 #include "ui/present/bit_layout.h"
 #include "ui/present/number_text.h"
 
@@ -54,56 +54,47 @@ std::vector<FormatId> selected_formats(const std::string& name) {
     throw Error("--format: '" + name + "' is not a format; allowed: " + format_choices() + "|all");
 }
 
-// JSON has no Inf or NaN: those become the strings "inf", "-inf", "nan".
-nlohmann::ordered_json json_number(double x) {
-    if (std::isfinite(x)) return x;
-    return shortest_text(x);
-}
-
-nlohmann::ordered_json json_optional(const std::optional<float>& x) {
-    return x ? json_number(*x) : nlohmann::ordered_json(nullptr);
-}
-
-void write_json(const Input& input, const CastReport& r, std::ostream& out) {
+void write_json(const Input& input, const CastReport& r, std::string& out) {
     const BitFields& b = r.fields;
-    nlohmann::ordered_json j;
-    j["input"] = input.text;
-    j["fp32_bits"] = hex_code(FormatId::fp32, float_bits(input.value));
-    j["format"] = format_name(r.format);
-    j["bits"] = hex_code(r.format, b.code);
-    j["sign"] = b.sign ? 1 : 0;
-    j["exponent"] = b.exponent_field;
-    j["exponent_unbiased"] = b.value_class == ValueClass::inf || b.value_class == ValueClass::nan
-                                 ? nlohmann::ordered_json(nullptr)
-                                 : nlohmann::ordered_json(b.exponent);
-    j["mantissa"] = b.mantissa_field;
-    j["class"] = class_name(b.value_class);
-    j["value"] = json_number(r.value);
-    j["abs_error"] = json_number(r.abs_error);
-    j["rel_error"] = json_number(r.rel_error);
-    j["ulp"] = json_number(r.ulp);
-    j["next_down"] = json_optional(r.next_down);
-    j["next_up"] = json_optional(r.next_up);
-    j["overflow"] = r.overflowed;
-    j["flushed_to_zero"] = r.flushed_to_zero;
-    if (format_params(r.format).is_fp8) j["fp8_overflow"] = overflow_name(r.overflow_mode);
-    out << j.dump() << '\n';
+    const bool finite_class = b.value_class != ValueClass::inf && b.value_class != ValueClass::nan;
+    JsonLine j(out);
+    j.string("input", input.text)
+        .string("fp32_bits", hex_code(FormatId::fp32, float_bits(input.value)))
+        .string("format", format_name(r.format))
+        .string("bits", hex_code(r.format, b.code))
+        .integer("sign", b.sign ? 1 : 0)
+        .integer("exponent", b.exponent_field);
+    if (finite_class)
+        j.integer("exponent_unbiased", b.exponent);
+    else
+        j.null("exponent_unbiased");
+    j.integer("mantissa", b.mantissa_field)
+        .string("class", class_name(b.value_class))
+        .number("value", r.value)
+        .number("abs_error", r.abs_error)
+        .number("rel_error", r.rel_error)
+        .number("ulp", r.ulp);
+    if (r.next_down) j.number("next_down", *r.next_down); else j.null("next_down");
+    if (r.next_up) j.number("next_up", *r.next_up); else j.null("next_up");
+    j.boolean("overflow", r.overflowed).boolean("flushed_to_zero", r.flushed_to_zero);
+    if (format_params(r.format).is_fp8) j.string("fp8_overflow", overflow_name(r.overflow_mode));
 }
 
-std::string pad(std::string s, std::size_t width) {
-    if (s.size() < width) s.append(width - s.size(), ' ');
-    return s;
+// Appends text, then spaces up to `width` columns.
+void append_padded(std::string& out, std::string_view text, std::size_t width) {
+    out += text;
+    if (text.size() < width) out.append(width - text.size(), ' ');
 }
 
 // "0 01111 0000000000": fields apart, each in its colour; padded to `width` columns.
-std::string draw_bits(const BitLayout& l, bool color, std::size_t width) {
-    std::string out, field;
+void append_bits(std::string& out, const BitLayout& l, bool color, std::size_t width) {
+    std::string field;
     std::size_t visible = 0;
     for (std::size_t i = 0; i < l.cells.size(); ++i) {
         field += l.cells[i].set ? '1' : '0';
         const bool field_ends = i + 1 == l.cells.size() || l.cells[i + 1].role != l.cells[i].role;
         if (!field_ends) continue;
-        if (!out.empty()) {
+        if (visible > 0) {
             out += ' ';
             ++visible;
         }
@@ -112,23 +103,31 @@ std::string draw_bits(const BitLayout& l, bool color, std::size_t width) {
         field.clear();
     }
     if (visible < width) out.append(width - visible, ' ');
-    return out;
 }
 
-void write_text_header(const Input& input, std::ostream& out, bool color) {
-    out << input.text << dim("  as FP32 " + hex_code(FormatId::fp32, float_bits(input.value)) + " = " +
-                                 shortest_text(input.value),
-                             color)
-        << '\n';
+void write_text_header(const Input& input, std::string& out, bool color) {
+    out += input.text;
+    out += dim("  as FP32 " + hex_code(FormatId::fp32, float_bits(input.value)) + " = " + shortest_text(input.value),
+               color);
+    out += '\n';
 }
 
-void write_text_row(const CastReport& r, std::ostream& out, bool color) {
+void write_text_row(const CastReport& r, std::string& out, bool color) {
     const BitLayout l = make_bit_layout(r);
-    out << "  " << pad(l.format_label, 5) << draw_bits(l, color, 35) << pad(l.hex, 12) << pad(l.value, 16)
-        << pad(l.value_class, 10) << dim("err ", color) << pad(significant_text(r.abs_error, 4), 11)
-        << dim("rel ", color) << pad(significant_text(r.rel_error, 4), 11) << dim("ulp ", color) << l.ulp;
-    if (!l.note.empty()) out << "  " << l.note;
-    out << '\n';
+    out += "  ";
+    append_padded(out, l.format_label, 5);
+    append_bits(out, l, color, 35);
+    append_padded(out, l.hex, 12);
+    append_padded(out, l.value, 16);
+    append_padded(out, l.value_class, 10);
+    out += dim("err ", color);
+    append_padded(out, significant_text(r.abs_error, 4), 11);
+    out += dim("rel ", color);
+    append_padded(out, significant_text(r.rel_error, 4), 11);
+    out += dim("ulp ", color);
+    out += l.ulp;
+    if (!l.note.empty()) out += "  " + l.note;
+    out += '\n';
 }
 
 }  // namespace
@@ -139,16 +138,23 @@ void run_bits(const BitsOptions& options, std::istream& in, std::ostream& out, b
     if (!mode) throw Error("--fp8-overflow: '" + options.fp8_overflow + "' is not a mode; allowed: saturate|nan");
     const std::vector<Input> inputs = read_inputs(options.values, in);
 
+    // Rows go through a buffer written out in large pieces.
+    std::string buffer;
     for (const Input& input : inputs) {
-        if (!options.json) write_text_header(input, out, color);
+        if (!options.json) write_text_header(input, buffer, color);
         for (FormatId f : formats) {
             const CastReport r = describe_cast(f, input.value, *mode);
             if (options.json)
-                write_json(input, r, out);
+                write_json(input, r, buffer);
             else
-                write_text_row(r, out, color);
+                write_text_row(r, buffer, color);
+        }
+        if (buffer.size() > (1u << 16)) {
+            out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+            buffer.clear();
         }
     }
+    out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
 }
 
 void add_bits_command(CLI::App& app) {
