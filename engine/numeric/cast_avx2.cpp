@@ -8,8 +8,8 @@
 #include <immintrin.h>
 
 #include <cstdint>
-#include <cstring>
 
+#include "engine/numeric/cast_blocks.h"
 #include "engine/numeric/cast_kernels.h"
 
 namespace plab::detail {
@@ -60,34 +60,18 @@ void store_codes8(__m256i code, void* out) {
     }
 }
 
-// Runs `block(in, out)` on full blocks of kLanes, then once on a zero-padded
-// copy of the tail, so kernels never need a scalar fallback.
-template <int InBytes, int OutBytes, typename Block>
-void for_each_block(const void* in, void* out, std::size_t n, Block block) {
-    const auto* src = static_cast<const unsigned char*>(in);
-    auto* dst = static_cast<unsigned char*>(out);
-    std::size_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) block(src + i * InBytes, dst + i * OutBytes);
-    if (i == n) return;
-    alignas(32) unsigned char in_tail[kLanes * InBytes] = {};
-    alignas(32) unsigned char out_tail[kLanes * OutBytes];
-    std::memcpy(in_tail, src + i * InBytes, (n - i) * InBytes);
-    block(in_tail, out_tail);
-    std::memcpy(dst + i * OutBytes, out_tail, (n - i) * OutBytes);
-}
-
 template <FormatId F>
 void encode_avx2(const float* in, void* out, std::size_t n, Overflow mode) {
     constexpr FormatParams p = format_params(F);
     constexpr int bytes = storage_bytes(F);
     const __m256i overflow = set1(p.overflow_code(mode));
-    for_each_block<4, bytes>(in, out, n, [&](const void* s, void* d) {
+    for_each_block<kLanes, 4, bytes>(in, out, n, [&](const void* s, void* d) {
         store_codes8<bytes>(encode8<F>(_mm256_loadu_si256(static_cast<const __m256i*>(s)), overflow), d);
     });
 }
 
 void decode_bf16_avx2(const void* in, float* out, std::size_t n) {
-    for_each_block<2, 4>(in, out, n, [](const void* s, void* d) {
+    for_each_block<kLanes, 2, 4>(in, out, n, [](const void* s, void* d) {
         const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(static_cast<const __m128i*>(s)));
         _mm256_storeu_si256(static_cast<__m256i*>(d), _mm256_slli_epi32(w, 16));
     });
@@ -95,7 +79,7 @@ void decode_bf16_avx2(const void* in, float* out, std::size_t n) {
 
 template <int InBytes>
 void decode_by_table(const float* table, const void* in, float* out, std::size_t n) {
-    for_each_block<InBytes, 4>(in, out, n, [table](const void* s, void* d) {
+    for_each_block<kLanes, InBytes, 4>(in, out, n, [table](const void* s, void* d) {
         __m256i idx;
         if constexpr (InBytes == 1)
             idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(static_cast<const __m128i*>(s)));
@@ -104,8 +88,6 @@ void decode_by_table(const float* table, const void* in, float* out, std::size_t
         _mm256_storeu_ps(static_cast<float*>(d), _mm256_i32gather_ps(table, idx, 4));
     });
 }
-
-void decode_copy(const void* in, float* out, std::size_t n) { std::memcpy(out, in, n * sizeof(float)); }
 
 void decode_fp16_table(const void* in, float* out, std::size_t n) {
     decode_by_table<2>(fp16_decode_table(), in, out, n);
@@ -116,7 +98,7 @@ void decode_fp8_table(const void* in, float* out, std::size_t n) {
 }
 
 void encode_fp16_f16c(const float* in, void* out, std::size_t n, Overflow) {
-    for_each_block<4, 2>(in, out, n, [](const void* s, void* d) {
+    for_each_block<kLanes, 4, 2>(in, out, n, [](const void* s, void* d) {
         const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(static_cast<const float*>(s)),
                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         _mm_storeu_si128(static_cast<__m128i*>(d), h);
@@ -124,38 +106,28 @@ void encode_fp16_f16c(const float* in, void* out, std::size_t n, Overflow) {
 }
 
 void decode_fp16_f16c(const void* in, float* out, std::size_t n) {
-    for_each_block<2, 4>(in, out, n, [](const void* s, void* d) {
+    for_each_block<kLanes, 2, 4>(in, out, n, [](const void* s, void* d) {
         _mm256_storeu_ps(static_cast<float*>(d), _mm256_cvtph_ps(_mm_loadu_si128(static_cast<const __m128i*>(s))));
     });
-}
-
-template <FormatId F>
-void set_kernels(CastKernels& k, EncodeFn e, DecodeFn d) {
-    k.encode[static_cast<int>(F)] = e;
-    k.decode[static_cast<int>(F)] = d;
 }
 
 }  // namespace
 
 const CastKernels& avx2_kernels() {
-    static const CastKernels k = [] {
-        CastKernels t;
-        set_kernels<FormatId::tf32>(t, &encode_avx2<FormatId::tf32>, &decode_copy);
-        set_kernels<FormatId::fp16>(t, &encode_avx2<FormatId::fp16>, &decode_fp16_table);
-        set_kernels<FormatId::bf16>(t, &encode_avx2<FormatId::bf16>, &decode_bf16_avx2);
-        set_kernels<FormatId::e4m3>(t, &encode_avx2<FormatId::e4m3>, &decode_fp8_table<FormatId::e4m3>);
-        set_kernels<FormatId::e5m2>(t, &encode_avx2<FormatId::e5m2>, &decode_fp8_table<FormatId::e5m2>);
-        return t;
-    }();
+    static constexpr CastKernels k = make_kernels({
+        {FormatId::tf32, &encode_avx2<FormatId::tf32>, nullptr},
+        {FormatId::fp16, &encode_avx2<FormatId::fp16>, &decode_fp16_table},
+        {FormatId::bf16, &encode_avx2<FormatId::bf16>, &decode_bf16_avx2},
+        {FormatId::e4m3, &encode_avx2<FormatId::e4m3>, &decode_fp8_table<FormatId::e4m3>},
+        {FormatId::e5m2, &encode_avx2<FormatId::e5m2>, &decode_fp8_table<FormatId::e5m2>},
+    });
     return k;
 }
 
 const CastKernels& f16c_kernels() {
-    static const CastKernels k = [] {
-        CastKernels t;
-        set_kernels<FormatId::fp16>(t, &encode_fp16_f16c, &decode_fp16_f16c);
-        return t;
-    }();
+    static constexpr CastKernels k = make_kernels({
+        {FormatId::fp16, &encode_fp16_f16c, &decode_fp16_f16c},
+    });
     return k;
 }
 

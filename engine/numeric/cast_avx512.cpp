@@ -5,8 +5,8 @@
 #include <immintrin.h>
 
 #include <cstdint>
-#include <cstring>
 
+#include "engine/numeric/cast_blocks.h"
 #include "engine/numeric/cast_kernels.h"
 
 namespace plab::detail {
@@ -53,36 +53,18 @@ void store_codes16(__m512i code, void* out) {
         _mm_storeu_si128(static_cast<__m128i*>(out), _mm512_cvtepi32_epi8(code));
 }
 
-// Runs `block(in, out)` on full blocks of kLanes, then once on a zero-padded
-// copy of the tail, so kernels never need a scalar fallback.
-template <int InBytes, int OutBytes, typename Block>
-void for_each_block(const void* in, void* out, std::size_t n, Block block) {
-    const auto* src = static_cast<const unsigned char*>(in);
-    auto* dst = static_cast<unsigned char*>(out);
-    std::size_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) block(src + i * InBytes, dst + i * OutBytes);
-    if (i == n) return;
-    alignas(64) unsigned char in_tail[kLanes * InBytes] = {};
-    alignas(64) unsigned char out_tail[kLanes * OutBytes];
-    std::memcpy(in_tail, src + i * InBytes, (n - i) * InBytes);
-    block(in_tail, out_tail);
-    std::memcpy(dst + i * OutBytes, out_tail, (n - i) * OutBytes);
-}
-
 template <FormatId F>
 void encode_avx512(const float* in, void* out, std::size_t n, Overflow mode) {
     constexpr FormatParams p = format_params(F);
     constexpr int bytes = storage_bytes(F);
     const __m512i overflow = set1(p.overflow_code(mode));
-    for_each_block<4, bytes>(in, out, n, [&](const void* s, void* d) {
+    for_each_block<kLanes, 4, bytes>(in, out, n, [&](const void* s, void* d) {
         store_codes16<bytes>(encode16<F>(_mm512_loadu_si512(s), overflow), d);
     });
 }
 
-void decode_copy(const void* in, float* out, std::size_t n) { std::memcpy(out, in, n * sizeof(float)); }
-
 void decode_bf16_avx512(const void* in, float* out, std::size_t n) {
-    for_each_block<2, 4>(in, out, n, [](const void* s, void* d) {
+    for_each_block<kLanes, 2, 4>(in, out, n, [](const void* s, void* d) {
         const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(static_cast<const __m256i*>(s)));
         _mm512_storeu_si512(d, _mm512_slli_epi32(w, 16));
     });
@@ -90,7 +72,7 @@ void decode_bf16_avx512(const void* in, float* out, std::size_t n) {
 
 template <int InBytes>
 void decode_by_table(const float* table, const void* in, float* out, std::size_t n) {
-    for_each_block<InBytes, 4>(in, out, n, [table](const void* s, void* d) {
+    for_each_block<kLanes, InBytes, 4>(in, out, n, [table](const void* s, void* d) {
         __m512i idx;
         if constexpr (InBytes == 1)
             idx = _mm512_cvtepu8_epi32(_mm_loadu_si128(static_cast<const __m128i*>(s)));
@@ -109,14 +91,14 @@ void decode_fp8_table(const void* in, float* out, std::size_t n) {
 }
 
 void encode_fp16_hw(const float* in, void* out, std::size_t n, Overflow) {
-    for_each_block<4, 2>(in, out, n, [](const void* s, void* d) {
+    for_each_block<kLanes, 4, 2>(in, out, n, [](const void* s, void* d) {
         const __m256i h = _mm512_cvtps_ph(_mm512_loadu_ps(s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         _mm256_storeu_si256(static_cast<__m256i*>(d), h);
     });
 }
 
 void decode_fp16_hw(const void* in, float* out, std::size_t n) {
-    for_each_block<2, 4>(in, out, n, [](const void* s, void* d) {
+    for_each_block<kLanes, 2, 4>(in, out, n, [](const void* s, void* d) {
         _mm512_storeu_ps(d, _mm512_cvtph_ps(_mm256_loadu_si256(static_cast<const __m256i*>(s))));
     });
 }
@@ -126,7 +108,7 @@ void decode_fp16_hw(const void* in, float* out, std::size_t n) {
 // integer encoder's answer in those lanes.
 void encode_bf16_hw(const float* in, void* out, std::size_t n, Overflow) {
     const __m512i overflow = set1(format_params(FormatId::bf16).inf_code());
-    for_each_block<4, 2>(in, out, n, [&](const void* s, void* d) {
+    for_each_block<kLanes, 4, 2>(in, out, n, [&](const void* s, void* d) {
         const __m512 x = _mm512_loadu_ps(s);
         __m256i h = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(x));
         const __m512i u = _mm512_castps_si512(x);
@@ -140,42 +122,30 @@ void encode_bf16_hw(const float* in, void* out, std::size_t n, Overflow) {
     });
 }
 
-template <FormatId F>
-void set_kernels(CastKernels& k, EncodeFn e, DecodeFn d) {
-    k.encode[static_cast<int>(F)] = e;
-    k.decode[static_cast<int>(F)] = d;
-}
-
 }  // namespace
 
 const CastKernels& avx512_kernels() {
-    static const CastKernels k = [] {
-        CastKernels t;
-        set_kernels<FormatId::tf32>(t, &encode_avx512<FormatId::tf32>, &decode_copy);
-        set_kernels<FormatId::fp16>(t, &encode_avx512<FormatId::fp16>, &decode_fp16_table);
-        set_kernels<FormatId::bf16>(t, &encode_avx512<FormatId::bf16>, &decode_bf16_avx512);
-        set_kernels<FormatId::e4m3>(t, &encode_avx512<FormatId::e4m3>, &decode_fp8_table<FormatId::e4m3>);
-        set_kernels<FormatId::e5m2>(t, &encode_avx512<FormatId::e5m2>, &decode_fp8_table<FormatId::e5m2>);
-        return t;
-    }();
+    static constexpr CastKernels k = make_kernels({
+        {FormatId::tf32, &encode_avx512<FormatId::tf32>, nullptr},
+        {FormatId::fp16, &encode_avx512<FormatId::fp16>, &decode_fp16_table},
+        {FormatId::bf16, &encode_avx512<FormatId::bf16>, &decode_bf16_avx512},
+        {FormatId::e4m3, &encode_avx512<FormatId::e4m3>, &decode_fp8_table<FormatId::e4m3>},
+        {FormatId::e5m2, &encode_avx512<FormatId::e5m2>, &decode_fp8_table<FormatId::e5m2>},
+    });
     return k;
 }
 
 const CastKernels& avx512_fp16_kernels() {
-    static const CastKernels k = [] {
-        CastKernels t;
-        set_kernels<FormatId::fp16>(t, &encode_fp16_hw, &decode_fp16_hw);
-        return t;
-    }();
+    static constexpr CastKernels k = make_kernels({
+        {FormatId::fp16, &encode_fp16_hw, &decode_fp16_hw},
+    });
     return k;
 }
 
 const CastKernels& avx512_bf16_kernels() {
-    static const CastKernels k = [] {
-        CastKernels t;
-        set_kernels<FormatId::bf16>(t, &encode_bf16_hw, &decode_bf16_avx512);
-        return t;
-    }();
+    static constexpr CastKernels k = make_kernels({
+        {FormatId::bf16, &encode_bf16_hw, &decode_bf16_avx512},
+    });
     return k;
 }
 

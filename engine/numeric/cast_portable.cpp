@@ -13,14 +13,9 @@ namespace {
 template <FormatId F>
 void encode_portable(const float* in, void* out, std::size_t n, Overflow mode) {
     constexpr FormatParams p = format_params(F);
-    using Word = std::conditional_t<storage_bytes(F) == 1, std::uint8_t,
-                                    std::conditional_t<storage_bytes(F) == 2, std::uint16_t, std::uint32_t>>;
-    Word* dst = static_cast<Word*>(out);
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t code = encode(p, in[i], mode);
-        // TF32's storage is its FP32 container: the 19-bit code moved to the top.
-        dst[i] = static_cast<Word>(F == FormatId::tf32 ? code << 13 : code);
-    }
+    auto* dst = static_cast<StorageWord<F>*>(out);
+    for (std::size_t i = 0; i < n; ++i)
+        dst[i] = static_cast<StorageWord<F>>(code_to_storage(F, encode(p, in[i], mode)));
 }
 
 template <FormatId F>
@@ -29,8 +24,7 @@ void decode_portable(const void* in, float* out, std::size_t n) {
     if constexpr (storage_bytes(F) == 4) {
         std::memcpy(out, in, n * sizeof(float));  // FP32 and TF32 storage is the value
     } else {
-        using Word = std::conditional_t<storage_bytes(F) == 1, std::uint8_t, std::uint16_t>;
-        const Word* src = static_cast<const Word*>(in);
+        const auto* src = static_cast<const StorageWord<F>*>(in);
         for (std::size_t i = 0; i < n; ++i) out[i] = decode(p, src[i]);
     }
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "engine/common/host_device.h"
 
@@ -74,6 +75,20 @@ PLAB_HD constexpr FormatParams format_params(FormatId f) {
 constexpr int storage_bytes(FormatId f) {
     const int bits = format_params(f).total_bits();
     return bits <= 8 ? 1 : bits <= 16 ? 2 : 4;
+}
+
+// The unsigned integer type of one stored element.
+template <FormatId F>
+using StorageWord = std::conditional_t<storage_bytes(F) == 1, std::uint8_t,
+                                       std::conditional_t<storage_bytes(F) == 2, std::uint16_t, std::uint32_t>>;
+
+// An encoded value as stored, and back: the identity except for TF32, whose
+// 19-bit code sits at the top of its FP32 container.
+PLAB_HD constexpr std::uint32_t code_to_storage(FormatId f, std::uint32_t code) {
+    return f == FormatId::tf32 ? code << 13 : code;
+}
+PLAB_HD constexpr std::uint32_t storage_to_code(FormatId f, std::uint32_t word) {
+    return f == FormatId::tf32 ? word >> 13 : word;
 }
 
 std::string_view format_name(FormatId f);          // "fp16"

@@ -63,12 +63,10 @@ std::string hex32(std::uint32_t v) {
 template <FormatId F>
 void reference_cast(const float* in, void* storage, float* rounded, std::size_t n, Overflow mode) {
     constexpr FormatParams p = format_params(F);
-    using Word = std::conditional_t<storage_bytes(F) == 1, std::uint8_t,
-                                    std::conditional_t<storage_bytes(F) == 2, std::uint16_t, std::uint32_t>>;
-    Word* words = static_cast<Word*>(storage);
+    auto* words = static_cast<StorageWord<F>*>(storage);
     for (std::size_t i = 0; i < n; ++i) {
         const std::uint32_t code = encode(p, in[i], mode);
-        words[i] = static_cast<Word>(F == FormatId::tf32 ? code << 13 : code);
+        words[i] = static_cast<StorageWord<F>>(code_to_storage(F, code));
         rounded[i] = decode(p, code);
     }
 }

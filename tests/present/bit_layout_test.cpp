@@ -43,6 +43,8 @@ TEST(BitLayout, TextsForOneCast) {
     EXPECT_EQ(l.ulp, "2^-14");
     EXPECT_EQ(l.note, "");
     EXPECT_EQ(make_bit_layout(describe_cast(FormatId::fp16, 70000.0f)).note, "overflow");
+    EXPECT_EQ(make_bit_layout(describe_cast(FormatId::fp16, 70000.0f)).value, "+inf");
+    EXPECT_EQ(make_bit_layout(describe_cast(FormatId::fp16, -70000.0f)).value, "-inf");
     EXPECT_EQ(make_bit_layout(describe_cast(FormatId::fp16, 1e-9f)).note, "flushed to zero");
     EXPECT_EQ(make_bit_layout(describe_cast(FormatId::e4m3, 448.0f)).next_up, "none");
 }

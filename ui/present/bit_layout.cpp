@@ -2,6 +2,8 @@
 
 #include "ui/present/number_text.h"
 
+#include <limits>
+
 namespace plab {
 
 std::vector<BitCell> bit_cells(FormatId f, std::uint32_t code) {
@@ -29,7 +31,8 @@ BitLayout make_bit_layout(const CastReport& r) {
     l.cells = bit_cells(r.format, r.fields.code);
     l.format_label = std::string(format_display_name(r.format));
     l.hex = hex_code(r.format, r.fields.code);
-    l.value = shortest_text(r.value);
+    // "+inf" beside "-inf" reads better in a column than a bare "inf".
+    l.value = r.value == std::numeric_limits<float>::infinity() ? "+inf" : shortest_text(r.value);
     l.value_class = std::string(class_name(r.fields.value_class));
     l.abs_error = shortest_text(r.abs_error);
     l.rel_error = shortest_text(r.rel_error);
