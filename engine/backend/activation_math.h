@@ -1,0 +1,40 @@
+#pragma once
+// The activation functions and their derivatives in FP32, one value at a
+// time: the definition both backends follow (GELU is the exact erf form, as
+// torch.nn.GELU() by default).
+#include <cmath>
+
+#include "engine/backend/backend.h"
+#include "engine/common/host_device.h"
+
+namespace plab {
+
+PLAB_HD float activate(Activation a, float x) {
+    switch (a) {
+        case Activation::identity: return x;
+        case Activation::relu: return x > 0.0f ? x : 0.0f;
+        case Activation::tanh: return tanhf(x);
+        case Activation::gelu: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+    }
+    return x;
+}
+
+// f'(x)
+PLAB_HD float activation_slope(Activation a, float x) {
+    switch (a) {
+        case Activation::identity: return 1.0f;
+        case Activation::relu: return x > 0.0f ? 1.0f : 0.0f;
+        case Activation::tanh: {
+            const float t = tanhf(x);
+            return 1.0f - t * t;
+        }
+        case Activation::gelu: {
+            const float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752f));
+            const float pdf = 0.39894228040143268f * expf(-0.5f * x * x);
+            return cdf + x * pdf;
+        }
+    }
+    return 1.0f;
+}
+
+}  // namespace plab

@@ -1,0 +1,172 @@
+#include "engine/backend/cpu/cpu_backend.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "engine/backend/activation_math.h"
+#include "engine/common/error.h"
+#include "engine/numeric/cast_array.h"
+
+namespace plab {
+
+namespace {
+
+class HostBuffer final : public Buffer {
+public:
+    explicit HostBuffer(std::size_t n) : values_(n, 0.0f) {}
+    Device device() const override { return Device::cpu; }
+    void* data() override { return values_.data(); }
+
+private:
+    std::vector<float> values_;
+};
+
+void require(bool ok, const std::string& what) {
+    if (!ok) throw Error(what);
+}
+
+void require_same_shape(const Tensor& a, const Tensor& b, const char* op) {
+    require(a.shape() == b.shape(), std::string(op) + ": shapes differ, " + shape_text(a.shape()) + " vs " +
+                                        shape_text(b.shape()));
+}
+
+void add_row_bias(Tensor& x, const Tensor& bias) {
+    require(bias.rows() == 1 && bias.cols() == x.cols(),
+            "gemm: bias " + shape_text(bias.shape()) + " does not fit the output " + shape_text(x.shape()));
+    float* v = x.host();
+    const float* b = bias.host();
+    for (int i = 0; i < x.rows(); ++i)
+        for (int j = 0; j < x.cols(); ++j) v[static_cast<std::size_t>(i) * x.cols() + j] += b[j];
+}
+
+// Rounds t's values to its dtype in place: every op's last step.
+void round_to_dtype(Tensor& t) {
+    if (t.dtype() != FormatId::fp32) round_array(t.dtype(), t.host(), t.host(), t.size());
+}
+
+// The values of t rounded to `compute`, without copying when nothing changes.
+const float* gemm_operand(const Tensor& t, FormatId compute, std::vector<float>& scratch) {
+    if (compute == FormatId::fp32 || t.dtype() == compute) return t.host();
+    scratch.resize(t.size());
+    round_array(compute, t.host(), scratch.data(), t.size());
+    return scratch.data();
+}
+
+}  // namespace
+
+Tensor CpuBackend::allocate(Shape shape, FormatId dtype) {
+    require(shape.rows >= 0 && shape.cols >= 0, "allocate: negative shape " + shape_text(shape));
+    return Tensor(shape, dtype, std::make_shared<HostBuffer>(shape.size()));
+}
+
+void CpuBackend::upload(const float* host, Tensor& t) {
+    std::memcpy(t.host(), host, t.size() * sizeof(float));
+    round_to_dtype(t);
+}
+
+void CpuBackend::download(const Tensor& t, float* host) { std::memcpy(host, t.host(), t.size() * sizeof(float)); }
+
+void CpuBackend::convert(const Tensor& src, Tensor& dst) {
+    require_same_shape(src, dst, "convert");
+    if (src.raw() != dst.raw()) std::memcpy(dst.host(), src.host(), src.size() * sizeof(float));
+    round_to_dtype(dst);
+}
+
+void CpuBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpec& spec) {
+    const int m = spec.trans_a ? a.cols() : a.rows();
+    const int k = spec.trans_a ? a.rows() : a.cols();
+    const int kb = spec.trans_b ? b.cols() : b.rows();
+    const int n = spec.trans_b ? b.rows() : b.cols();
+    require(k == kb && c.rows() == m && c.cols() == n,
+            "gemm: shapes do not chain: " + shape_text(a.shape()) + (spec.trans_a ? "^T" : "") + " x " +
+                shape_text(b.shape()) + (spec.trans_b ? "^T" : "") + " -> " + shape_text(c.shape()));
+    if (c.size() == 0) return;
+    const float* pa = gemm_operand(a, spec.compute, scratch_a_);
+    const float* pb = gemm_operand(b, spec.compute, scratch_b_);
+    cblas_sgemm(CblasRowMajor, spec.trans_a ? CblasTrans : CblasNoTrans, spec.trans_b ? CblasTrans : CblasNoTrans, m,
+                n, k, spec.alpha, pa, a.cols(), pb, b.cols(), spec.beta, c.host(), c.cols());
+    if (spec.row_bias) add_row_bias(c, *spec.row_bias);
+    round_to_dtype(c);
+}
+
+void CpuBackend::column_sums(const Tensor& x, Tensor& sums) {
+    require(sums.rows() == 1 && sums.cols() == x.cols(),
+            "column_sums: output " + shape_text(sums.shape()) + " does not fit " + shape_text(x.shape()));
+    float* s = sums.host();
+    std::fill(s, s + sums.cols(), 0.0f);
+    const float* v = x.host();
+    for (int i = 0; i < x.rows(); ++i)
+        for (int j = 0; j < x.cols(); ++j) s[j] += v[static_cast<std::size_t>(i) * x.cols() + j];
+    round_to_dtype(sums);
+}
+
+void CpuBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
+    require_same_shape(x, y, "activation_forward");
+    const float* in = x.host();
+    float* out = y.host();
+    for (std::size_t i = 0; i < x.size(); ++i) out[i] = activate(a, in[i]);
+    round_to_dtype(y);
+}
+
+void CpuBackend::activation_backward(Activation a, const Tensor& x, const Tensor& dy, Tensor& dx) {
+    require_same_shape(x, dy, "activation_backward");
+    require_same_shape(x, dx, "activation_backward");
+    const float* in = x.host();
+    const float* g = dy.host();
+    float* out = dx.host();
+    for (std::size_t i = 0; i < x.size(); ++i) out[i] = g[i] * activation_slope(a, in[i]);
+    round_to_dtype(dx);
+}
+
+namespace {
+int label_at(const Tensor& labels, int row, int classes) {
+    const float v = labels.host()[row];
+    const int label = static_cast<int>(v);
+    require(static_cast<float>(label) == v && label >= 0 && label < classes,
+            "softmax_cross_entropy: label " + std::to_string(v) + " in row " + std::to_string(row) +
+                " is not a class index 0.." + std::to_string(classes - 1));
+    return label;
+}
+}  // namespace
+
+float CpuBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) {
+    require_same_shape(logits, probs, "softmax_cross_entropy");
+    require(labels.rows() == logits.rows() && labels.cols() == 1,
+            "softmax_cross_entropy: labels " + shape_text(labels.shape()) + " for logits " +
+                shape_text(logits.shape()));
+    const int classes = logits.cols();
+    float total = 0.0f;
+    for (int i = 0; i < logits.rows(); ++i) {
+        const float* z = logits.host() + static_cast<std::size_t>(i) * classes;
+        float* p = probs.host() + static_cast<std::size_t>(i) * classes;
+        // Subtract the row max so exp cannot overflow (FP32 throughout).
+        float top = z[0];
+        for (int j = 1; j < classes; ++j) top = std::max(top, z[j]);
+        float sum = 0.0f;
+        for (int j = 0; j < classes; ++j) sum += std::exp(z[j] - top);
+        const float log_sum = std::log(sum);
+        for (int j = 0; j < classes; ++j) p[j] = std::exp(z[j] - top - log_sum);
+        total += log_sum - (z[label_at(labels, i, classes)] - top);
+    }
+    round_to_dtype(probs);
+    return logits.rows() ? total / static_cast<float>(logits.rows()) : 0.0f;
+}
+
+void CpuBackend::softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
+                                                Tensor& dlogits) {
+    require_same_shape(probs, dlogits, "softmax_cross_entropy_backward");
+    const int classes = probs.cols();
+    const float factor = scale / static_cast<float>(probs.rows());
+    for (int i = 0; i < probs.rows(); ++i) {
+        const float* p = probs.host() + static_cast<std::size_t>(i) * classes;
+        float* d = dlogits.host() + static_cast<std::size_t>(i) * classes;
+        const int label = label_at(labels, i, classes);
+        for (int j = 0; j < classes; ++j) d[j] = (p[j] - (j == label ? 1.0f : 0.0f)) * factor;
+    }
+    round_to_dtype(dlogits);
+}
+
+}  // namespace plab

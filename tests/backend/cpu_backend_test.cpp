@@ -1,0 +1,180 @@
+// The CPU backend against independent references: a naive double-precision
+// GEMM, closed-form activations and central finite differences.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "engine/backend/activation_math.h"
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/common/error.h"
+#include "engine/numeric/scalar_cast.h"
+#include "reference_activation.h"
+
+namespace plab {
+namespace {
+
+Tensor make(CpuBackend& be, Shape s, FormatId dtype, const std::vector<float>& values) {
+    Tensor t = be.allocate(s, dtype);
+    be.upload(values.data(), t);
+    return t;
+}
+
+std::vector<float> values_of(const Tensor& t) { return {t.host(), t.host() + t.size()}; }
+
+std::vector<float> random_values(std::size_t n, std::uint32_t seed, float scale) {
+    std::mt19937 rng(seed);
+    std::vector<float> v(n);
+    for (auto& x : v) x = (static_cast<float>(rng() % 20001) / 10000.0f - 1.0f) * scale;
+    return v;
+}
+
+TEST(CpuBackend, UploadRoundsToTheTensorFormat) {
+    CpuBackend be;
+    const Tensor t = make(be, {1, 3}, FormatId::fp16, {0.1f, 70000.0f, 1e-8f});
+    EXPECT_EQ(t.host()[0], 0.0999755859375f);
+    EXPECT_TRUE(std::isinf(t.host()[1]));
+    EXPECT_EQ(t.host()[2], 0.0f);
+    Tensor b = be.allocate({1, 3}, FormatId::e4m3);
+    be.convert(t, b);
+    EXPECT_EQ(b.host()[0], 0.1015625f);
+    EXPECT_EQ(b.host()[1], 448.0f);  // E4M3 saturates by default
+}
+
+// The compute format rounds GEMM inputs: 1 + 2^-9 survives FP16 and TF32
+// (10 mantissa bits) but rounds to 1 in BF16 (7 bits).
+TEST(CpuBackend, GemmRoundsInputsToTheComputeFormat) {
+    CpuBackend be;
+    const float x = 1.0f + std::ldexp(1.0f, -9);
+    const Tensor a = make(be, {1, 1}, FormatId::fp32, {x});
+    const Tensor b = make(be, {1, 1}, FormatId::fp32, {1.0f});
+    for (auto [compute, want] : {std::pair{FormatId::fp32, x}, std::pair{FormatId::tf32, x},
+                                 std::pair{FormatId::fp16, x}, std::pair{FormatId::bf16, 1.0f}}) {
+        Tensor c = be.allocate({1, 1}, FormatId::fp32);
+        be.gemm(a, b, c, {.compute = compute});
+        EXPECT_EQ(c.host()[0], want) << format_name(compute);
+    }
+}
+
+// Double-precision reference of c = op(a) op(b) with inputs rounded to `compute`.
+std::vector<double> reference_gemm(const std::vector<float>& a, Shape as, bool ta, const std::vector<float>& b,
+                                   Shape bs, bool tb, FormatId compute) {
+    const int m = ta ? as.cols : as.rows, k = ta ? as.rows : as.cols, n = tb ? bs.rows : bs.cols;
+    auto at = [&](int i, int p) { return ta ? a[p * as.cols + i] : a[i * as.cols + p]; };
+    auto bt = [&](int p, int j) { return tb ? b[j * bs.cols + p] : b[p * bs.cols + j]; };
+    std::vector<double> c(static_cast<std::size_t>(m) * n, 0.0);
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j)
+            for (int p = 0; p < k; ++p)
+                c[i * n + j] += static_cast<double>(round_to(compute, at(i, p))) * round_to(compute, bt(p, j));
+    return c;
+}
+
+TEST(CpuBackend, GemmMatchesDoubleReferenceForEveryLayoutAndFormat) {
+    CpuBackend be;
+    for (FormatId compute : {FormatId::fp32, FormatId::tf32, FormatId::fp16, FormatId::bf16}) {
+        for (bool ta : {false, true}) {
+            for (bool tb : {false, true}) {
+                const int m = 7, k = 33, n = 5;
+                const Shape as = ta ? Shape{k, m} : Shape{m, k}, bs = tb ? Shape{n, k} : Shape{k, n};
+                const auto va = random_values(as.size(), 1, 2.0f), vb = random_values(bs.size(), 2, 0.5f);
+                const Tensor a = make(be, as, FormatId::fp32, va), b = make(be, bs, FormatId::fp32, vb);
+                Tensor c = be.allocate({m, n}, FormatId::fp32);
+                be.gemm(a, b, c, {.compute = compute, .trans_a = ta, .trans_b = tb});
+                const auto want = reference_gemm(va, as, ta, vb, bs, tb, compute);
+                for (std::size_t i = 0; i < want.size(); ++i)
+                    // FP32 accumulation of 33 products of magnitude <= 1: error well under 33 * 2^-24.
+                    ASSERT_NEAR(c.host()[i], want[i], 33 * std::ldexp(1.0, -24))
+                        << format_name(compute) << " ta=" << ta << " tb=" << tb << " i=" << i;
+            }
+        }
+    }
+}
+
+TEST(CpuBackend, GemmOutputIsRoundedAndBetaAccumulates) {
+    CpuBackend be;
+    // Small integers: every FP32 sum is exact, so the result is exact too.
+    const Tensor a = make(be, {2, 3}, FormatId::fp32, {1, 2, 3, 4, 5, 6});
+    const Tensor b = make(be, {3, 2}, FormatId::fp32, {7, 8, 9, 10, 11, 12});
+    Tensor c = make(be, {2, 2}, FormatId::fp32, {1, 1, 1, 1});
+    be.gemm(a, b, c, {.alpha = 2.0f, .beta = 3.0f});
+    EXPECT_EQ(values_of(c), (std::vector<float>{2 * 58 + 3, 2 * 64 + 3, 2 * 139 + 3, 2 * 154 + 3}));
+
+    const Tensor big = make(be, {1, 1}, FormatId::fp32, {300.0f});
+    Tensor out16 = be.allocate({1, 1}, FormatId::fp16);
+    be.gemm(big, big, out16, {.compute = FormatId::fp16});  // 90000 > 65504
+    EXPECT_TRUE(std::isinf(out16.host()[0]));
+}
+
+TEST(CpuBackend, ShapeMismatchIsAnErrorNamingTheShapes) {
+    CpuBackend be;
+    const Tensor a = be.allocate({2, 3}, FormatId::fp32), b = be.allocate({2, 3}, FormatId::fp32);
+    Tensor c = be.allocate({2, 3}, FormatId::fp32);
+    try {
+        be.gemm(a, b, c, {});
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("2x3 x 2x3"), std::string::npos) << e.what();
+    }
+}
+
+TEST(CpuBackend, GemmBiasIsAddedBeforeTheOneRounding) {
+    CpuBackend be;
+    const Tensor a = make(be, {2, 1}, FormatId::fp32, {1, 2});
+    const Tensor b = make(be, {1, 3}, FormatId::fp32, {1, 2, 3});
+    const Tensor bias = make(be, {1, 3}, FormatId::fp32, {10, 20, 30});
+    Tensor c = be.allocate({2, 3}, FormatId::fp32);
+    be.gemm(a, b, c, {.row_bias = &bias});
+    EXPECT_EQ(values_of(c), (std::vector<float>{11, 22, 33, 12, 24, 36}));
+    // 2048 + 1 is a tie in FP16 (rounds to 2048); 2049 + 0.5 is not (rounds to 2050).
+    // Rounding the product first would give 2048 + 0.5 -> 2048.
+    const Tensor x = make(be, {1, 1}, FormatId::fp32, {2049.0f});
+    const Tensor one = make(be, {1, 1}, FormatId::fp32, {1.0f});
+    const Tensor half = make(be, {1, 1}, FormatId::fp32, {0.5f});
+    Tensor y = be.allocate({1, 1}, FormatId::fp16);
+    be.gemm(x, one, y, {.row_bias = &half});
+    EXPECT_EQ(y.host()[0], 2050.0f);
+}
+
+TEST(CpuBackend, ColumnSums) {
+    CpuBackend be;
+    const Tensor x = make(be, {2, 3}, FormatId::fp32, {11, 22, 33, 14, 25, 36});
+    Tensor sums = be.allocate({1, 3}, FormatId::fp32);
+    be.column_sums(x, sums);
+    EXPECT_EQ(values_of(sums), (std::vector<float>{25, 47, 69}));
+}
+
+using test::reference_activation;
+
+TEST(CpuBackend, ActivationsMatchClosedFormsAndFiniteDifferences) {
+    CpuBackend be;
+    const auto xs = random_values(200, 3, 4.0f);
+    for (Activation a : {Activation::identity, Activation::relu, Activation::tanh, Activation::gelu}) {
+        const Tensor x = make(be, {1, 200}, FormatId::fp32, xs);
+        Tensor y = be.allocate({1, 200}, FormatId::fp32), dx = be.allocate({1, 200}, FormatId::fp32);
+        const Tensor ones = make(be, {1, 200}, FormatId::fp32, std::vector<float>(200, 1.0f));
+        be.activation_forward(a, x, y);
+        be.activation_backward(a, x, ones, dx);
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            const double xi = xs[i];
+            EXPECT_NEAR(y.host()[i], reference_activation(a, xi), 4e-7 * (1 + std::fabs(xi))) << activation_name(a);
+            if (a == Activation::relu && std::fabs(xi) < 1e-3) continue;  // the kink
+            const double h = 1e-5;
+            const double slope = (reference_activation(a, xi + h) - reference_activation(a, xi - h)) / (2 * h);
+            EXPECT_NEAR(dx.host()[i], slope, 2e-6) << activation_name(a) << " at " << xi;
+        }
+    }
+}
+
+TEST(CpuBackend, ElementwiseOutputsRoundToTheirFormat) {
+    CpuBackend be;
+    const Tensor x = make(be, {1, 2}, FormatId::fp32, {0.3f, -2.0f});
+    Tensor y = be.allocate({1, 2}, FormatId::bf16);
+    be.activation_forward(Activation::tanh, x, y);
+    EXPECT_EQ(y.host()[0], round_to(FormatId::bf16, std::tanh(0.3f)));
+    EXPECT_EQ(y.host()[1], round_to(FormatId::bf16, std::tanh(-2.0f)));
+}
+
+}  // namespace
+}  // namespace plab
