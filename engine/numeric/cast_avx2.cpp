@@ -1,4 +1,4 @@
-// AVX2 and F16C paths (compiled with -mavx2 -mf16c; see cast_kernels.h for
+// AVX2 and F16C paths (compiled with -mavx2 -mf16c; the avx2 path also needs F16C; see cast_kernels.h for
 // the rule on what this file may call).
 //
 // The AVX2 encoder is a branch-free form of the scalar reference: per lane it
@@ -72,29 +72,36 @@ void encode_avx2(const float* in, void* out, std::size_t n, Overflow mode) {
 
 void decode_bf16_avx2(const void* in, float* out, std::size_t n) {
     for_each_block<kLanes, 2, 4>(in, out, n, [](const void* s, void* d) {
-        const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(static_cast<const __m128i*>(s)));
-        _mm256_storeu_si256(static_cast<__m256i*>(d), _mm256_slli_epi32(w, 16));
+        const __m256i bits = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(static_cast<const __m128i*>(s))), 16);
+        // A decoded NaN is quiet (as vcvtph2ps makes FP16 NaNs): set the quiet bit.
+        const __m256i is_nan = _mm256_cmpgt_epi32(_mm256_and_si256(bits, set1(0x7fffffffu)), set1(0x7f800000u));
+        _mm256_storeu_si256(static_cast<__m256i*>(d), _mm256_or_si256(bits, _mm256_and_si256(is_nan, set1(0x400000u))));
     });
 }
 
-template <int InBytes>
-void decode_by_table(const float* table, const void* in, float* out, std::size_t n) {
-    for_each_block<kLanes, InBytes, 4>(in, out, n, [table](const void* s, void* d) {
-        __m256i idx;
-        if constexpr (InBytes == 1)
-            idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(static_cast<const __m128i*>(s)));
-        else
-            idx = _mm256_cvtepu16_epi32(_mm_loadu_si128(static_cast<const __m128i*>(s)));
-        _mm256_storeu_ps(static_cast<float*>(d), _mm256_i32gather_ps(table, idx, 4));
-    });
-}
+// 8 halves (FP16 bit patterns) -> 8 floats, exactly (vcvtph2ps).
+__m256 halves_to_float(__m128i h) { return _mm256_cvtph_ps(h); }
 
-void decode_fp16_table(const void* in, float* out, std::size_t n) {
-    decode_by_table<2>(fp16_decode_table(), in, out, n);
-}
+// FP8 through FP16: E5M2 is the top byte of an FP16 pattern; E4M3's
+// exponent and mantissa, shifted into FP16's fields, read as the value
+// times 2^(7 - 15), which a multiply by 256 undoes exactly. E4M3's one NaN
+// pattern per sign (S.1111.111) is set apart.
 template <FormatId F>
-void decode_fp8_table(const void* in, float* out, std::size_t n) {
-    decode_by_table<1>(fp8_decode_table(F), in, out, n);
+void decode_fp8_via_fp16(const void* in, float* out, std::size_t n) {
+    for_each_block<kLanes, 1, 4>(in, out, n, [](const void* s, void* d) {
+        const __m128i bytes = _mm_cvtepu8_epi16(_mm_loadl_epi64(static_cast<const __m128i*>(s)));
+        if constexpr (F == FormatId::e5m2) {
+            _mm256_storeu_ps(static_cast<float*>(d), halves_to_float(_mm_slli_epi16(bytes, 8)));
+        } else {
+            const __m128i magnitude = _mm_and_si128(bytes, _mm_set1_epi16(0x7f));
+            __m256 v = _mm256_mul_ps(halves_to_float(_mm_slli_epi16(magnitude, 7)), _mm256_set1_ps(256.0f));
+            const __m256i wide = _mm256_cvtepu16_epi32(bytes);
+            const __m256i is_nan = _mm256_cmpeq_epi32(_mm256_and_si256(wide, set1(0x7fu)), set1(0x7fu));
+            __m256i bits = _mm256_blendv_epi8(_mm256_castps_si256(v), set1(0x7ff00000u), is_nan);
+            bits = _mm256_or_si256(bits, _mm256_slli_epi32(_mm256_and_si256(wide, set1(0x80u)), 24));
+            _mm256_storeu_si256(static_cast<__m256i*>(d), bits);
+        }
+    });
 }
 
 void encode_fp16_f16c(const float* in, void* out, std::size_t n, Overflow) {
@@ -107,7 +114,7 @@ void encode_fp16_f16c(const float* in, void* out, std::size_t n, Overflow) {
 
 void decode_fp16_f16c(const void* in, float* out, std::size_t n) {
     for_each_block<kLanes, 2, 4>(in, out, n, [](const void* s, void* d) {
-        _mm256_storeu_ps(static_cast<float*>(d), _mm256_cvtph_ps(_mm_loadu_si128(static_cast<const __m128i*>(s))));
+        _mm256_storeu_ps(static_cast<float*>(d), halves_to_float(_mm_loadu_si128(static_cast<const __m128i*>(s))));
     });
 }
 
@@ -116,10 +123,10 @@ void decode_fp16_f16c(const void* in, float* out, std::size_t n) {
 const CastKernels& avx2_kernels() {
     static constexpr CastKernels k = make_kernels({
         {FormatId::tf32, &encode_avx2<FormatId::tf32>, nullptr},
-        {FormatId::fp16, &encode_avx2<FormatId::fp16>, &decode_fp16_table},
+        {FormatId::fp16, &encode_avx2<FormatId::fp16>, &decode_fp16_f16c},
         {FormatId::bf16, &encode_avx2<FormatId::bf16>, &decode_bf16_avx2},
-        {FormatId::e4m3, &encode_avx2<FormatId::e4m3>, &decode_fp8_table<FormatId::e4m3>},
-        {FormatId::e5m2, &encode_avx2<FormatId::e5m2>, &decode_fp8_table<FormatId::e5m2>},
+        {FormatId::e4m3, &encode_avx2<FormatId::e4m3>, &decode_fp8_via_fp16<FormatId::e4m3>},
+        {FormatId::e5m2, &encode_avx2<FormatId::e5m2>, &decode_fp8_via_fp16<FormatId::e5m2>},
     });
     return k;
 }

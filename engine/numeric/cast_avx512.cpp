@@ -65,29 +65,31 @@ void encode_avx512(const float* in, void* out, std::size_t n, Overflow mode) {
 
 void decode_bf16_avx512(const void* in, float* out, std::size_t n) {
     for_each_block<kLanes, 2, 4>(in, out, n, [](const void* s, void* d) {
-        const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(static_cast<const __m256i*>(s)));
-        _mm512_storeu_si512(d, _mm512_slli_epi32(w, 16));
+        const __m512i bits = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(static_cast<const __m256i*>(s))), 16);
+        // A decoded NaN is quiet (as vcvtph2ps makes FP16 NaNs): set the quiet bit.
+        const __mmask16 is_nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(bits, set1(0x7fffffffu)), set1(0x7f800000u));
+        _mm512_storeu_si512(d, _mm512_mask_or_epi32(bits, is_nan, bits, set1(0x400000u)));
     });
 }
 
-template <int InBytes>
-void decode_by_table(const float* table, const void* in, float* out, std::size_t n) {
-    for_each_block<kLanes, InBytes, 4>(in, out, n, [table](const void* s, void* d) {
-        __m512i idx;
-        if constexpr (InBytes == 1)
-            idx = _mm512_cvtepu8_epi32(_mm_loadu_si128(static_cast<const __m128i*>(s)));
-        else
-            idx = _mm512_cvtepu16_epi32(_mm256_loadu_si256(static_cast<const __m256i*>(s)));
-        _mm512_storeu_ps(d, _mm512_i32gather_ps(idx, table, 4));
-    });
-}
-
-void decode_fp16_table(const void* in, float* out, std::size_t n) {
-    decode_by_table<2>(fp16_decode_table(), in, out, n);
-}
+// FP8 through FP16, as in cast_avx2.cpp: E5M2 is the top byte of FP16;
+// E4M3 shifted into FP16's fields is the value times 2^-8; NaN set apart.
 template <FormatId F>
-void decode_fp8_table(const void* in, float* out, std::size_t n) {
-    decode_by_table<1>(fp8_decode_table(F), in, out, n);
+void decode_fp8_via_fp16(const void* in, float* out, std::size_t n) {
+    for_each_block<kLanes, 1, 4>(in, out, n, [](const void* s, void* d) {
+        const __m256i bytes = _mm256_cvtepu8_epi16(_mm_loadu_si128(static_cast<const __m128i*>(s)));
+        if constexpr (F == FormatId::e5m2) {
+            _mm512_storeu_ps(d, _mm512_cvtph_ps(_mm256_slli_epi16(bytes, 8)));
+        } else {
+            const __m256i magnitude = _mm256_and_si256(bytes, _mm256_set1_epi16(0x7f));
+            const __m512 v = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_slli_epi16(magnitude, 7)), _mm512_set1_ps(256.0f));
+            const __m512i wide = _mm512_cvtepu16_epi32(bytes);
+            const __mmask16 is_nan = _mm512_cmpeq_epi32_mask(_mm512_and_si512(wide, set1(0x7fu)), set1(0x7fu));
+            __m512i bits = _mm512_mask_mov_epi32(_mm512_castps_si512(v), is_nan, set1(0x7ff00000u));
+            bits = _mm512_or_si512(bits, _mm512_slli_epi32(_mm512_and_si512(wide, set1(0x80u)), 24));
+            _mm512_storeu_si512(d, bits);
+        }
+    });
 }
 
 void encode_fp16_hw(const float* in, void* out, std::size_t n, Overflow) {
@@ -127,10 +129,10 @@ void encode_bf16_hw(const float* in, void* out, std::size_t n, Overflow) {
 const CastKernels& avx512_kernels() {
     static constexpr CastKernels k = make_kernels({
         {FormatId::tf32, &encode_avx512<FormatId::tf32>, nullptr},
-        {FormatId::fp16, &encode_avx512<FormatId::fp16>, &decode_fp16_table},
+        {FormatId::fp16, &encode_avx512<FormatId::fp16>, &decode_fp16_hw},
         {FormatId::bf16, &encode_avx512<FormatId::bf16>, &decode_bf16_avx512},
-        {FormatId::e4m3, &encode_avx512<FormatId::e4m3>, &decode_fp8_table<FormatId::e4m3>},
-        {FormatId::e5m2, &encode_avx512<FormatId::e5m2>, &decode_fp8_table<FormatId::e5m2>},
+        {FormatId::e4m3, &encode_avx512<FormatId::e4m3>, &decode_fp8_via_fp16<FormatId::e4m3>},
+        {FormatId::e5m2, &encode_avx512<FormatId::e5m2>, &decode_fp8_via_fp16<FormatId::e5m2>},
     });
     return k;
 }

@@ -47,9 +47,5 @@ const CastKernels& avx512_kernels();
 const CastKernels& avx512_fp16_kernels();
 const CastKernels& avx512_bf16_kernels();
 
-// FP32 values of all 2^16 FP16 and all 2^8 FP8 codes, built once from the
-// scalar reference; the SIMD decoders gather from them.
-const float* fp16_decode_table();
-const float* fp8_decode_table(FormatId f);  // e4m3 or e5m2
 
 }  // namespace plab::detail

@@ -51,7 +51,7 @@ bool cpu_supports(CastPath path) {
     const CpuFeatures& c = cpu();
     switch (path) {
         case CastPath::portable: return true;
-        case CastPath::avx2: return c.avx2;
+        case CastPath::avx2:  // its decoders use vcvtph2ps (every AVX2 CPU has F16C)
         case CastPath::f16c: return c.avx2 && c.f16c;
         case CastPath::avx512:
         case CastPath::avx512_fp16: return c.avx512f;

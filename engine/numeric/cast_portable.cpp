@@ -1,7 +1,6 @@
 // The portable path: the scalar reference in a loop. Runs on any CPU and is
 // the baseline every SIMD path is measured and tested against.
 #include <cstring>
-#include <vector>
 
 #include "engine/numeric/cast_kernels.h"
 #include "engine/numeric/scalar_cast.h"
@@ -37,29 +36,12 @@ CastKernels make_portable() {
     return k;
 }
 
-std::vector<float> build_table(FormatId f, std::uint32_t codes) {
-    std::vector<float> table(codes);
-    for (std::uint32_t c = 0; c < codes; ++c) table[c] = decode(f, c);
-    return table;
-}
-
 }  // namespace
 
 const CastKernels& portable_kernels() {
     static const CastKernels k = make_portable<FormatId::fp32, FormatId::tf32, FormatId::fp16, FormatId::bf16,
                                                FormatId::e4m3, FormatId::e5m2>();
     return k;
-}
-
-const float* fp16_decode_table() {
-    static const std::vector<float> table = build_table(FormatId::fp16, 1u << 16);
-    return table.data();
-}
-
-const float* fp8_decode_table(FormatId f) {
-    static const std::vector<float> e4m3 = build_table(FormatId::e4m3, 256);
-    static const std::vector<float> e5m2 = build_table(FormatId::e5m2, 256);
-    return f == FormatId::e4m3 ? e4m3.data() : e5m2.data();
 }
 
 }  // namespace plab::detail

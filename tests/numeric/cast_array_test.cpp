@@ -41,6 +41,23 @@ TEST(CastArray, EveryPathEveryTailLengthMatchesReference) {
     }
 }
 
+TEST(CastArray, EveryPathDecodesEveryCodeExactly) {
+    for (FormatId f : {FormatId::fp16, FormatId::bf16, FormatId::e4m3, FormatId::e5m2}) {
+        const std::uint32_t count = 1u << format_params(f).total_bits();
+        std::vector<std::uint16_t> codes16(count);
+        std::vector<std::uint8_t> codes8(count);
+        for (std::uint32_t c = 0; c < count; ++c) codes16[c] = static_cast<std::uint16_t>(c), codes8[c] = static_cast<std::uint8_t>(c);
+        const void* codes = storage_bytes(f) == 1 ? static_cast<const void*>(codes8.data()) : codes16.data();
+        for (CastPath path : available_paths(f)) {
+            std::vector<float> out(count);
+            decode_array(f, codes, out.data(), count, path);
+            for (std::uint32_t c = 0; c < count; ++c)
+                ASSERT_EQ(float_bits(out[c]), float_bits(decode(f, c)))
+                    << format_name(f) << " " << cast_path_name(path) << " code 0x" << std::hex << c;
+        }
+    }
+}
+
 TEST(CastArray, DecodeAndRoundAgreeWithReference) {
     const std::vector<float> in = random_floats(5000, 11);
     for (FormatId f : kAllFormats) {
