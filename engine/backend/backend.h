@@ -8,8 +8,10 @@
 // in FP32 from its inputs and rounds its output to the output tensor's dtype;
 // a GEMM first rounds its inputs to the compute format, multiplies them
 // exactly, accumulates in FP32, then rounds to the output dtype.
+#include <cstdint>
 #include <string>
 
+#include "engine/numeric/tensor_stats.h"
 #include "engine/tensor/tensor.h"
 
 namespace plab {
@@ -23,6 +25,30 @@ struct GemmSpec {
     // 1 x n, added to every row in FP32 before the single rounding of c
     // (as a cuBLASLt bias epilogue does).
     const Tensor* row_bias = nullptr;
+};
+
+// Hyper-parameters of one optimizer update, already resolved for this step
+// (learning rate after any schedule, bias corrections from the step count).
+struct SgdStep {
+    float lr = 0.01f;
+    float momentum = 0.0f;      // velocity = momentum * velocity + g (PyTorch's SGD, dampening 0)
+    float weight_decay = 0.0f;  // coupled L2: g += weight_decay * w before the momentum
+};
+struct AdamWStep {
+    float lr = 1e-3f;
+    float beta1 = 0.9f;
+    float beta2 = 0.999f;
+    float eps = 1e-8f;
+    float weight_decay = 0.0f;  // decoupled: w -= lr * weight_decay * w
+    int step = 1;               // 1-based, for the bias corrections 1 - beta^step
+};
+
+// What one optimizer update did to a tensor: how many elements had a
+// non-zero update, and how many of those kept their stored value anyway
+// (lost updates: FP16 weights without master weights).
+struct UpdateCount {
+    std::int64_t nonzero = 0;
+    std::int64_t lost = 0;
 };
 
 enum class Activation : std::uint8_t { identity, relu, tanh, gelu };
@@ -59,6 +85,45 @@ public:
     // multiplied by the loss scale, rounded to dlogits' dtype.
     virtual void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                                 Tensor& dlogits) = 0;
+
+    // Mean squared error over all elements, in FP32: mean((pred - target)^2).
+    virtual float mse_loss(const Tensor& pred, const Tensor& target) = 0;
+    // dpred = 2 (pred - target) * scale / size, rounded to dpred's dtype.
+    virtual void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) = 0;
+
+    // Layer normalisation over each row, in FP32 (autocast's FP32 list):
+    // y = (x - mean) * rstd * gamma + beta with rstd = 1 / sqrt(var + eps) and
+    // the biased variance; y rounded to its dtype. mean and rstd (rows x 1,
+    // FP32) are kept for backward. gamma and beta are 1 x cols.
+    virtual void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                                    Tensor& mean, Tensor& rstd) = 0;
+    // dx rounded to its dtype; dgamma, dbeta (1 x cols) to theirs.
+    virtual void layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                                     const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) = 0;
+
+    // --- optimizer-side ops (one call per parameter tensor) ---
+    // dst = src (overwrite) or dst + src, rounded to dst's dtype: .grad accumulation.
+    virtual void accumulate(const Tensor& src, Tensor& dst, bool overwrite) = 0;
+    // dst = FP32(src) * inv_scale (FP32 multiply, as PyTorch's fused unscale);
+    // returns true when any element of dst is NaN or +-Inf. dst is FP32.
+    virtual bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) = 0;
+    // Sum of squares in FP32, in index order (for global-norm clipping).
+    virtual float sum_of_squares(const Tensor& x) = 0;
+    // x *= factor, rounded to x's dtype.
+    virtual void scale_in_place(Tensor& x, float factor) = 0;
+    // One update of w from its FP32 gradient g; optimizer state tensors are
+    // FP32. The new w is rounded to w's dtype.
+    virtual UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) = 0;
+    virtual UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) = 0;
+
+    // --- telemetry and tracing ---
+    // Statistics of x / divisor (numeric/tensor_stats.h).
+    virtual TensorStats tensor_stats(const Tensor& x, double divisor) = 0;
+    virtual void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) = 0;
+    // Number of NaN and +-Inf elements (the NaN tracer's per-op check).
+    virtual std::int64_t count_non_finite(const Tensor& x) = 0;
+    // max |x| over finite elements (the NaN tracer's input amax).
+    virtual float finite_amax(const Tensor& x) = 0;
 };
 
 }  // namespace plab

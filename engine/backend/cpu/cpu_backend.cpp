@@ -7,10 +7,15 @@
 #include <cstring>
 
 #include "engine/backend/activation_math.h"
+#include "engine/backend/cpu/cpu_tensor_ops.h"
 #include "engine/common/error.h"
 #include "engine/numeric/cast_array.h"
 
 namespace plab {
+
+using cpu::require;
+using cpu::require_same_shape;
+using cpu::round_to_dtype;
 
 namespace {
 
@@ -24,15 +29,6 @@ private:
     std::vector<float> values_;
 };
 
-void require(bool ok, const std::string& what) {
-    if (!ok) throw Error(what);
-}
-
-void require_same_shape(const Tensor& a, const Tensor& b, const char* op) {
-    require(a.shape() == b.shape(), std::string(op) + ": shapes differ, " + shape_text(a.shape()) + " vs " +
-                                        shape_text(b.shape()));
-}
-
 void add_row_bias(Tensor& x, const Tensor& bias) {
     require(bias.rows() == 1 && bias.cols() == x.cols(),
             "gemm: bias " + shape_text(bias.shape()) + " does not fit the output " + shape_text(x.shape()));
@@ -40,11 +36,6 @@ void add_row_bias(Tensor& x, const Tensor& bias) {
     const float* b = bias.host();
     for (int i = 0; i < x.rows(); ++i)
         for (int j = 0; j < x.cols(); ++j) v[static_cast<std::size_t>(i) * x.cols() + j] += b[j];
-}
-
-// Rounds t's values to its dtype in place: every op's last step.
-void round_to_dtype(Tensor& t) {
-    if (t.dtype() != FormatId::fp32) round_array(t.dtype(), t.host(), t.host(), t.size());
 }
 
 // The values of t rounded to `compute`, without copying when nothing changes.

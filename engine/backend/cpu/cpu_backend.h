@@ -27,6 +27,28 @@ public:
     void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                         Tensor& dlogits) override;
 
+    // cpu_loss_ops.cpp
+    float mse_loss(const Tensor& pred, const Tensor& target) override;
+    void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
+    void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                            Tensor& mean, Tensor& rstd) override;
+    void layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                             const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
+
+    // cpu_optim_ops.cpp
+    void accumulate(const Tensor& src, Tensor& dst, bool overwrite) override;
+    bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) override;
+    float sum_of_squares(const Tensor& x) override;
+    void scale_in_place(Tensor& x, float factor) override;
+    UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) override;
+    UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) override;
+
+    // cpu_stats_ops.cpp
+    TensorStats tensor_stats(const Tensor& x, double divisor) override;
+    void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
+    std::int64_t count_non_finite(const Tensor& x) override;
+    float finite_amax(const Tensor& x) override;
+
 private:
     // GEMM inputs rounded to the compute format, kept between calls.
     std::vector<float> scratch_a_, scratch_b_;

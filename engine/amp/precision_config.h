@@ -1,0 +1,48 @@
+#pragma once
+// Which formats a run computes and stores in: the recipe, and the policy's
+// FP32 op list and per-layer overrides (DESIGN.md, "Mixed precision semantics").
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/amp/scaler_config.h"
+#include "engine/numeric/format.h"
+
+namespace plab {
+
+enum class Recipe { fp32, tf32, amp_fp16, amp_bf16, fp16_pure };
+inline constexpr Recipe kAllRecipes[] = {Recipe::fp32, Recipe::tf32, Recipe::amp_fp16, Recipe::amp_bf16,
+                                         Recipe::fp16_pure};
+std::string_view recipe_name(Recipe r);                  // "fp32", "tf32", "amp-fp16", "amp-bf16", "fp16-pure"
+std::optional<Recipe> parse_recipe(std::string_view name);
+std::string recipe_choices();
+std::string_view recipe_description(Recipe r);           // one line for --help and the GUI
+
+// Format matmuls take their inputs in and activations are stored in.
+FormatId recipe_compute_format(Recipe r);
+// Format the model's weights are stored in (FP16 for fp16-pure, else FP32).
+FormatId recipe_weight_format(Recipe r);
+// The scaler a recipe runs with unless the preset says otherwise: dynamic
+// for the FP16 recipes, none for the rest (BF16 has FP32's exponent range).
+ScalerKind recipe_default_scaler(Recipe r);
+
+// Ops the policy can keep in FP32 (autocast's FP32 list).
+enum class Fp32Op { layer_norm, softmax_cross_entropy, mse };
+inline constexpr Fp32Op kAllFp32Ops[] = {Fp32Op::layer_norm, Fp32Op::softmax_cross_entropy, Fp32Op::mse};
+std::string_view fp32_op_name(Fp32Op op);
+std::optional<Fp32Op> parse_fp32_op(std::string_view name);
+std::string fp32_op_choices();
+
+struct PrecisionConfig {
+    Recipe recipe = Recipe::amp_fp16;
+    bool master_weights = true;  // fp16-pure only: keep FP32 master weights
+    std::vector<Fp32Op> fp32_ops = {Fp32Op::layer_norm, Fp32Op::softmax_cross_entropy, Fp32Op::mse};
+    // Layer name ("fc2") -> the format that layer computes in instead of the recipe's.
+    std::map<std::string, FormatId> layer_overrides;
+
+    bool keeps_fp32(Fp32Op op) const;
+};
+
+}  // namespace plab

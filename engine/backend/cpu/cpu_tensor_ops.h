@@ -1,0 +1,26 @@
+#pragma once
+// Small helpers every CPU backend op file shares: argument checks with one
+// message shape, and the final rounding of an op's output to its dtype.
+#include <string>
+
+#include "engine/common/error.h"
+#include "engine/numeric/cast_array.h"
+#include "engine/tensor/tensor.h"
+
+namespace plab::cpu {
+
+inline void require(bool ok, const std::string& what) {
+    if (!ok) throw Error(what);
+}
+
+inline void require_same_shape(const Tensor& a, const Tensor& b, const char* op) {
+    require(a.shape() == b.shape(),
+            std::string(op) + ": shapes differ, " + shape_text(a.shape()) + " vs " + shape_text(b.shape()));
+}
+
+// Rounds t's values to its dtype in place: every op's last step.
+inline void round_to_dtype(Tensor& t) {
+    if (t.dtype() != FormatId::fp32) round_array(t.dtype(), t.host(), t.host(), t.size());
+}
+
+}  // namespace plab::cpu

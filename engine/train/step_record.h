@@ -1,0 +1,50 @@
+#pragma once
+// What one optimizer step reports: the RunLog keeps these, the GUIs plot
+// them, the CLI writes them (docs/telemetry.md documents every field).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/numeric/tensor_stats.h"
+
+namespace plab {
+
+// One Linear layer's view of the step.
+struct LayerRecord {
+    TensorStats weight;            // the weights the step computed with (value)
+    TensorStats grad;              // weight gradient as held: compute dtype, scaled
+    TensorStats grad_unscaled;     // the same divided by the loss scale
+    TensorStats act;               // the layer's output after its activation (logits for the last)
+    TensorStats act_grad;          // gradient w.r.t. the layer's output (pre-activation), scaled
+    TensorStats act_grad_unscaled;
+    // Against the FP32 twin (0 when the twin is off): ||a - b|| / ||b||.
+    float weight_rel_dist = 0;
+    float grad_rel_dist = 0;
+    float grad_cos = 0;  // cosine of the unscaled weight gradients
+};
+
+struct StepRecord {
+    std::int64_t step = 0;  // 1-based optimizer step
+    float loss = 0;         // mean training loss of this step (over its micro-batches)
+    float loss_ref = 0;     // the twin's
+    float scale = 1;        // loss scale used in this step, before its update
+    int growth_tracker = 0; // after the update
+    float scale_after = 1;
+    bool found_inf = false;
+    bool skipped = false;
+    bool backoff = false;
+    bool growth = false;
+    int first_nonfinite_layer = -1;  // index into layers, first in backward order; -1 if none
+    float grad_norm = 0;             // global L2 norm of the unscaled gradients (before clipping)
+    bool clipped = false;
+    float lost_update_frac = 0;      // of the weights an update should have moved
+    float lr = 0;
+    std::optional<float> acc;        // test accuracy (classification) on evaluation steps
+    std::optional<float> acc_ref;
+    std::optional<float> test_loss;  // on evaluation steps (regression reports this instead of acc)
+    std::optional<float> test_loss_ref;
+    std::vector<LayerRecord> layers;
+};
+
+}  // namespace plab
