@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
     app.footer("Run 'plab COMMAND --help' for a command's options and examples.");
     plab::add_bits_command(app);
     plab::add_ranges_command(app);
+    plab::add_run_command(app);
+    plab::add_presets_command(app);
     try {
         if (argc > 1 && argv[1][0] != '-') reject_unknown_command(app, argv[1]);
         app.parse(argc, argv);
@@ -58,6 +60,8 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         std::cerr << "plab: " << e.what() << "; see plab --help\n";
         return 2;
+    } catch (const plab::CommandExit& e) {
+        return e.code;
     } catch (const plab::Error& e) {
         std::cerr << "plab: " << e.what() << '\n';
         return 2;

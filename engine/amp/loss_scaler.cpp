@@ -14,7 +14,10 @@ LossScaler::LossScaler(const ScalerConfig& config) : config_(config) {
 ScalerEvent LossScaler::update(bool found_inf) {
     ScalerEvent ev;
     ev.found_inf = found_inf;
-    ev.skipped = found_inf;  // an Inf/NaN gradient is never applied, scaled or not
+    // A scaler skips a step whose gradients are not finite; without one
+    // (kind none) nothing checks them, so the step is applied and NaN spreads
+    // into the weights, exactly as plain training without GradScaler does.
+    ev.skipped = found_inf && config_.kind != ScalerKind::none;
     ev.scale_before = scale_;
     if (config_.kind == ScalerKind::dynamic) update_dynamic(found_inf);
     if (config_.kind == ScalerKind::hysteresis) update_hysteresis(found_inf);

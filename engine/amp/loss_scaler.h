@@ -35,7 +35,8 @@ public:
     const ScalerConfig& config() const { return config_; }
 
     // Once per optimizer step, after the fused finite check of the unscaled
-    // gradients. A non-finite gradient is never applied, whatever the kind.
+    // gradients. Every kind but none skips a step with a non-finite gradient;
+    // none applies it (no scaler, no check: NaN reaches the weights).
     ScalerEvent update(bool found_inf);
 
     // Live edit, read by the next update. Scale and growth tracker are kept

@@ -43,6 +43,8 @@ struct PrecisionConfig {
     std::map<std::string, FormatId> layer_overrides;
 
     bool keeps_fp32(Fp32Op op) const;
+
+    bool operator==(const PrecisionConfig&) const = default;
 };
 
 }  // namespace plab

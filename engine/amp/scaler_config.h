@@ -31,6 +31,8 @@ struct ScalerConfig {
     int hysteresis = 2;       // consecutive overflowing steps before a backoff
     float min_scale = 1.0f;   // floor of backoffs
     float max_scale = 0.0f;   // ceiling of growth; 0 = no ceiling
+
+    bool operator==(const ScalerConfig&) const = default;
 };
 
 // Throws plab::Error naming the first bad field ("scaler.init_scale"), its

@@ -51,6 +51,15 @@ struct UpdateCount {
     std::int64_t lost = 0;
 };
 
+// Sums comparing a tensor with a reference of the same shape (FP64
+// accumulation, index order): the twin's distance and cosine come from these.
+struct TensorComparison {
+    double diff_sq = 0;  // sum (a - b)^2
+    double a_sq = 0;     // sum a^2
+    double b_sq = 0;     // sum b^2
+    double dot = 0;      // sum a * b
+};
+
 enum class Activation : std::uint8_t { identity, relu, tanh, gelu };
 std::string_view activation_name(Activation a);
 std::optional<Activation> parse_activation(std::string_view name);
@@ -124,6 +133,8 @@ public:
     virtual std::int64_t count_non_finite(const Tensor& x) = 0;
     // max |x| over finite elements (the NaN tracer's input amax).
     virtual float finite_amax(const Tensor& x) = 0;
+    // a against b, element by element (shapes must match).
+    virtual TensorComparison compare(const Tensor& a, const Tensor& b) = 0;
 };
 
 }  // namespace plab

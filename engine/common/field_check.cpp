@@ -1,10 +1,10 @@
 #include "engine/common/field_check.h"
 
-#include <charconv>
 #include <cmath>
 #include <string>
 
 #include "engine/common/error.h"
+#include "engine/common/number_text.h"
 
 namespace plab {
 
@@ -16,23 +16,15 @@ void check_int_field(std::string_view path, long long x, long long lo, long long
     if (x < lo || x > hi) reject_field(path, std::to_string(x), std::to_string(lo) + ".." + std::to_string(hi));
 }
 
-namespace {
-template <typename T>
-std::string shortest(T x) {
-    char buf[32];
-    return std::string(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
-}
-}  // namespace
-
-std::string shortest_number(double x) { return shortest(x); }
-std::string shortest_number(float x) { return shortest(x); }
+std::string shortest_number(double x) { return shortest_text(x); }
+std::string shortest_number(float x) { return shortest_text(x); }
 
 void check_number_field(std::string_view path, double x, bool ok, std::string_view allowed) {
-    if (!ok || std::isnan(x)) reject_field(path, shortest(x), allowed);
+    if (!ok || std::isnan(x)) reject_field(path, shortest_text(x), allowed);
 }
 
 void check_number_field(std::string_view path, float x, bool ok, std::string_view allowed) {
-    if (!ok || std::isnan(x)) reject_field(path, shortest(x), allowed);
+    if (!ok || std::isnan(x)) reject_field(path, shortest_text(x), allowed);
 }
 
 }  // namespace plab

@@ -26,6 +26,8 @@ struct DatasetSpec {
                          // and sine (regression)
     double test_fraction = 0.2;
     std::uint64_t seed = 0;
+
+    bool operator==(const DatasetSpec&) const = default;
 };
 
 struct Split {

@@ -1,35 +1,37 @@
 #pragma once
 // A fully connected layer y = x W + b on a Backend.
 //
-// The layer owns its FP32 master parameters and their FP32 gradients. The
-// caller says in which format the step computes (FP32 for the twin, FP16 or
-// BF16 under autocast): the GEMMs round their inputs to that format and the
-// activations and activation gradients they write are tensors of that format.
+// The step's compute format (FP32 for the twin, FP16/BF16 under autocast, or
+// a per-layer override) decides how the GEMMs round their inputs and in which
+// format they write: y, the input gradient and the weight and bias gradients
+// (`grad` of each Parameter, scaled by the loss scale like everything in
+// backward). Parameter storage is described in parameter.h.
 #include <string>
 
 #include "engine/backend/backend.h"
+#include "engine/model/parameter.h"
 
 namespace plab {
 
 class Linear {
 public:
-    Linear(Backend& backend, std::string name, int in_features, int out_features);
+    Linear(Backend& backend, std::string name, int in_features, int out_features, FormatId weight_format,
+           bool master_weights);
 
     const std::string& name() const { return name_; }
-    int in_features() const { return weight.rows(); }
-    int out_features() const { return weight.cols(); }
+    int in_features() const { return weight.value.rows(); }
+    int out_features() const { return weight.value.cols(); }
 
-    // y (rows x out) = x W + b, rounded to y's dtype; GEMM inputs rounded to `compute`.
+    // y (rows x out) = x W + b: inputs rounded to `compute`, FP32 accumulation
+    // with the bias added before the single rounding to y's dtype.
     void forward(Backend& backend, const Tensor& x, Tensor& y, FormatId compute) const;
-    // From dy: weight_grad = x^T dy and bias_grad = column sums of dy (both
-    // FP32, accumulated in FP32 from `compute`-rounded inputs); and, when dx
-    // is given, dx = dy W^T rounded to dx's dtype.
+    // From dy (gradient w.r.t. y): weight.grad = x^T dy and bias.grad = column
+    // sums of dy, both in `compute`; and, when dx is given, dx = dy W^T rounded
+    // to dx's dtype.
     void backward(Backend& backend, const Tensor& x, const Tensor& dy, Tensor* dx, FormatId compute);
 
-    Tensor weight;       // in x out, FP32 master
-    Tensor bias;         // 1 x out, FP32 master
-    Tensor weight_grad;  // in x out, FP32
-    Tensor bias_grad;    // 1 x out, FP32
+    Parameter weight;  // in x out
+    Parameter bias;    // 1 x out
 
 private:
     std::string name_;

@@ -4,52 +4,153 @@
 
 namespace plab {
 
+std::string_view phase_name(Phase phase) {
+    switch (phase) {
+        case Phase::forward: return "forward";
+        case Phase::loss: return "loss";
+        case Phase::backward: return "backward";
+        case Phase::unscale: return "unscale";
+        case Phase::update: return "update";
+    }
+    return "?";
+}
+
 Mlp::Mlp(Backend& backend, const MlpSpec& spec) : spec_(spec) {
     if (spec.widths.size() < 2) throw Error("model.widths: need at least an input and an output width");
-    for (std::size_t i = 0; i + 1 < spec.widths.size(); ++i)
-        layers_.emplace_back(backend, "fc" + std::to_string(i + 1), spec.widths[i], spec.widths[i + 1]);
+    const int layers = static_cast<int>(spec.widths.size()) - 1;
+    for (int i = 0; i < layers; ++i) {
+        const std::string index = std::to_string(i + 1);
+        linears_.emplace_back(backend, "fc" + index, spec.widths[i], spec.widths[i + 1], spec.weight_format,
+                              spec.master_weights);
+        if (spec.layer_norm && i + 1 < layers)
+            norms_.emplace_back(backend, "ln" + index, spec.widths[i + 1], spec.weight_format, spec.master_weights);
+    }
 }
 
-void Mlp::ensure_buffers(Backend& backend, int rows, FormatId compute) {
-    if (rows == rows_ && compute == compute_) return;
-    buffers_.clear();
-    for (const Linear& layer : layers_) {
-        const Shape s{rows, layer.out_features()};
-        buffers_.push_back({backend.allocate(s, compute), backend.allocate(s, compute), backend.allocate(s, compute)});
+std::vector<Parameter*> Mlp::parameters() {
+    std::vector<Parameter*> out;
+    for (std::size_t i = 0; i < linears_.size(); ++i) {
+        out.push_back(&linears_[i].weight);
+        out.push_back(&linears_[i].bias);
+        if (i < norms_.size()) {
+            out.push_back(&norms_[i].gamma);
+            out.push_back(&norms_[i].beta);
+        }
     }
-    probs_ = backend.allocate({rows, layers_.back().out_features()}, FormatId::fp32);
-    logits_grad_ = backend.allocate({rows, layers_.back().out_features()}, compute);
+    return out;
+}
+
+FormatId Mlp::norm_format(int i) const {
+    return formats_.fp32_layer_norm ? FormatId::fp32 : formats_.layer_compute[static_cast<std::size_t>(i)];
+}
+
+void Mlp::ensure_buffers(Backend& backend, int rows, const PassFormats& formats) {
+    if (rows == rows_ && formats == formats_) return;
+    if (formats.layer_compute.size() != linears_.size())
+        throw Error("Mlp: " + std::to_string(formats.layer_compute.size()) + " layer formats for " +
+                    std::to_string(linears_.size()) + " layers");
+    formats_ = formats;
     rows_ = rows;
-    compute_ = compute;
+    buffers_.assign(linears_.size(), {});
+    for (int i = 0; i < layer_count(); ++i) {
+        LayerBuffers& b = buffers_[static_cast<std::size_t>(i)];
+        const FormatId compute = formats.layer_compute[static_cast<std::size_t>(i)];
+        const Shape s{rows, linears_[static_cast<std::size_t>(i)].out_features()};
+        b.pre = backend.allocate(s, compute);
+        b.d_pre = backend.allocate(s, compute);
+        if (i + 1 == layer_count()) break;
+        const bool norm = !norms_.empty();
+        const FormatId act_format = norm ? norm_format(i) : compute;
+        if (norm) {
+            b.normed = backend.allocate(s, act_format);
+            b.d_normed = backend.allocate(s, act_format);
+        }
+        b.post = backend.allocate(s, act_format);
+        b.d_post = backend.allocate(s, formats.layer_compute[static_cast<std::size_t>(i) + 1]);
+    }
+    const FormatId out_format = formats.fp32_loss ? FormatId::fp32 : formats.layer_compute.back();
+    probs_ = backend.allocate({rows, linears_.back().out_features()}, out_format);
 }
 
-float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& labels, FormatId compute) {
-    ensure_buffers(backend, x.rows(), compute);
+void Mlp::notify(OpObserver* observer, Phase phase, std::string_view layer, std::string_view op, const Tensor& out,
+                 const Tensor* in, float scale) const {
+    if (observer) observer->after_op({phase, layer, op, out, in, scale});
+}
+
+float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
+                   OpObserver* observer) {
+    ensure_buffers(backend, x.rows(), formats);
     const Tensor* input = &x;
-    for (std::size_t i = 0; i < layers_.size(); ++i) {
-        layers_[i].forward(backend, *input, buffers_[i].pre, compute);
-        if (i + 1 < layers_.size()) {
-            backend.activation_forward(spec_.activation, buffers_[i].pre, buffers_[i].post);
-            input = &buffers_[i].post;
+    for (int i = 0; i < layer_count(); ++i) {
+        const auto u = static_cast<std::size_t>(i);
+        LayerBuffers& b = buffers_[u];
+        linears_[u].forward(backend, *input, b.pre, formats.layer_compute[u]);
+        notify(observer, Phase::forward, linears_[u].name(), "matmul", b.pre, input, 1.0f);
+        if (i + 1 == layer_count()) break;
+        const Tensor* act_in = &b.pre;
+        if (!norms_.empty()) {
+            norms_[u].forward(backend, b.pre, b.normed);
+            notify(observer, Phase::forward, norms_[u].name(), "layer_norm", b.normed, &b.pre, 1.0f);
+            act_in = &b.normed;
         }
+        backend.activation_forward(spec_.activation, *act_in, b.post);
+        notify(observer, Phase::forward, linears_[u].name(), activation_name(spec_.activation), b.post, act_in, 1.0f);
+        input = &b.post;
     }
-    return backend.softmax_cross_entropy(buffers_.back().pre, labels, probs_);
+    const Tensor& logits = buffers_.back().pre;
+    float loss = 0.0f;
+    if (spec_.loss == LossKind::cross_entropy) {
+        loss = backend.softmax_cross_entropy(logits, targets, probs_);
+        notify(observer, Phase::loss, "loss", "softmax", probs_, &logits, 1.0f);
+    } else {
+        backend.convert(logits, probs_);
+        loss = backend.mse_loss(logits, targets);
+    }
+    return loss;
 }
 
-void Mlp::backward(Backend& backend, const Tensor& x, const Tensor& labels, float loss_scale, FormatId compute) {
-    if (rows_ != x.rows() || compute_ != compute) throw Error("Mlp::backward: call forward on this batch first");
-    backend.softmax_cross_entropy_backward(probs_, labels, loss_scale, logits_grad_);
-    const Tensor* grad = &logits_grad_;  // w.r.t. the current layer's pre-activation
-    for (std::size_t i = layers_.size(); i-- > 0;) {
-        const Tensor& input = i == 0 ? x : buffers_[i - 1].post;
-        Tensor* input_grad = i == 0 ? nullptr : &buffers_[i - 1].grad;
-        layers_[i].backward(backend, input, *grad, input_grad, compute);
-        if (input_grad) {
-            // Through the activation, in place: grad w.r.t. post becomes grad w.r.t. pre.
-            backend.activation_backward(spec_.activation, buffers_[i - 1].pre, *input_grad, *input_grad);
-            grad = input_grad;
+void Mlp::backward(Backend& backend, const Tensor& x, const Tensor& targets, float loss_scale,
+                   OpObserver* observer) {
+    if (rows_ != x.rows()) throw Error("Mlp::backward: call forward on this batch first");
+    LayerBuffers& top = buffers_.back();
+    if (spec_.loss == LossKind::cross_entropy)
+        backend.softmax_cross_entropy_backward(probs_, targets, loss_scale, top.d_pre);
+    else
+        backend.mse_loss_backward(top.pre, targets, loss_scale, top.d_pre);
+    notify(observer, Phase::backward, "loss", "loss_grad", top.d_pre, &probs_, loss_scale);
+    for (int i = layer_count() - 1; i >= 0; --i) {
+        const auto u = static_cast<std::size_t>(i);
+        Linear& layer = linears_[u];
+        const Tensor& dy = buffers_[u].d_pre;
+        const Tensor& input = i == 0 ? x : buffers_[u - 1].post;
+        Tensor* dx = i == 0 ? nullptr : &buffers_[u - 1].d_post;
+        layer.backward(backend, input, dy, dx, formats_.layer_compute[u]);
+        notify(observer, Phase::backward, layer.name(), "weight_grad", layer.weight.grad, &dy, loss_scale);
+        notify(observer, Phase::backward, layer.name(), "bias_grad", layer.bias.grad, &dy, loss_scale);
+        if (!dx) break;
+        notify(observer, Phase::backward, layer.name(), "input_grad", *dx, &dy, loss_scale);
+        LayerBuffers& below = buffers_[u - 1];
+        const std::string& below_name = linears_[u - 1].name();
+        if (norms_.empty()) {
+            backend.activation_backward(spec_.activation, below.pre, below.d_post, below.d_pre);
+            notify(observer, Phase::backward, below_name, "activation_grad", below.d_pre, &below.d_post, loss_scale);
+            continue;
         }
+        backend.activation_backward(spec_.activation, below.normed, below.d_post, below.d_normed);
+        notify(observer, Phase::backward, below_name, "activation_grad", below.d_normed, &below.d_post, loss_scale);
+        LayerNorm& norm = norms_[u - 1];
+        norm.backward(backend, below.pre, below.d_normed, below.d_pre, norm_format(i - 1));
+        notify(observer, Phase::backward, norm.name(), "layer_norm_grad", below.d_pre, &below.d_normed, loss_scale);
     }
 }
+
+const Tensor& Mlp::activation(int i) const {
+    const auto u = static_cast<std::size_t>(i);
+    return i + 1 == layer_count() ? buffers_[u].pre : buffers_[u].post;
+}
+
+const Tensor& Mlp::activation_grad(int i) const { return buffers_[static_cast<std::size_t>(i)].d_pre; }
+
+const Tensor& Mlp::outputs() const { return probs_; }
 
 }  // namespace plab

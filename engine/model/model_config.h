@@ -20,6 +20,8 @@ struct ModelConfig {
     Activation activation = Activation::relu;
     bool layer_norm = false;  // LayerNorm after every hidden Linear, before the activation
     InitKind init = InitKind::kaiming;
+
+    bool operator==(const ModelConfig&) const = default;
 };
 
 // Throws plab::Error naming the field ("model.hidden[1]") and the allowed range.

@@ -11,7 +11,7 @@
 // updates `value` itself, rounding to its dtype (where updates get lost).
 #include <string>
 
-#include "engine/tensor/tensor.h"
+#include "engine/backend/backend.h"
 
 namespace plab {
 
@@ -25,6 +25,17 @@ struct Parameter {
 
     // The tensor the optimizer writes.
     Tensor& target() { return master.empty() ? value : master; }
+    const Tensor& target() const { return master.empty() ? value : master; }
 };
+
+// A zeroed parameter of `shape` whose value is stored in `value_format`, with
+// an FP32 master copy when master_weights is set and the value is not FP32.
+// `grad` is allocated by ensure_grad once the compute format is known.
+Parameter make_parameter(Backend& backend, std::string name, Shape shape, FormatId value_format,
+                         bool master_weights);
+// (Re)allocates p.grad in `compute` when it is missing or of another format.
+void ensure_grad(Backend& backend, Parameter& p, FormatId compute);
+// Host FP32 values into the optimizer's copy, and through it into `value`.
+void set_parameter(Backend& backend, Parameter& p, const float* host);
 
 }  // namespace plab

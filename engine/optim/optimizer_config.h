@@ -21,6 +21,8 @@ struct OptimizerConfig {
     float weight_decay = 0.0f;   // sgd: coupled L2; adamw: decoupled
     float clip_norm = 0.0f;      // global L2 norm limit on the unscaled gradients; 0 = no clipping
     int accumulation = 1;        // micro-batches per optimizer step
+
+    bool operator==(const OptimizerConfig&) const = default;
 };
 
 // Throws plab::Error naming the first bad field ("optimizer.lr"), its value

@@ -15,6 +15,8 @@ namespace plab {
 struct TelemetryConfig {
     bool enabled = true;  // per-step tensor statistics
     int hist_every = 0;   // log2 histograms every K steps; 0 = none
+
+    bool operator==(const TelemetryConfig&) const = default;
 };
 
 struct RunConfig {
@@ -31,6 +33,8 @@ struct RunConfig {
     ScalerConfig scaler;
     OptimizerConfig optimizer;
     TelemetryConfig telemetry;
+
+    bool operator==(const RunConfig&) const = default;
 };
 
 // Every field, each with its own field-path message (plab::Error).

@@ -306,7 +306,9 @@ TEST(LossScaler, StaticNeverMoves) {
     }
 }
 
-TEST(LossScaler, NoneScalesByOneButStillSkipsNonFiniteSteps) {
+// Without a scaler nothing checks the gradients: a non-finite step is applied
+// and NaN spreads into the weights, as in plain training without GradScaler.
+TEST(LossScaler, NoneScalesByOneAndAppliesNonFiniteSteps) {
     ScalerConfig c;
     c.kind = ScalerKind::none;
     c.growth_interval = 1;
@@ -314,7 +316,8 @@ TEST(LossScaler, NoneScalesByOneButStillSkipsNonFiniteSteps) {
     EXPECT_EQ(s.scale(), 1.0f);
     for (bool found_inf : pattern(".x..x")) {
         const ScalerEvent ev = s.update(found_inf);
-        EXPECT_EQ(ev.skipped, found_inf);
+        EXPECT_FALSE(ev.skipped);
+        EXPECT_EQ(ev.found_inf, found_inf);
         EXPECT_FALSE(ev.backoff);
         EXPECT_FALSE(ev.growth);
         EXPECT_EQ(ev.scale_after, 1.0f);

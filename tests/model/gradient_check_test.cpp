@@ -57,12 +57,12 @@ TEST_P(GradientCheck, MlpGradientsMatchFiniteDifferences) {
     auto draw = [&] { return static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 1000.0f; };
 
     DoubleNet ref{spec.widths, activation, {}, {}};
-    for (Linear& layer : mlp.layers()) {
-        std::vector<float> w(layer.weight.size()), b(layer.bias.size());
+    for (Linear& layer : mlp.linears()) {
+        std::vector<float> w(layer.weight.value.size()), b(layer.bias.value.size());
         for (auto& v : w) v = draw();
         for (auto& v : b) v = 0.1f * draw();
-        be.upload(w.data(), layer.weight);
-        be.upload(b.data(), layer.bias);
+        be.upload(w.data(), layer.weight.value);
+        be.upload(b.data(), layer.bias.value);
         ref.weights.emplace_back(w.begin(), w.end());
         ref.biases.emplace_back(b.begin(), b.end());
     }
@@ -74,15 +74,15 @@ TEST_P(GradientCheck, MlpGradientsMatchFiniteDifferences) {
     be.upload(xs.data(), x);
     be.upload(ys.data(), y);
 
-    const float loss = mlp.forward(be, x, y, FormatId::fp32);
+    const float loss = mlp.forward(be, x, y, PassFormats::uniform(FormatId::fp32, 3));
     const std::vector<double> xd(xs.begin(), xs.end());
     EXPECT_NEAR(loss, ref.loss(xd, labels, rows), 2e-6);
-    mlp.backward(be, x, y, 1.0f, FormatId::fp32);
+    mlp.backward(be, x, y, 1.0f);
 
     const double h = 1e-6;
     for (std::size_t l = 0; l < ref.weights.size(); ++l) {
-        for (auto [params, grads] : {std::pair{&ref.weights[l], mlp.layers()[l].weight_grad.host()},
-                                     std::pair{&ref.biases[l], mlp.layers()[l].bias_grad.host()}}) {
+        for (auto [params, grads] : {std::pair{&ref.weights[l], mlp.linears()[l].weight.grad.host()},
+                                     std::pair{&ref.biases[l], mlp.linears()[l].bias.grad.host()}}) {
             for (std::size_t k = 0; k < params->size(); ++k) {
                 const double saved = (*params)[k];
                 (*params)[k] = saved + h;
@@ -92,7 +92,7 @@ TEST_P(GradientCheck, MlpGradientsMatchFiniteDifferences) {
                 (*params)[k] = saved;
                 const double numeric = (up - down) / (2 * h);
                 ASSERT_NEAR(grads[k], numeric, 2e-5 + 1e-4 * std::fabs(numeric))
-                    << mlp.layers()[l].name() << " parameter " << k << " (" << activation_name(activation) << ")";
+                    << mlp.linears()[l].name() << " parameter " << k << " (" << activation_name(activation) << ")";
             }
         }
     }
@@ -111,25 +111,25 @@ TEST(MlpAutocast, UnscaledFp16GradientsTrackFp32) {
     Mlp half(be, {{2, 8, 3}, Activation::relu});
     Mlp full(be, {{2, 8, 3}, Activation::relu});
     std::mt19937 rng(7);
-    for (std::size_t l = 0; l < half.layers().size(); ++l) {
-        std::vector<float> w(half.layers()[l].weight.size());
+    for (std::size_t l = 0; l < half.linears().size(); ++l) {
+        std::vector<float> w(half.linears()[l].weight.value.size());
         for (auto& v : w) v = static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 997.0f;
-        be.upload(w.data(), half.layers()[l].weight);
-        be.upload(w.data(), full.layers()[l].weight);
+        be.upload(w.data(), half.linears()[l].weight.value);
+        be.upload(w.data(), full.linears()[l].weight.value);
     }
     const std::vector<float> xs = {0.3f, -0.7f, 1.1f, 0.25f}, ys = {0, 2};
     Tensor x = be.allocate({2, 2}, FormatId::fp32), y = be.allocate({2, 1}, FormatId::fp32);
     be.upload(xs.data(), x);
     be.upload(ys.data(), y);
 
-    half.forward(be, x, y, FormatId::fp16);
-    half.backward(be, x, y, 1024.0f, FormatId::fp16);
-    full.forward(be, x, y, FormatId::fp32);
-    full.backward(be, x, y, 1.0f, FormatId::fp32);
-    for (std::size_t l = 0; l < half.layers().size(); ++l)
-        for (std::size_t k = 0; k < half.layers()[l].weight_grad.size(); ++k) {
-            const double scaled = half.layers()[l].weight_grad.host()[k] / 1024.0;
-            const double exact = full.layers()[l].weight_grad.host()[k];
+    half.forward(be, x, y, PassFormats::uniform(FormatId::fp16, 2));
+    half.backward(be, x, y, 1024.0f);
+    full.forward(be, x, y, PassFormats::uniform(FormatId::fp32, 2));
+    full.backward(be, x, y, 1.0f);
+    for (std::size_t l = 0; l < half.linears().size(); ++l)
+        for (std::size_t k = 0; k < half.linears()[l].weight.grad.size(); ++k) {
+            const double scaled = half.linears()[l].weight.grad.host()[k] / 1024.0;
+            const double exact = full.linears()[l].weight.grad.host()[k];
             EXPECT_NEAR(scaled, exact, 2e-3 * (1 + std::fabs(exact))) << "layer " << l << " k " << k;
         }
 }

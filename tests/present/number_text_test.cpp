@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ui/present/number_text.h"
+#include "engine/common/number_text.h"
 
 namespace plab {
 namespace {

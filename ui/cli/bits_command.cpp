@@ -13,7 +13,7 @@
 #include "ui/cli/commands.h"
 #include "ui/cli/json_line.h"
 #include "ui/present/bit_layout.h"
-#include "ui/present/number_text.h"
+#include "engine/common/number_text.h"
 
 namespace plab {
 
@@ -70,12 +70,12 @@ void write_json(const Input& input, const CastReport& r, std::string& out) {
         j.null("exponent_unbiased");
     j.integer("mantissa", b.mantissa_field)
         .string("class", class_name(b.value_class))
-        .number("value", r.value)
+        .number("value", static_cast<double>(r.value))
         .number("abs_error", r.abs_error)
         .number("rel_error", r.rel_error)
         .number("ulp", r.ulp);
-    if (r.next_down) j.number("next_down", *r.next_down); else j.null("next_down");
-    if (r.next_up) j.number("next_up", *r.next_up); else j.null("next_up");
+    if (r.next_down) j.number("next_down", static_cast<double>(*r.next_down)); else j.null("next_down");
+    if (r.next_up) j.number("next_up", static_cast<double>(*r.next_up)); else j.null("next_up");
     j.boolean("overflow", r.overflowed).boolean("flushed_to_zero", r.flushed_to_zero);
     if (format_params(r.format).is_fp8) j.string("fp8_overflow", overflow_name(r.overflow_mode));
 }

@@ -2,11 +2,15 @@
 // The plab subcommands. Each add_* registers its subcommand and options on
 // the CLI11 app; the subcommand runs from its callback after parsing.
 // Problems with the user's input are thrown as plab::Error (exit code 2).
+#include <cstdint>
 #include <iosfwd>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "engine/numeric/format.h"
+#include "ui/cli/run_writer.h"
 #include "ui/cli/terminal.h"
 
 namespace CLI {
@@ -27,11 +31,39 @@ struct RangesOptions {
     bool json = false;
 };
 
+struct RunOptions {
+    std::string preset = "spirals-amp-fp16";
+    std::optional<long long> steps;
+    std::vector<std::string> settings;  // --set KEY.PATH=VALUE, in order
+    std::string backend = "cpu";
+    std::optional<std::uint64_t> seed;
+    std::string out;  // empty: standard output
+    RecordFormat format = RecordFormat::jsonl;
+    std::optional<int> hist_every;
+    bool trace_nan = false;
+    bool continue_on_nan = false;
+    bool dump_preset = false;
+    bool timing = false;
+    bool quiet = false;
+};
+
+// A command that finished with a non-zero exit code that is not an error
+// message (plab run's 3 after --trace-nan found a NaN).
+struct CommandExit : std::runtime_error {
+    explicit CommandExit(int exit_code) : std::runtime_error("exit"), code(exit_code) {}
+    int code;
+};
+
 void add_bits_command(CLI::App& app);
 void add_ranges_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_presets_command(CLI::App& app);
 
 // The commands themselves, on explicit streams (tests call these directly).
 void run_bits(const BitsOptions& options, std::istream& in, std::ostream& out, bool color);
 void run_ranges(const RangesOptions& options, std::ostream& out);
+// Returns the exit code (0, or 3 when --trace-nan stopped the run); throws
+// plab::Error on bad input. `progress` draws a progress bar on `log`.
+int run_training(const RunOptions& options, std::ostream& records, std::ostream& log, bool progress);
 
 }  // namespace plab

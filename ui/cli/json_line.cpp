@@ -37,18 +37,55 @@ JsonLine::JsonLine(std::string& out) : out_(out) { out_ += '{'; }
 JsonLine::~JsonLine() { out_ += "}\n"; }
 
 void JsonLine::key(std::string_view k) {
-    if (!first_) out_ += ',';
-    first_ = false;
+    if (first_.back() == '0') out_ += ',';
+    first_.back() = '0';
+    if (k.empty()) return;  // an array element
     append_json_string(out_, k);
     out_ += ':';
 }
 
-JsonLine& JsonLine::number(std::string_view k, double value) {
+template <typename T>
+JsonLine& JsonLine::write_number(std::string_view k, T value) {
     if (std::isnan(value)) return string(k, "nan");
     if (std::isinf(value)) return string(k, value < 0 ? "-inf" : "inf");
     key(k);
     char buf[32];
     out_.append(buf, std::to_chars(buf, buf + sizeof buf, value).ptr);
+    return *this;
+}
+
+JsonLine& JsonLine::number(std::string_view k, double value) { return write_number(k, value); }
+JsonLine& JsonLine::number(std::string_view k, float value) { return write_number(k, value); }
+
+JsonLine& JsonLine::raw(std::string_view k, std::string_view json) {
+    key(k);
+    out_.append(json);
+    return *this;
+}
+
+JsonLine& JsonLine::begin_object(std::string_view k) {
+    key(k);
+    out_ += '{';
+    first_ += '1';
+    return *this;
+}
+
+JsonLine& JsonLine::end_object() {
+    first_.pop_back();
+    out_ += '}';
+    return *this;
+}
+
+JsonLine& JsonLine::begin_array(std::string_view k) {
+    key(k);
+    out_ += '[';
+    first_ += '1';
+    return *this;
+}
+
+JsonLine& JsonLine::end_array() {
+    first_.pop_back();
+    out_ += ']';
     return *this;
 }
 

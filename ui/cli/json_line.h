@@ -9,6 +9,8 @@
 
 namespace plab {
 
+// Objects and arrays nest: begin_object/begin_array open one under `key`
+// (an empty key inside an array, where elements have none), end_* closes it.
 class JsonLine {
 public:
     explicit JsonLine(std::string& out);
@@ -18,15 +20,26 @@ public:
 
     // Non-finite numbers become the strings "inf", "-inf", "nan" (JSON has none).
     JsonLine& number(std::string_view key, double value);
+    // A float as the shortest text that reads back to the same float.
+    JsonLine& number(std::string_view key, float value);
     JsonLine& integer(std::string_view key, std::int64_t value);
     JsonLine& boolean(std::string_view key, bool value);
     JsonLine& string(std::string_view key, std::string_view value);
     JsonLine& null(std::string_view key);
+    // Already-formatted JSON (an object from another writer).
+    JsonLine& raw(std::string_view key, std::string_view json);
+
+    JsonLine& begin_object(std::string_view key = {});
+    JsonLine& end_object();
+    JsonLine& begin_array(std::string_view key = {});
+    JsonLine& end_array();
 
 private:
     void key(std::string_view k);
+    template <typename T>
+    JsonLine& write_number(std::string_view k, T value);
     std::string& out_;
-    bool first_ = true;
+    std::string first_ = "1";  // per open level: '1' until its first member is written
 };
 
 // value as a JSON string literal, quotes included.

@@ -6,7 +6,7 @@
 
 #include "engine/numeric/range_table.h"
 #include "ui/cli/commands.h"
-#include "ui/present/number_text.h"
+#include "engine/common/number_text.h"
 
 namespace plab {
 

@@ -1,6 +1,6 @@
 #include "ui/present/bit_layout.h"
 
-#include "ui/present/number_text.h"
+#include "engine/common/number_text.h"
 
 #include <limits>
 

@@ -49,6 +49,9 @@ public:
     std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
 
+    // cpu_compare_ops.cpp
+    TensorComparison compare(const Tensor& a, const Tensor& b) override;
+
 private:
     // GEMM inputs rounded to the compute format, kept between calls.
     std::vector<float> scratch_a_, scratch_b_;

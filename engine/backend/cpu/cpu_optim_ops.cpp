@@ -1,16 +1,157 @@
-// Optimizer-side ops on the CPU backend. (Stub: being written.)
+// Optimizer-side ops on the CPU backend: gradient accumulation, the fused
+// unscale + finite check, the pieces of norm clipping, and the SGD / AdamW
+// updates (whose arithmetic is engine/optim/update_math.h, shared with the
+// GPU). Every op computes in FP32 and rounds its output to its dtype.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+
 #include "engine/backend/cpu/cpu_backend.h"
-#include "engine/common/error.h"
+#include "engine/backend/cpu/cpu_tensor_ops.h"
+#include "engine/numeric/cast_array.h"
+#include "engine/optim/update_math.h"
 
 namespace plab {
-void CpuBackend::accumulate(const Tensor&, Tensor&, bool) { throw Error("accumulate: not implemented yet"); }
-bool CpuBackend::unscale_and_check(const Tensor&, float, Tensor&) { throw Error("unscale: not implemented yet"); }
-float CpuBackend::sum_of_squares(const Tensor&) { throw Error("sum_of_squares: not implemented yet"); }
-void CpuBackend::scale_in_place(Tensor&, float) { throw Error("scale_in_place: not implemented yet"); }
-UpdateCount CpuBackend::sgd_update(Tensor&, const Tensor&, Tensor&, const SgdStep&) {
-    throw Error("sgd_update: not implemented yet");
+
+using cpu::require;
+using cpu::require_same_shape;
+using cpu::round_to_dtype;
+
+namespace {
+
+void require_fp32(const Tensor& t, const char* op, const char* what) {
+    require(t.dtype() == FormatId::fp32,
+            std::string(op) + ": " + what + " must be FP32, not " + std::string(format_display_name(t.dtype())));
 }
-UpdateCount CpuBackend::adamw_update(Tensor&, const Tensor&, Tensor&, Tensor&, const AdamWStep&) {
-    throw Error("adamw_update: not implemented yet");
+
+// Updates run in chunks small enough for the stack: the FP32 results of a
+// chunk are kept beside their rounded form so that lost updates can be told
+// from non-zero ones without a second copy of the tensor.
+constexpr std::size_t kChunk = 256;
+
+// w[i] = fresh[i] rounded to `dtype`; counts the elements the update moved
+// (fresh != old) and, of those, the ones whose stored value did not change.
+void store_update(FormatId dtype, const float* fresh, float* w, std::size_t n, UpdateCount& count) {
+    float rounded[kChunk];
+    const float* stored = fresh;
+    if (dtype != FormatId::fp32) {
+        round_array(dtype, fresh, rounded, n);
+        stored = rounded;
+    }
+    std::int64_t nonzero = 0;
+    std::int64_t lost = 0;
+    for (std::size_t i = 0; i < n; ++i) {  // branch-free, so that it vectorises
+        const bool moved = fresh[i] != w[i];
+        nonzero += moved;
+        lost += moved & (stored[i] == w[i]);
+        w[i] = stored[i];
+    }
+    count.nonzero += nonzero;
+    count.lost += lost;
 }
+
+// Runs `rule(offset, n, fresh)` over w chunk by chunk; the rule writes the n
+// new FP32 values from element `offset` on (and updates its own state).
+template <typename Rule>
+UpdateCount update_in_chunks(Tensor& w, Rule rule) {
+    float fresh[kChunk];
+    UpdateCount count;
+    float* values = w.host();
+    for (std::size_t offset = 0; offset < w.size(); offset += kChunk) {
+        const std::size_t n = std::min(kChunk, w.size() - offset);
+        rule(offset, n, fresh);
+        store_update(w.dtype(), fresh, values + offset, n, count);
+    }
+    return count;
+}
+
+}  // namespace
+
+void CpuBackend::accumulate(const Tensor& src, Tensor& dst, bool overwrite) {
+    require_same_shape(src, dst, "accumulate");
+    const float* in = src.host();
+    float* out = dst.host();
+    if (overwrite)
+        std::copy(in, in + src.size(), out);
+    else
+        for (std::size_t i = 0; i < src.size(); ++i) out[i] += in[i];
+    round_to_dtype(dst);
+}
+
+bool CpuBackend::unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) {
+    require_same_shape(src, dst, "unscale_and_check");
+    require_fp32(dst, "unscale_and_check", "the unscaled gradient");
+    const float* in = src.host();
+    float* out = dst.host();
+    // Every element is checked (no early exit): the whole gradient is written
+    // either way, and a branch-free loop vectorises.
+    // |x| <= FLT_MAX is false exactly for NaN and +-Inf.
+    int non_finite = 0;
+    for (std::size_t i = 0; i < src.size(); ++i) {
+        out[i] = in[i] * inv_scale;
+        non_finite |= !(std::fabs(out[i]) <= std::numeric_limits<float>::max());
+    }
+    return non_finite != 0;
+}
+
+float CpuBackend::sum_of_squares(const Tensor& x) {
+    const float* v = x.host();
+    float sum = 0.0f;
+    for (std::size_t i = 0; i < x.size(); ++i) sum += v[i] * v[i];
+    return sum;
+}
+
+void CpuBackend::scale_in_place(Tensor& x, float factor) {
+    float* v = x.host();
+    for (std::size_t i = 0; i < x.size(); ++i) v[i] *= factor;
+    round_to_dtype(x);
+}
+
+UpdateCount CpuBackend::sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) {
+    require_same_shape(w, g, "sgd_update");
+    require_fp32(g, "sgd_update", "the gradient");
+    const float* pw = w.host();
+    const float* pg = g.host();
+    if (step.momentum == 0.0f) {  // no buffer is read or written, as in PyTorch
+        return update_in_chunks(w, [&](std::size_t offset, std::size_t n, float* fresh) {
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::size_t k = offset + i;
+                fresh[i] = sgd_apply(pw[k], sgd_decayed_grad(pw[k], pg[k], step.weight_decay), step.lr);
+            }
+        });
+    }
+    require_same_shape(w, velocity, "sgd_update");
+    require_fp32(velocity, "sgd_update", "the momentum buffer");
+    float* pv = velocity.host();
+    return update_in_chunks(w, [&](std::size_t offset, std::size_t n, float* fresh) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t k = offset + i;
+            pv[k] = sgd_velocity(pv[k], sgd_decayed_grad(pw[k], pg[k], step.weight_decay), step.momentum);
+            fresh[i] = sgd_apply(pw[k], pv[k], step.lr);
+        }
+    });
+}
+
+UpdateCount CpuBackend::adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) {
+    require_same_shape(w, g, "adamw_update");
+    require_same_shape(w, m, "adamw_update");
+    require_same_shape(w, v, "adamw_update");
+    require_fp32(g, "adamw_update", "the gradient");
+    require_fp32(m, "adamw_update", "the first moment");
+    require_fp32(v, "adamw_update", "the second moment");
+    require(step.step >= 1, "adamw_update: step " + std::to_string(step.step) + " must be >= 1");
+    const AdamWScalars k = adamw_scalars(step);
+    const float* pw = w.host();
+    const float* pg = g.host();
+    float* pm = m.host();
+    float* pv = v.host();
+    return update_in_chunks(w, [&](std::size_t offset, std::size_t n, float* fresh) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t e = offset + i;
+            fresh[i] = adamw_element(pw[e], pg[e], pm[e], pv[e], k);
+        }
+    });
+}
+
 }  // namespace plab

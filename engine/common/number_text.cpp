@@ -1,4 +1,4 @@
-#include "ui/present/number_text.h"
+#include "engine/common/number_text.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,0 +1,32 @@
+#pragma once
+// Layer normalisation over each row with a learned gain and shift. It is on
+// autocast's FP32 list: the backend computes it in FP32 whatever its inputs,
+// and the policy decides the format its output is stored in.
+#include <string>
+
+#include "engine/backend/backend.h"
+#include "engine/model/parameter.h"
+
+namespace plab {
+
+class LayerNorm {
+public:
+    static constexpr float kEps = 1e-5f;  // PyTorch's default
+
+    LayerNorm(Backend& backend, std::string name, int features, FormatId weight_format, bool master_weights);
+
+    const std::string& name() const { return name_; }
+    // y = normalised x, rounded to y's dtype; keeps the row statistics for backward.
+    void forward(Backend& backend, const Tensor& x, Tensor& y);
+    // dx rounded to its dtype; gamma.grad and beta.grad in `grad_format`.
+    void backward(Backend& backend, const Tensor& x, const Tensor& dy, Tensor& dx, FormatId grad_format);
+
+    Parameter gamma;  // 1 x features, initialised to 1
+    Parameter beta;   // 1 x features, initialised to 0
+
+private:
+    std::string name_;
+    Tensor mean_, rstd_;  // rows x 1, FP32, from the last forward
+};
+
+}  // namespace plab

@@ -1,0 +1,32 @@
+#include "engine/model/model_config.h"
+
+#include "engine/common/enum_names.h"
+#include "engine/common/field_check.h"
+
+namespace plab {
+
+namespace {
+constexpr EnumNames<InitKind, 2> kInitKindNames({{{InitKind::kaiming, "kaiming"}, {InitKind::xavier, "xavier"}}});
+
+// Wide enough for every toy network the lab draws, small enough that one
+// step stays well within the 1000 steps/s budget on two CPU cores.
+constexpr int kMaxHiddenLayers = 8;
+constexpr int kMaxWidth = 4096;
+}  // namespace
+
+std::string_view init_kind_name(InitKind kind) { return kInitKindNames.name(kind); }
+std::optional<InitKind> parse_init_kind(std::string_view name) { return kInitKindNames.parse(name); }
+std::string init_kind_choices() { return kInitKindNames.choices(); }
+
+void validate(const ModelConfig& config) {
+    const auto layers = static_cast<long long>(config.hidden.size());
+    if (layers > kMaxHiddenLayers)
+        reject_field("model.hidden", std::to_string(layers) + " widths",
+                     "0.." + std::to_string(kMaxHiddenLayers) + " widths");
+    for (std::size_t i = 0; i < config.hidden.size(); ++i)
+        check_int_field("model.hidden[" + std::to_string(i) + "]", config.hidden[i], 1, kMaxWidth);
+    // activation and init are enums: a preset reader rejects unknown names
+    // when it parses them, so there is nothing left to check here.
+}
+
+}  // namespace plab

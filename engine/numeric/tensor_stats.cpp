@@ -1,0 +1,174 @@
+#include "engine/numeric/tensor_stats.h"
+
+#include <cmath>
+#include <string>
+
+#include "engine/common/error.h"
+#include "engine/common/field_check.h"
+#include "engine/numeric/cast_path.h"
+#include "engine/numeric/scalar_cast.h"
+#include "engine/numeric/tensor_stats_bounds.h"
+#include "engine/numeric/tensor_stats_kernels.h"
+#include "engine/numeric/tensor_stats_path.h"
+
+namespace plab {
+
+namespace {
+
+void check_divisor(double divisor) {
+    check_number_field("telemetry.divisor", divisor, divisor > 0 && std::isfinite(divisor), "finite and > 0");
+}
+
+// Thresholds depend only on the divisor: the tensor as held (1) is derived
+// once, and each thread keeps the last other divisor (the loss scale, which
+// changes rarely), so a step pays for the derivation only when it changes.
+template <typename T, T (*Derive)(double)>
+const T& for_divisor(double divisor) {
+    static const T as_held = Derive(1.0);
+    if (divisor == 1.0) return as_held;
+    thread_local double last_divisor = 0;  // never a valid divisor
+    thread_local T last{};
+    if (divisor != last_divisor) {
+        last = Derive(divisor);
+        last_divisor = divisor;
+    }
+    return last;
+}
+
+bool path_runs_here(StatsPath path) {
+#if defined(__x86_64__)
+    switch (path) {
+        case StatsPath::portable: return true;
+        case StatsPath::avx2: return cpu_supports(CastPath::avx2);
+        case StatsPath::avx512: return cpu_supports(CastPath::avx512);
+    }
+#endif
+    return path == StatsPath::portable;
+}
+
+const detail::StatsKernels& kernels_of(StatsPath path) {
+#if defined(__x86_64__)
+    switch (path) {
+        case StatsPath::portable: break;
+        case StatsPath::avx2: return detail::avx2_stats_kernels();
+        case StatsPath::avx512: return detail::avx512_stats_kernels();
+    }
+#endif
+    (void)path;
+    return detail::portable_stats_kernels();
+}
+
+const detail::StatsKernels& best_kernels() {
+    static const detail::StatsKernels& k = kernels_of(best_stats_path());
+    return k;
+}
+
+float fraction(std::uint64_t part, std::size_t n) {
+    return n == 0 ? 0.0f : static_cast<float>(static_cast<double>(part) / static_cast<double>(n));
+}
+
+TensorStats stats_from_scan(const detail::StatsScan& s, std::size_t n, double divisor) {
+    TensorStats t;
+    const std::uint64_t finite = s.below[kBelowInf];
+    t.count = static_cast<std::int64_t>(n);
+    t.zeros = static_cast<std::int64_t>(s.below[kBelowNonZero]);
+    t.nans = static_cast<std::int64_t>(n - s.below[kBelowNan]);
+    t.pos_infs = static_cast<std::int64_t>(s.pos_infs);
+    t.neg_infs = static_cast<std::int64_t>(s.below[kBelowNan] - finite - s.pos_infs);
+    if (finite > 0) {
+        const double m = static_cast<double>(finite);
+        t.amax = static_cast<float>(static_cast<double>(bits_float(s.amax_bits)) / divisor);
+        t.mean_abs = static_cast<float>(s.sum_abs / m / divisor);
+        t.rms = static_cast<float>(std::sqrt(s.sum_sq / m) / divisor);
+    }
+    for (std::size_t i = 0; i < kRangeFormats.size(); ++i) {
+        const std::uint64_t nonzero = s.below[below_index(i, RangeEdge::nonzero)];
+        const std::uint64_t normal = s.below[below_index(i, RangeEdge::normal)];
+        const std::uint64_t overflow = s.below[below_index(i, RangeEdge::overflow)];
+        t.ranges[i].underflow = fraction(nonzero - s.below[kBelowNonZero], n);
+        t.ranges[i].subnormal = fraction(normal - nonzero, n);
+        t.ranges[i].overflow = fraction(finite - overflow, n);
+    }
+    return t;
+}
+
+TensorStats run_stats(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor) {
+    check_divisor(divisor);
+    const detail::StatsThresholds& th = for_divisor<detail::StatsThresholds, stats_thresholds>(divisor);
+    detail::StatsScan scan;
+    k.scan(x, n, th, scan);
+    return stats_from_scan(scan, n, divisor);
+}
+
+void run_histogram(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor,
+                   Log2Histogram& hist) {
+    check_divisor(divisor);
+    const detail::HistogramEdges& edges = for_divisor<detail::HistogramEdges, histogram_edges>(divisor);
+    std::uint32_t counts[detail::kHistogramSlots] = {};
+    k.histogram(x, n, edges, counts);
+    for (int i = 0; i < Log2Histogram::kBins; ++i) hist.bins[static_cast<std::size_t>(i)] += counts[i];
+    hist.zeros += counts[detail::kSlotZero];
+    hist.nans += counts[detail::kSlotNan];
+    hist.pos_infs += counts[detail::kSlotPosInf];
+    hist.neg_infs += counts[detail::kSlotNegInf];
+}
+
+const detail::StatsKernels& checked_kernels(StatsPath path) {
+    if (!path_runs_here(path)) {
+        std::string available;
+        for (StatsPath p : available_stats_paths())
+            available += (available.empty() ? "" : "|") + std::string(stats_path_name(p));
+        throw Error("stats path '" + std::string(stats_path_name(path)) + "' cannot run on this CPU; available: " +
+                    available);
+    }
+    return kernels_of(path);
+}
+
+}  // namespace
+
+std::string_view stats_path_name(StatsPath path) {
+    switch (path) {
+        case StatsPath::portable: return "portable";
+        case StatsPath::avx2: return "avx2";
+        case StatsPath::avx512: return "avx512";
+    }
+    return "?";
+}
+
+std::vector<StatsPath> available_stats_paths() {
+    std::vector<StatsPath> paths;
+    for (StatsPath p : kAllStatsPaths)
+        if (path_runs_here(p)) paths.push_back(p);
+    return paths;
+}
+
+StatsPath best_stats_path() {
+    // Widest first (bench/stats_bench measures them).
+    for (StatsPath p : {StatsPath::avx512, StatsPath::avx2})
+        if (path_runs_here(p)) return p;
+    return StatsPath::portable;
+}
+
+TensorStats compute_tensor_stats(const float* x, std::size_t n, double divisor, StatsPath path) {
+    return run_stats(checked_kernels(path), x, n, divisor);
+}
+
+TensorStats compute_tensor_stats(const float* x, std::size_t n, double divisor) {
+    return run_stats(best_kernels(), x, n, divisor);
+}
+
+std::int64_t count_non_finite(const float* x, std::size_t n) {
+    return static_cast<std::int64_t>(best_kernels().count_non_finite(x, n));
+}
+
+float finite_amax(const float* x, std::size_t n) { return bits_float(best_kernels().finite_amax_bits(x, n)); }
+
+void add_to_histogram(const float* x, std::size_t n, double divisor, Log2Histogram& hist) {
+    run_histogram(best_kernels(), x, n, divisor, hist);
+}
+
+void add_to_histogram(const float* x, std::size_t n, double divisor, Log2Histogram& hist, StatsPath path) {
+    run_histogram(checked_kernels(path), x, n, divisor, hist);
+}
+
+}  // namespace plab

@@ -1,0 +1,203 @@
+#pragma once
+// The telemetry scans as plain loops the compiler vectorises: included by
+// tensor_stats_portable.cpp, tensor_stats_avx2.cpp and tensor_stats_avx512.cpp,
+// each compiled for its instruction set.
+//
+// Everything here has internal linkage on purpose (unnamed namespace), as in
+// cast_blocks.h: the linker must never hand one file's AVX-512 copy of a
+// function to a caller on another path. No std:: templates are called either.
+//
+// Every path gives the same bits: counts are integers, and the FP64 sums run
+// in kSumLanes interleaved partial sums (element i into lane i % kSumLanes)
+// that are combined in one fixed order at the end.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "engine/numeric/tensor_stats_kernels.h"
+
+namespace plab::detail {
+namespace {
+
+constexpr std::uint32_t kAbsMask = 0x7fffffffu;
+constexpr std::uint32_t kInfBits = 0x7f800000u;
+constexpr std::size_t kSumLanes = 16;
+// The count passes re-read one chunk from L1; uint32 counters cannot overflow in one.
+constexpr std::size_t kChunk = 2048;
+static_assert(kChunk % kSumLanes == 0, "a chunk holds whole blocks of lanes");
+// Thresholds counted per pass: 8 accumulators and their thresholds fit the
+// registers (measured: 5 per pass or all 15 in one pass are both slower).
+constexpr int kPassThresholds = 8;
+
+std::uint32_t magnitude_bits(const float* x, std::size_t i) {
+    std::uint32_t u;
+    std::memcpy(&u, x + i, sizeof u);
+    return u & kAbsMask;
+}
+
+// a for a finite magnitude, 0 for Inf and NaN; an arithmetic mask, which
+// GCC vectorises where it leaves a select as a branch.
+std::uint32_t finite_or_zero(std::uint32_t a) { return a & (0u - static_cast<std::uint32_t>(a < kInfBits)); }
+
+// out[k] += #{i : bits(|x_i|) < th[k]} for k < count (count <= kPassThresholds).
+void count_below(const float* x, std::size_t n, const std::uint32_t* th, int count, std::uint64_t* out) {
+    std::uint32_t t[kPassThresholds];
+    for (int k = 0; k < kPassThresholds; ++k) t[k] = k < count ? th[k] : 0u;  // "< 0" never counts
+    std::uint32_t c[kPassThresholds] = {};
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t a = magnitude_bits(x, i);
+#pragma GCC unroll 8
+        for (int k = 0; k < kPassThresholds; ++k) c[k] += a < t[k] ? 1u : 0u;
+    }
+    for (int k = 0; k < count; ++k) out[k] += c[k];
+}
+
+std::uint32_t count_pos_infs(const float* x, std::size_t n) {
+    std::uint32_t c = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint32_t u;
+        std::memcpy(&u, x + i, sizeof u);
+        c += u == kInfBits ? 1u : 0u;
+    }
+    return c;
+}
+
+// Per-lane sums of |x| and x^2 and the max of bits(|x|) over finite x.
+struct LaneSums {
+    double sum_abs[kSumLanes] = {};
+    double sum_sq[kSumLanes] = {};
+    std::uint32_t amax[kSumLanes] = {};
+};
+
+// Adds x[0..n) to the lanes, n a multiple of kSumLanes. Non-finite elements
+// enter as +0. The work runs on a local copy so that the accumulators stay in
+// registers instead of making a store-to-load round trip per block.
+void sum_lanes(const float* x, std::size_t n, LaneSums& lanes) {
+    LaneSums acc = lanes;
+    for (std::size_t i = 0; i < n; i += kSumLanes) {
+#pragma GCC unroll 16
+        for (std::size_t j = 0; j < kSumLanes; ++j) {
+            const std::uint32_t finite = finite_or_zero(magnitude_bits(x, i + j));
+            float f;
+            std::memcpy(&f, &finite, sizeof f);
+            const double v = f;
+            acc.sum_abs[j] += v;
+            acc.sum_sq[j] += v * v;  // exact: a 24-bit significand squared fits FP64's 53 bits
+            acc.amax[j] = acc.amax[j] > finite ? acc.amax[j] : finite;
+        }
+    }
+    lanes = acc;
+}
+
+void scan_stats(const float* x, std::size_t n, const StatsThresholds& th, StatsScan& out) {
+    out = StatsScan{};
+    LaneSums lanes;
+    for (std::size_t start = 0; start < n; start += kChunk) {
+        const std::size_t m = n - start < kChunk ? n - start : kChunk;
+        const float* chunk = x + start;
+        for (int k = 0; k < kStatsThresholds; k += kPassThresholds) {
+            const int count = kStatsThresholds - k < kPassThresholds ? kStatsThresholds - k : kPassThresholds;
+            count_below(chunk, m, th.below + k, count, out.below + k);
+        }
+        out.pos_infs += count_pos_infs(chunk, m);
+        const std::size_t whole = m - m % kSumLanes;
+        sum_lanes(chunk, whole, lanes);
+        if (whole != m) {  // the last partial block, zero-padded: zeros add nothing
+            float tail[kSumLanes] = {};
+            std::memcpy(tail, chunk + whole, (m - whole) * sizeof(float));
+            sum_lanes(tail, kSumLanes, lanes);
+        }
+    }
+    // Pairwise, in a fixed order: the same on every path.
+    for (std::size_t width = kSumLanes / 2; width > 0; width /= 2) {
+        for (std::size_t j = 0; j < width; ++j) {
+            lanes.sum_abs[j] += lanes.sum_abs[j + width];
+            lanes.sum_sq[j] += lanes.sum_sq[j + width];
+            lanes.amax[j] = lanes.amax[j] > lanes.amax[j + width] ? lanes.amax[j] : lanes.amax[j + width];
+        }
+    }
+    out.sum_abs = lanes.sum_abs[0];
+    out.sum_sq = lanes.sum_sq[0];
+    out.amax_bits = lanes.amax[0];
+}
+
+std::uint64_t count_non_finite_scan(const float* x, std::size_t n) {
+    std::uint64_t total = 0;
+    for (std::size_t start = 0; start < n; start += kChunk) {
+        const std::size_t m = n - start < kChunk ? n - start : kChunk;
+        std::uint32_t c = 0;
+        for (std::size_t i = 0; i < m; ++i) c += magnitude_bits(x + start, i) >= kInfBits ? 1u : 0u;
+        total += c;
+    }
+    return total;
+}
+
+std::uint32_t finite_amax_bits_scan(const float* x, std::size_t n) {
+    std::uint32_t m = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t a = magnitude_bits(x, i);
+        const std::uint32_t finite = finite_or_zero(a);
+        m = m > finite ? m : finite;
+    }
+    return m;
+}
+
+// c ? a : b through masks, which the vectoriser takes where it may leave a branch.
+std::uint32_t select(bool c, std::uint32_t a, std::uint32_t b) {
+    return b ^ ((a ^ b) & (0u - static_cast<std::uint32_t>(c)));
+}
+
+// The histogram slot of one element (detail::HistogramEdges), branch-free.
+std::uint32_t histogram_slot(std::uint32_t u, const HistogramEdges& edges) {
+    constexpr int B = Log2Histogram::kBinsPerBinade;
+    const std::uint32_t a = u & kAbsMask;
+    // An FP32 subnormal a * 2^-149 is normalised by converting its integer
+    // mantissa to float (exact below 2^24): a itself, with exponent bits
+    // 127 + floor(log2 a), so its true exponent is 149 lower.
+    const bool subnormal = a < 0x800000u;
+    const float as_int = static_cast<float>(static_cast<std::int32_t>(a & 0x7fffffu));
+    std::uint32_t normalised;
+    std::memcpy(&normalised, &as_int, sizeof normalised);
+    const std::uint32_t m = select(subnormal, normalised, a);
+    const std::uint32_t significand = (m & 0x7fffffu) | 0x800000u;
+    const int exponent = static_cast<int>(m >> 23) - 127 - static_cast<int>(select(subnormal, 149u, 0u));
+    int above = 0;
+#pragma GCC unroll 8
+    for (int k = 0; k < B; ++k) above += significand >= edges.significand_min[k] ? 1 : 0;
+    int bin = B * exponent + above - 1 + edges.offset;
+    bin = bin < 0 ? 0 : bin;
+    bin = bin > Log2Histogram::kBins - 1 ? Log2Histogram::kBins - 1 : bin;
+    std::uint32_t slot = static_cast<std::uint32_t>(bin);
+    slot = select(a == 0, kSlotZero, slot);
+    slot = select(a > kInfBits, kSlotNan, slot);
+    slot = select(a == kInfBits, select(u == kInfBits, kSlotPosInf, kSlotNegInf), slot);
+    return slot;
+}
+
+// Slots are computed a chunk at a time (vectorised), then counted into four
+// interleaved sub-histograms so that runs of one bin do not serialise on a
+// single counter's store-to-load round trip.
+void histogram_scan(const float* x, std::size_t n, const HistogramEdges& edges, std::uint32_t* counts) {
+    constexpr int kWays = 4;
+    std::uint32_t sub[kWays][kHistogramSlots] = {};
+    std::uint16_t slots[kChunk];
+    for (std::size_t start = 0; start < n; start += kChunk) {
+        const std::size_t m = n - start < kChunk ? n - start : kChunk;
+        for (std::size_t i = 0; i < m; ++i) {
+            std::uint32_t u;
+            std::memcpy(&u, x + start + i, sizeof u);
+            slots[i] = static_cast<std::uint16_t>(histogram_slot(u, edges));
+        }
+        std::size_t i = 0;
+        for (; i + kWays <= m; i += kWays)
+            for (int w = 0; w < kWays; ++w) ++sub[w][slots[i + static_cast<std::size_t>(w)]];
+        for (; i < m; ++i) ++sub[0][slots[i]];
+    }
+    for (int w = 0; w < kWays; ++w)
+        for (int s = 0; s < kHistogramSlots; ++s) counts[s] += sub[w][s];
+}
+
+constexpr StatsKernels kStatsKernels = {&scan_stats, &count_non_finite_scan, &finite_amax_bits_scan, &histogram_scan};
+
+}  // namespace
+}  // namespace plab::detail

@@ -1,0 +1,57 @@
+#include "engine/optim/gradients.h"
+
+#include <cmath>
+
+namespace plab {
+
+namespace {
+
+// Allocates `t` (zeroed) when it is missing; a tensor already there is kept.
+void ensure_allocated(Backend& backend, Tensor& t, Shape shape, FormatId dtype) {
+    if (t.empty()) t = backend.allocate(shape, dtype);
+}
+
+}  // namespace
+
+void accumulate_gradients(Backend& backend, std::span<Parameter* const> params, bool first_micro_batch) {
+    for (Parameter* p : params) {
+        ensure_allocated(backend, p->grad_sum, p->value.shape(), p->value.dtype());
+        backend.accumulate(p->grad, p->grad_sum, first_micro_batch);
+    }
+}
+
+float inverse_scale(float scale) { return static_cast<float>(1.0 / static_cast<double>(scale)); }
+
+bool unscale_gradients(Backend& backend, std::span<Parameter* const> params, float scale, int* first_non_finite) {
+    const float inv_scale = inverse_scale(scale);
+    int first = -1;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        Parameter& p = *params[i];
+        ensure_allocated(backend, p.master_grad, p.grad_sum.shape(), FormatId::fp32);
+        const bool bad = backend.unscale_and_check(p.grad_sum, inv_scale, p.master_grad);
+        if (bad && first < 0) first = static_cast<int>(i);
+    }
+    if (first_non_finite) *first_non_finite = first;
+    return first >= 0;
+}
+
+float global_grad_norm(Backend& backend, std::span<Parameter* const> params) {
+    float sum = 0.0f;
+    for (Parameter* p : params) sum += backend.sum_of_squares(p->master_grad);
+    return std::sqrt(sum);
+}
+
+bool clip_gradients(Backend& backend, std::span<Parameter* const> params, float max_norm, float total_norm) {
+    // PyTorch multiplies by min(coef, 1) always; multiplying by 1 changes
+    // nothing, so the tensors are only touched when the coefficient bites.
+    const float coef = max_norm / (total_norm + 1e-6f);
+    if (!(coef < 1.0f)) return false;
+    for (Parameter* p : params) backend.scale_in_place(p->master_grad, coef);
+    return true;
+}
+
+bool clip_grad_norm(Backend& backend, std::span<Parameter* const> params, float max_norm) {
+    return clip_gradients(backend, params, max_norm, global_grad_norm(backend, params));
+}
+
+}  // namespace plab

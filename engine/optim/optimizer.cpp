@@ -1,0 +1,80 @@
+#include "engine/optim/optimizer.h"
+
+#include "engine/optim/gradients.h"
+
+namespace plab {
+
+namespace {
+
+// The FP32 state tensor for a parameter of `shape`, zeroed on first use (a
+// zero momentum buffer or moment is PyTorch's fresh state). A shape change
+// (a model rebuilt without reset) starts that slot afresh.
+Tensor& state_tensor(Backend& backend, Tensor& slot, Shape shape) {
+    if (slot.empty() || slot.shape() != shape) slot = backend.allocate(shape, FormatId::fp32);
+    return slot;
+}
+
+// A deep copy of `from` (tensors are handles: assignment would share storage).
+Tensor copy_of(Backend& backend, const Tensor& from) {
+    if (from.empty()) return {};
+    Tensor to = backend.allocate(from.shape(), from.dtype());
+    backend.convert(from, to);
+    return to;
+}
+
+}  // namespace
+
+Optimizer::Optimizer(const OptimizerConfig& config) : config_(config) { validate(config_); }
+
+void Optimizer::reconfigure(const OptimizerConfig& config) {
+    validate(config);
+    config_ = config;
+}
+
+void Optimizer::reset() {
+    state_.clear();
+    steps_taken_ = 0;
+}
+
+void Optimizer::copy_state_from(Backend& backend, const Optimizer& other) {
+    if (&other == this) return;
+    state_.assign(other.state_.size(), State{});
+    for (std::size_t i = 0; i < state_.size(); ++i) {
+        state_[i].velocity = copy_of(backend, other.state_[i].velocity);
+        state_[i].m = copy_of(backend, other.state_[i].m);
+        state_[i].v = copy_of(backend, other.state_[i].v);
+    }
+    steps_taken_ = other.steps_taken_;
+}
+
+OptimizerStepResult Optimizer::step(Backend& backend, std::span<Parameter* const> params) {
+    OptimizerStepResult result;
+    result.grad_norm = global_grad_norm(backend, params);
+    if (config_.clip_norm > 0.0f) result.clipped = clip_gradients(backend, params, config_.clip_norm, result.grad_norm);
+    if (state_.size() < params.size()) state_.resize(params.size());
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        Parameter& p = *params[i];
+        const UpdateCount count = update(backend, p, state_[i]);
+        result.nonzero_updates += count.nonzero;
+        result.lost_updates += count.lost;
+        if (!p.master.empty()) backend.convert(p.master, p.value);
+    }
+    ++steps_taken_;
+    return result;
+}
+
+UpdateCount Optimizer::update(Backend& backend, Parameter& p, State& state) {
+    Tensor& w = p.target();
+    if (config_.kind == OptimizerKind::sgd) {
+        const SgdStep s{config_.lr, config_.momentum, config_.weight_decay};
+        // Without momentum no buffer is needed; one is made when momentum is turned on.
+        Tensor none;
+        Tensor& velocity = s.momentum != 0.0f ? state_tensor(backend, state.velocity, w.shape()) : none;
+        return backend.sgd_update(w, p.master_grad, velocity, s);
+    }
+    const AdamWStep s{config_.lr, config_.beta1, config_.beta2, config_.eps, config_.weight_decay, steps_taken_ + 1};
+    return backend.adamw_update(w, p.master_grad, state_tensor(backend, state.m, w.shape()),
+                                state_tensor(backend, state.v, w.shape()), s);
+}
+
+}  // namespace plab

@@ -1,0 +1,78 @@
+#pragma once
+// The optimizer update rules, one element at a time, in FP32: the definition
+// every backend follows (the CPU ops call it; a GPU kernel can include it,
+// PLAB_HD). Each line is one PyTorch tensor op, in PyTorch's order, with its
+// own FP32 rounding and no fused multiply-add (PyTorch's vectorised CPU
+// kernels fuse add(alpha=) and lerp with FMA; the lab keeps every product
+// rounded so that both backends agree bit for bit; compile device code with
+// --fmad=false or the kernels will differ by an ULP).
+#include <cmath>
+
+#include "engine/backend/backend.h"
+#include "engine/common/host_device.h"
+
+namespace plab {
+
+// --- SGD: torch.optim.SGD, dampening 0, nesterov off -----------------------
+
+// grad = grad.add(param, alpha=weight_decay), skipped when weight_decay == 0.
+PLAB_HD float sgd_decayed_grad(float w, float g, float weight_decay) {
+    return weight_decay != 0.0f ? g + weight_decay * w : g;
+}
+// buf.mul_(momentum).add_(grad). PyTorch's first step clones grad into the
+// buffer; a zero buffer gives the same: momentum * 0 + grad == grad.
+PLAB_HD float sgd_velocity(float velocity, float grad, float momentum) { return momentum * velocity + grad; }
+// param.add_(grad, alpha=-lr): w - lr * direction.
+PLAB_HD float sgd_apply(float w, float direction, float lr) { return w - lr * direction; }
+
+// --- AdamW: torch.optim.AdamW, amsgrad off ----------------------------------
+
+// The per-step scalars. PyTorch computes them on the host in Python floats
+// (double) and each enters its tensor op rounded once to FP32; so here.
+struct AdamWScalars {
+    float decay = 1.0f;                  // 1 - lr * weight_decay
+    float lerp_weight = 0.1f;            // 1 - beta1
+    float beta2 = 0.999f;
+    float one_minus_beta2 = 0.001f;
+    float step_size = 1e-3f;             // lr / (1 - beta1^step)
+    float bias_correction2_sqrt = 1.0f;  // (1 - beta2^step)^0.5
+    float eps = 1e-8f;
+};
+
+inline AdamWScalars adamw_scalars(const AdamWStep& s) {
+    const double lr = s.lr, beta1 = s.beta1, beta2 = s.beta2, step = s.step;
+    AdamWScalars k;
+    k.decay = static_cast<float>(1.0 - lr * static_cast<double>(s.weight_decay));
+    k.lerp_weight = static_cast<float>(1.0 - beta1);
+    k.beta2 = s.beta2;
+    k.one_minus_beta2 = static_cast<float>(1.0 - beta2);
+    k.step_size = static_cast<float>(lr / (1.0 - std::pow(beta1, step)));
+    k.bias_correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(beta2, step)));
+    k.eps = s.eps;
+    return k;
+}
+
+// torch.lerp (ATen's scalar form): exact at both ends, and the side nearer
+// the weight is the base.
+PLAB_HD float pytorch_lerp(float start, float end, float weight) {
+    return fabsf(weight) < 0.5f ? start + weight * (end - start) : end - (end - start) * (1.0f - weight);
+}
+
+// One element of PyTorch's _single_tensor_adam with decoupled weight decay,
+// in its order:
+//   param.mul_(1 - lr * weight_decay)
+//   exp_avg.lerp_(grad, 1 - beta1)
+//   exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+//   denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+//   param.addcdiv_(exp_avg, denom, value=-step_size)
+// Returns the new weight before rounding to the weight's dtype.
+PLAB_HD float adamw_element(float w, float g, float& m, float& v, const AdamWScalars& k) {
+    const float decayed = w * k.decay;
+    m = pytorch_lerp(m, g, k.lerp_weight);
+    v = v * k.beta2;
+    v = v + k.one_minus_beta2 * g * g;  // addcmul: (value * g) * g, then the add
+    const float denom = sqrtf(v) / k.bias_correction2_sqrt + k.eps;
+    return decayed - k.step_size * m / denom;  // addcdiv: (value * m) / denom, then the add
+}
+
+}  // namespace plab

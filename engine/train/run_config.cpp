@@ -1,0 +1,77 @@
+#include "engine/train/run_config.h"
+
+#include <algorithm>
+#include <string>
+
+#include "engine/common/field_check.h"
+#include "engine/train/preset_rules.h"
+
+namespace plab {
+
+namespace {
+
+void check_limits(std::string_view path, int x, IntLimits limits) { check_int_field(path, x, limits.lo, limits.hi); }
+
+// Names end up in file names and JSONL headers: keep them shell- and URL-safe.
+void validate_name(const std::string& name) {
+    const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+    });
+    if (!ok) reject_field("name", "\"" + name + "\"", "non-empty, of a-z, 0-9 and '-'");
+}
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "" : "|") + n;
+    return out;
+}
+
+void validate_precision(const PrecisionConfig& p, const ModelConfig& model) {
+    if (recipe_name(p.recipe) == "?")
+        reject_field("precision.recipe", std::to_string(static_cast<int>(p.recipe)), recipe_choices());
+    for (std::size_t i = 0; i < p.fp32_ops.size(); ++i) {
+        const std::string path = "precision.fp32_ops[" + std::to_string(i) + "]";
+        const std::string_view name = fp32_op_name(p.fp32_ops[i]);
+        if (name == "?") reject_field(path, std::to_string(static_cast<int>(p.fp32_ops[i])), fp32_op_choices());
+        if (std::find(p.fp32_ops.begin(), p.fp32_ops.begin() + static_cast<std::ptrdiff_t>(i), p.fp32_ops[i]) !=
+            p.fp32_ops.begin() + static_cast<std::ptrdiff_t>(i))
+            reject_field(path, std::string(name), "each of " + fp32_op_choices() + " at most once");
+    }
+    const std::vector<std::string> layers = model_layer_names(model);
+    for (const auto& [layer, format] : p.layer_overrides) {
+        if (std::find(layers.begin(), layers.end(), layer) == layers.end())
+            reject_field("precision.layer_overrides", "\"" + layer + "\"",
+                         "the model's layers " + joined(layers) + " as keys");
+        if (!is_override_format(format))
+            reject_field("precision.layer_overrides." + layer, std::string(format_name(format)),
+                         override_format_choices());
+    }
+}
+
+// A micro-batch is drawn from the training rows, so it cannot hold more.
+void validate_batch_size(const RunConfig& c) {
+    const int test_rows = test_row_count(c.data);
+    const int train_rows = c.data.samples - test_rows;
+    if (c.batch_size > train_rows)
+        reject_field("batch_size", std::to_string(c.batch_size),
+                     "1.." + std::to_string(train_rows) + " (the training rows: data.samples " +
+                         std::to_string(c.data.samples) + " minus " + std::to_string(test_rows) + " test rows)");
+}
+
+}  // namespace
+
+void validate(const RunConfig& c) {
+    validate_name(c.name);
+    check_limits("steps", c.steps, kStepsLimits);
+    check_limits("batch_size", c.batch_size, kBatchSizeLimits);
+    check_limits("eval_every", c.eval_every, kEvalEveryLimits);
+    validate(c.data);
+    validate_batch_size(c);
+    validate(c.model);
+    validate_precision(c.precision, c.model);
+    validate(c.scaler);
+    validate(c.optimizer);
+    check_limits("telemetry.hist_every", c.telemetry.hist_every, kHistEveryLimits);
+}
+
+}  // namespace plab

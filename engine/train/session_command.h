@@ -1,0 +1,27 @@
+#pragma once
+// The commands a Session queues, as its worker applies them (session.h
+// documents what each does).
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace plab {
+
+struct PlayCommand {};
+struct PauseCommand {};
+struct StepCommand {
+    std::int64_t count = 1;
+};
+struct ResetCommand {};
+struct SetCommand {
+    std::string assignment;
+};
+struct ForkCommand {
+    std::int64_t at_step = 0;
+    std::vector<std::string> changes;
+};
+
+using SessionCommand = std::variant<PlayCommand, PauseCommand, StepCommand, ResetCommand, SetCommand, ForkCommand>;
+
+}  // namespace plab

@@ -1,0 +1,235 @@
+#include "engine/train/trainer.h"
+
+#include "engine/train/trainer_side.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/amp/precision_policy.h"
+#include "engine/common/error.h"
+#include "engine/model/init.h"
+#include "engine/optim/gradients.h"
+#include "engine/train/preset_io.h"
+
+namespace plab {
+
+
+namespace {
+
+// Seeds of the run's random streams, all derived from the one seed.
+std::uint64_t data_seed(std::uint64_t seed) { return seed; }
+std::uint64_t init_seed(std::uint64_t seed) { return seed ^ 0x9e3779b97f4a7c15ull; }
+std::uint64_t batch_seed(std::uint64_t seed) { return seed ^ 0xc2b2ae3d27d4eb4full; }
+
+DatasetSpec seeded(DatasetSpec spec, std::uint64_t seed) {
+    spec.seed = data_seed(seed);
+    return spec;
+}
+
+MlpSpec mlp_spec(const RunConfig& c, const Dataset& data, bool twin) {
+    MlpSpec spec;
+    spec.widths.push_back(data.input_dim);
+    spec.widths.insert(spec.widths.end(), c.model.hidden.begin(), c.model.hidden.end());
+    spec.widths.push_back(data.num_classes > 0 ? data.num_classes : 1);
+    spec.activation = c.model.activation;
+    spec.layer_norm = c.model.layer_norm;
+    spec.loss = data.num_classes > 0 ? LossKind::cross_entropy : LossKind::mse;
+    spec.weight_format = twin ? FormatId::fp32 : recipe_weight_format(c.precision.recipe);
+    spec.master_weights = twin || c.precision.master_weights;
+    return spec;
+}
+
+// "fc2.weight" -> 1, "ln1.gamma" -> 0: the Linear layer a parameter belongs to.
+int layer_of(const std::string& name) { return std::stoi(name.substr(2, name.find('.') - 2)) - 1; }
+
+void upload_rows(Backend& backend, const std::vector<float>& host, Tensor& t) { backend.upload(host.data(), t); }
+
+}  // namespace
+
+Trainer::Trainer(Backend& backend, const RunConfig& config, TrainerOptions options)
+    : backend_(backend),
+      config_(config),
+      options_(options),
+      data_(make_dataset(seeded(config.data, config.seed))),
+      sampler_(data_.train.rows, config.batch_size, batch_seed(config.seed)),
+      scaler_(config.scaler) {
+    validate(config_);
+    const int layers = static_cast<int>(config_.model.hidden.size()) + 1;
+    mixed_ = make_side(mlp_spec(config_, data_, false), mixed_pass_formats(config_.precision, layers));
+    initialise(*mixed_, init_seed(config_.seed));
+    if (config_.twin) {
+        twin_ = make_side(mlp_spec(config_, data_, true), twin_pass_formats(layers));
+        initialise(*twin_, init_seed(config_.seed));
+    }
+    if (options_.trace_nan) tracer_ = std::make_unique<NanTracer>(backend_);
+    const int width = data_.input_dim;
+    batch_x_ = backend_.allocate({config_.batch_size, width}, FormatId::fp32);
+    batch_y_ = backend_.allocate({config_.batch_size, 1}, FormatId::fp32);
+    test_x_ = backend_.allocate({data_.test.rows, width}, FormatId::fp32);
+    test_y_ = backend_.allocate({data_.test.rows, 1}, FormatId::fp32);
+    backend_.upload(data_.test.inputs.data(), test_x_);
+    std::vector<float> targets(static_cast<std::size_t>(data_.test.rows));
+    for (int i = 0; i < data_.test.rows; ++i)
+        targets[static_cast<std::size_t>(i)] = data_.num_classes > 0 ? static_cast<float>(data_.test.labels[i])
+                                                                      : data_.test.targets[i];
+    backend_.upload(targets.data(), test_y_);
+}
+
+Trainer::~Trainer() = default;
+
+std::unique_ptr<Trainer::Side> Trainer::make_side(const MlpSpec& spec, const PassFormats& formats) const {
+    auto side = std::unique_ptr<Side>(new Side{std::make_unique<Mlp>(backend_, spec), Optimizer(config_.optimizer),
+                                               formats, {}, {}, {}});
+    side->params = side->model->parameters();
+    side->backward_params.assign(side->params.rbegin(), side->params.rend());
+    for (const Parameter* p : side->backward_params) side->backward_layer.push_back(layer_of(p->name));
+    return side;
+}
+
+// Both sides draw from the same seed, so the twin starts from the very
+// weights the mixed run starts from (up to the FP16 rounding of fp16-pure).
+void Trainer::initialise(Side& side, std::uint64_t seed) {
+    Rng rng(seed);
+    const int layers = side.model->layer_count();
+    for (int i = 0; i < layers; ++i) {
+        Linear& linear = side.model->linears()[static_cast<std::size_t>(i)];
+        const Activation follows = i + 1 < layers ? config_.model.activation : Activation::identity;
+        const std::vector<float> w =
+            init_weights(config_.model.init, follows, linear.in_features(), linear.out_features(), rng);
+        set_parameter(backend_, linear.weight, w.data());
+    }
+}
+
+const Mlp& Trainer::model() const { return *mixed_->model; }
+const Mlp* Trainer::twin() const { return twin_ ? twin_->model.get() : nullptr; }
+
+const std::optional<NanReport>& Trainer::nan_report() const {
+    static const std::optional<NanReport> none;
+    return tracer_ ? tracer_->first() : none;
+}
+
+std::vector<std::string> Trainer::layer_names() const {
+    std::vector<std::string> names;
+    for (const Linear& l : mixed_->model->linears()) names.push_back(l.name());
+    return names;
+}
+
+void Trainer::load_batch(const std::vector<int>& rows) {
+    const auto width = static_cast<std::size_t>(data_.input_dim);
+    host_x_.resize(rows.size() * width);
+    host_y_.resize(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto r = static_cast<std::size_t>(rows[i]);
+        std::copy_n(data_.train.inputs.begin() + static_cast<std::ptrdiff_t>(r * width), width,
+                    host_x_.begin() + static_cast<std::ptrdiff_t>(i * width));
+        host_y_[i] = data_.num_classes > 0 ? static_cast<float>(data_.train.labels[r]) : data_.train.targets[r];
+    }
+    upload_rows(backend_, host_x_, batch_x_);
+    upload_rows(backend_, host_y_, batch_y_);
+}
+
+float Trainer::train_micro_batch(Side& side, float scale, bool first, OpObserver* observer) {
+    const float loss = side.model->forward(backend_, batch_x_, batch_y_, side.formats, observer);
+    side.model->backward(backend_, batch_x_, batch_y_, scale, observer);
+    accumulate_gradients(backend_, side.params, first);
+    if (tracer_ && observer)
+        for (Parameter* p : side.backward_params)
+            tracer_->check(Phase::backward, p->name, "grad_accumulate", p->grad_sum, &p->grad, scale);
+    return loss;
+}
+
+StepRecord Trainer::step() {
+    StepRecord record;
+    record.step = step_ + 1;
+    const float scale = scaler_.scale();
+    record.scale = scale;
+    record.lr = config_.optimizer.lr;
+    if (tracer_) tracer_->begin_step(record.step);
+    float loss = 0, loss_ref = 0;
+    for (int k = 0; k < config_.optimizer.accumulation; ++k) {
+        load_batch(sampler_.next());
+        loss += train_micro_batch(*mixed_, scale, k == 0, tracer_.get());
+        if (twin_) loss_ref += train_micro_batch(*twin_, 1.0f, k == 0, nullptr);
+    }
+    record.loss = loss / static_cast<float>(config_.optimizer.accumulation);
+    record.loss_ref = loss_ref / static_cast<float>(config_.optimizer.accumulation);
+    update_mixed(record, scale);
+    if (twin_) update_twin();
+    ++step_;
+    record_telemetry(record, scale);
+    evaluate(record);
+    return record;
+}
+
+void Trainer::update_mixed(StepRecord& record, float scale) {
+    Side& side = *mixed_;
+    int first_bad = -1;
+    const bool found_inf = unscale_gradients(backend_, side.backward_params, scale, &first_bad);
+    if (first_bad >= 0) record.first_nonfinite_layer = side.backward_layer[static_cast<std::size_t>(first_bad)];
+    if (tracer_)
+        for (Parameter* p : side.backward_params)
+            tracer_->check(Phase::unscale, p->name, "unscale", p->master_grad, &p->grad_sum, scale);
+    const ScalerEvent event = scaler_.update(found_inf);
+    record.found_inf = event.found_inf;
+    record.skipped = event.skipped;
+    record.backoff = event.backoff;
+    record.growth = event.growth;
+    record.growth_tracker = event.growth_tracker_after;
+    record.scale_after = event.scale_after;
+    if (event.skipped) {
+        record.grad_norm = global_grad_norm(backend_, side.params);
+        return;
+    }
+    const OptimizerStepResult result = side.optimizer.step(backend_, side.params);
+    record.grad_norm = result.grad_norm;
+    record.clipped = result.clipped;
+    record.lost_update_frac = result.nonzero_updates > 0 ? static_cast<float>(static_cast<double>(result.lost_updates) /
+                                                                              static_cast<double>(result.nonzero_updates))
+                                                         : 0.0f;
+    if (tracer_)
+        for (Parameter* p : side.params) tracer_->check(Phase::update, p->name, "update", p->value, &p->master_grad, scale);
+}
+
+void Trainer::update_twin() {
+    unscale_gradients(backend_, twin_->backward_params, 1.0f);
+    twin_->optimizer.step(backend_, twin_->params);
+}
+
+void Trainer::record_telemetry(StepRecord& record, float scale) {
+    const TelemetryConfig& t = config_.telemetry;
+    if (t.enabled) collect_layer_stats(backend_, *mixed_->model, scale, record.layers);
+    if (t.enabled && twin_) compare_with_twin(backend_, *mixed_->model, *twin_->model, record.layers);
+    histograms_.clear();
+    if (t.hist_every > 0 && record.step % t.hist_every == 0)
+        histograms_ = collect_histograms(backend_, *mixed_->model, scale);
+}
+
+// Mean test loss of one side, and its accuracy for classification.
+float Trainer::evaluate_side(Side& side, const PassFormats& formats, float* accuracy) {
+    const float loss = side.model->forward(backend_, test_x_, test_y_, formats);
+    if (data_.num_classes == 0) return loss;
+    const Tensor& probs = side.model->outputs();
+    std::vector<float> host(probs.size());
+    backend_.download(probs, host.data());
+    const auto classes = static_cast<std::size_t>(probs.cols());
+    int correct = 0;
+    for (int i = 0; i < probs.rows(); ++i) {
+        const auto row = host.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i) * classes);
+        const auto best = std::max_element(row, row + static_cast<std::ptrdiff_t>(classes)) - row;
+        correct += best == data_.test.labels[static_cast<std::size_t>(i)];
+    }
+    *accuracy = static_cast<float>(correct) / static_cast<float>(probs.rows());
+    return loss;
+}
+
+void Trainer::evaluate(StepRecord& record) {
+    if (record.step % config_.eval_every != 0 && record.step != config_.steps) return;
+    float acc = 0;
+    record.test_loss = evaluate_side(*mixed_, mixed_->formats, &acc);
+    if (data_.num_classes > 0) record.acc = acc;
+    if (!twin_) return;
+    record.test_loss_ref = evaluate_side(*twin_, twin_->formats, &acc);
+    if (data_.num_classes > 0) record.acc_ref = acc;
+}
+
+}  // namespace plab

@@ -1,0 +1,84 @@
+#pragma once
+// One training run: the mixed-precision model and, in lock-step, its exact
+// FP32 twin (same init, same batches), stepped as DESIGN.md "Mixed precision
+// semantics" describes:
+//   forward (policy formats) -> loss * S -> backward -> accumulate over
+//   micro-batches -> fused unscale + finite check -> clip -> skip or update
+//   -> scaler update -> telemetry.
+// The twin runs the same step in FP32 without scaling.
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "engine/amp/loss_scaler.h"
+#include "engine/backend/backend.h"
+#include "engine/data/dataset.h"
+#include "engine/model/mlp.h"
+#include "engine/optim/optimizer.h"
+#include "engine/train/batch_sampler.h"
+#include "engine/train/nan_tracer.h"
+#include "engine/train/run.h"
+#include "engine/train/telemetry.h"
+
+namespace plab {
+
+struct TrainerOptions {
+    bool trace_nan = false;  // check every op's output (NanTracer)
+};
+
+class Trainer final : public Run {
+public:
+    // Validates the config (plab::Error), makes the data, initialises both
+    // models from the seed. The backend must outlive the trainer.
+    Trainer(Backend& backend, const RunConfig& config, TrainerOptions options = {});
+    ~Trainer() override;
+
+    StepRecord step() override;
+    std::int64_t steps_done() const override { return step_; }
+    const RunConfig& config() const override { return config_; }
+    void apply(std::string_view assignment) override;
+    std::unique_ptr<Run> clone() const override;
+
+    // Of the last step: per-layer histograms when it was a histogram step.
+    const std::vector<LayerHistograms>& histograms() const { return histograms_; }
+    bool has_histograms() const { return !histograms_.empty(); }
+    // The first non-finite value the tracer saw (trace mode), if any.
+    const std::optional<NanReport>& nan_report() const;
+    const Mlp& model() const;
+    const Mlp* twin() const;
+    const LossScaler& scaler() const { return scaler_; }
+    const Dataset& data() const { return data_; }
+    // Layer names in model order ("fc1", ...), for record writers.
+    std::vector<std::string> layer_names() const;
+
+private:
+    struct Side;  // one model with its optimizer, formats and parameter lists
+    std::unique_ptr<Side> make_side(const MlpSpec& spec, const PassFormats& formats) const;
+    void initialise(Side& side, std::uint64_t seed);
+    float train_micro_batch(Side& side, float scale, bool first, OpObserver* observer);
+    void update_mixed(StepRecord& record, float scale);
+    void update_twin();
+    void record_telemetry(StepRecord& record, float scale);
+    void evaluate(StepRecord& record);
+    float evaluate_side(Side& side, const PassFormats& formats, float* accuracy);
+    void load_batch(const std::vector<int>& rows);
+    void apply_live(const RunConfig& next);
+    void copy_state_from(const Trainer& other);
+
+    Backend& backend_;
+    RunConfig config_;
+    TrainerOptions options_;
+    Dataset data_;
+    BatchSampler sampler_;
+    LossScaler scaler_;
+    std::unique_ptr<Side> mixed_;
+    std::unique_ptr<Side> twin_;  // null when the twin is off
+    std::unique_ptr<NanTracer> tracer_;
+    Tensor batch_x_, batch_y_, test_x_, test_y_;
+    std::vector<float> host_x_, host_y_;
+    std::vector<LayerHistograms> histograms_;
+    std::int64_t step_ = 0;
+};
+
+}  // namespace plab

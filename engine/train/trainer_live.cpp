@@ -1,0 +1,96 @@
+// Live edits and exact copies of a Trainer (the Session's forks and
+// checkpoints).
+#include <charconv>
+
+#include "engine/amp/precision_policy.h"
+#include "engine/common/error.h"
+#include "engine/common/field_check.h"
+#include "engine/train/preset_io.h"
+#include "engine/train/trainer.h"
+#include "engine/train/trainer_side.h"
+
+namespace plab {
+
+namespace {
+
+constexpr std::string_view kScalePath = "scaler.scale=";
+
+[[noreturn]] void reject_live(std::string_view path) {
+    throw Error(std::string(path) +
+                ": cannot change while a run is live (it would no longer match its twin or its seed); "
+                "reset the run with the new value");
+}
+
+// Fields that define the data, the model or the seed cannot change mid-run.
+void check_live_changes(const RunConfig& now, const RunConfig& next) {
+    if (next.seed != now.seed) reject_live("seed");
+    if (next.batch_size != now.batch_size) reject_live("batch_size");
+    if (!(next.data == now.data)) reject_live("data");
+    if (!(next.model == now.model)) reject_live("model");
+    if (recipe_weight_format(next.precision.recipe) != recipe_weight_format(now.precision.recipe))
+        reject_live("precision.recipe (to or from fp16-pure)");
+    if (next.precision.master_weights != now.precision.master_weights) reject_live("precision.master_weights");
+    if (next.twin && !now.twin) reject_live("twin");
+}
+
+float parse_scale(std::string_view text) {
+    float value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+        reject_field("scaler.scale", "\"" + std::string(text) + "\"", "a number, finite and > 0");
+    return value;
+}
+
+}  // namespace
+
+void Trainer::apply(std::string_view assignment) {
+    // The live scale is state, not config: "scaler.scale=1024" sets it now.
+    if (assignment.starts_with(kScalePath)) {
+        scaler_.set_scale(parse_scale(assignment.substr(kScalePath.size())));
+        return;
+    }
+    RunConfig next = config_;
+    apply_setting(next, assignment);
+    validate(next);
+    check_live_changes(config_, next);
+    apply_live(next);
+}
+
+void Trainer::apply_live(const RunConfig& next) {
+    if (!(next.scaler == config_.scaler)) scaler_.reconfigure(next.scaler);
+    if (!(next.optimizer == config_.optimizer)) {
+        mixed_->optimizer.reconfigure(next.optimizer);
+        if (twin_) twin_->optimizer.reconfigure(next.optimizer);
+    }
+    mixed_->formats = mixed_pass_formats(next.precision, mixed_->model->layer_count());
+    if (!next.twin) twin_.reset();
+    config_ = next;
+}
+
+std::unique_ptr<Run> Trainer::clone() const {
+    auto copy = std::make_unique<Trainer>(backend_, config_, options_);
+    copy->copy_state_from(*this);
+    return copy;
+}
+
+// Everything that evolves during a run, copied tensor by tensor (tensors are
+// handles: a plain copy would share storage).
+void Trainer::copy_state_from(const Trainer& other) {
+    auto copy_side = [this](Side& to, const Side& from) {
+        for (std::size_t i = 0; i < to.params.size(); ++i) {
+            backend_.convert(from.params[i]->value, to.params[i]->value);
+            if (!to.params[i]->master.empty()) backend_.convert(from.params[i]->master, to.params[i]->master);
+        }
+        to.optimizer.copy_state_from(backend_, from.optimizer);
+        to.formats = from.formats;
+    };
+    copy_side(*mixed_, *other.mixed_);
+    if (twin_ && other.twin_) copy_side(*twin_, *other.twin_);
+    if (!other.twin_) twin_.reset();
+    sampler_ = other.sampler_;
+    scaler_ = other.scaler_;
+    step_ = other.step_;
+    if (tracer_ && other.tracer_) tracer_->restore(other.tracer_->first());
+}
+
+}  // namespace plab

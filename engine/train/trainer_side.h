@@ -1,0 +1,22 @@
+#pragma once
+// Trainer's private parts shared by trainer.cpp and trainer_live.cpp: one
+// model with the optimizer, pass formats and parameter lists that go with it.
+#include <memory>
+#include <vector>
+
+#include "engine/model/mlp.h"
+#include "engine/optim/optimizer.h"
+#include "engine/train/trainer.h"
+
+namespace plab {
+
+struct Trainer::Side {
+    std::unique_ptr<Mlp> model;
+    Optimizer optimizer;
+    PassFormats formats;
+    std::vector<Parameter*> params;           // forward order (the optimizer's)
+    std::vector<Parameter*> backward_params;  // backward order (the first non-finite one is reported)
+    std::vector<int> backward_layer;          // Linear layer index of each backward_params entry
+};
+
+}  // namespace plab

@@ -1,0 +1,190 @@
+// plab run: train a preset headless and write its records.
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/common/error.h"
+#include "engine/common/number_text.h"
+#include "engine/train/preset_io.h"
+#include "engine/train/trainer.h"
+#include "ui/cli/commands.h"
+#include "ui/cli/progress_bar.h"
+#include "ui/cli/run_writer.h"
+
+namespace plab {
+
+namespace {
+
+// The preset with the command line's changes, in the order a user reads
+// them: the file, then each --set, then the dedicated flags.
+RunConfig resolve_config(const RunOptions& o) {
+    RunConfig config = load_preset(o.preset);
+    apply_settings(config, o.settings);
+    if (o.steps) config.steps = static_cast<int>(*o.steps);
+    if (o.seed) config.seed = *o.seed;
+    if (o.hist_every) config.telemetry.hist_every = *o.hist_every;
+    validate(config);
+    return config;
+}
+
+void check_options(const RunOptions& o) {
+    if (o.backend != "cpu")
+        throw Error("--backend: '" + o.backend +
+                    "' is not available in this build; allowed: cpu (the CUDA backend is not written yet)");
+    if (o.steps && (*o.steps < 1 || *o.steps > 10000000))
+        throw Error("--steps: " + std::to_string(*o.steps) + " is out of range; allowed 1..10000000");
+    if (o.hist_every && (*o.hist_every < 0 || *o.hist_every > 10000000))
+        throw Error("--hist-every: " + std::to_string(*o.hist_every) + " is out of range; allowed 0..10000000");
+    if (o.format == RecordFormat::csv && o.hist_every.value_or(0) > 0)
+        throw Error("--hist-every: histograms are written to JSON Lines only; use --format jsonl");
+}
+
+RunHeader make_header(const Trainer& trainer, const Backend& backend) {
+    RunHeader h;
+    h.config_json = run_config_to_json(trainer.config(), false);
+    h.layer_names = trainer.layer_names();
+    for (const Linear& l : trainer.model().linears())
+        h.layer_shapes.push_back(std::to_string(l.in_features()) + "x" + std::to_string(l.out_features()));
+    h.backend = backend.name();
+    h.twin = trainer.twin() != nullptr;
+    return h;
+}
+
+struct Totals {
+    std::int64_t overflows = 0, skipped = 0, backoffs = 0, growths = 0;
+    StepRecord last;
+    std::optional<float> acc, acc_ref;
+};
+
+std::string percent(float x) { return significant_text(100.0 * x, 4) + "%"; }
+
+std::string summary(const RunConfig& c, const Totals& t, double seconds, const std::string& out_name) {
+    const double rate = seconds > 0 ? static_cast<double>(t.last.step) / seconds : 0;
+    std::string s = c.name + ": " + std::to_string(t.last.step) + " steps in " + significant_text(seconds, 3) +
+                    " s (" + std::to_string(static_cast<long>(rate)) + " steps/s)\n";
+    s += "  loss " + significant_text(t.last.loss, 4);
+    if (c.twin) s += " (FP32 twin " + significant_text(t.last.loss_ref, 4) + ")";
+    if (t.acc) s += ", test accuracy " + percent(*t.acc);
+    if (t.acc_ref) s += " (twin " + percent(*t.acc_ref) + ")";
+    s += "\n  loss scale " + power_of_two_text(t.last.scale_after) + ", " + std::to_string(t.overflows) +
+         " overflows, " + std::to_string(t.skipped) + " skipped steps, " + std::to_string(t.backoffs) +
+         " backoffs, " + std::to_string(t.growths) + " growths\n";
+    s += "  records: " + out_name + "\n";
+    return s;
+}
+
+void count(Totals& t, const StepRecord& r) {
+    t.overflows += r.found_inf;
+    t.skipped += r.skipped;
+    t.backoffs += r.backoff;
+    t.growths += r.growth;
+    if (r.acc) t.acc = r.acc;
+    if (r.acc_ref) t.acc_ref = r.acc_ref;
+    t.last = r;
+}
+
+std::string progress_detail(const StepRecord& r) {
+    return "loss " + significant_text(r.loss, 4) + "  scale " + power_of_two_text(r.scale_after);
+}
+
+}  // namespace
+
+int run_training(const RunOptions& o, std::ostream& records, std::ostream& log, bool progress) {
+    check_options(o);
+    const RunConfig config = resolve_config(o);
+    if (o.dump_preset) {
+        records << run_config_to_json(config, true) << '\n';
+        return 0;
+    }
+    CpuBackend backend;
+    Trainer trainer(backend, config, {.trace_nan = o.trace_nan});
+    const auto writer = make_run_writer(o.format, records);
+    writer->header(make_header(trainer, backend));
+    ProgressBar bar(log, config.steps, progress);
+    Totals totals;
+    const auto start = std::chrono::steady_clock::now();
+    bool nan_reported = false;
+    for (int i = 0; i < config.steps; ++i) {
+        const auto before = std::chrono::steady_clock::now();
+        StepRecord r = trainer.step();
+        std::optional<double> micros;
+        if (o.timing)
+            micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - before).count();
+        writer->step(r, micros);
+        if (trainer.has_histograms()) writer->histograms(r.step, trainer.histograms());
+        count(totals, r);
+        bar.update(r.step, progress_detail(r));
+        if (!nan_reported && trainer.nan_report()) {
+            nan_reported = true;
+            writer->nan(*trainer.nan_report());
+            bar.finish();
+            log << "plab: " << trainer.nan_report()->diagnosis << '\n';
+            if (!o.continue_on_nan) {
+                writer->flush();
+                log << "plab: stopped at the first non-finite value (--continue-on-nan goes on)\n";
+                return 3;
+            }
+        }
+    }
+    writer->flush();
+    bar.finish();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!o.quiet) log << summary(config, totals, seconds, o.out.empty() ? "standard output" : o.out);
+    return 0;
+}
+
+void add_run_command(CLI::App& app) {
+    auto options = std::make_shared<RunOptions>();
+    CLI::App* cmd = app.add_subcommand("run", "Train a preset headless and write its per-step records");
+    cmd->description(
+        "Train a preset headless and write its per-step records.\n"
+        "The mixed-precision model and its exact FP32 twin train in lock-step on the CPU's exact emulation;\n"
+        "every step writes one record (loss, loss scale, overflow/skip events, per-layer telemetry).\n"
+        "Records are JSON Lines (documented in docs/telemetry.md) or CSV.\n\n"
+        "Examples:\n"
+        "  plab run                                         the default preset, records to standard output\n"
+        "  plab run --preset scaler-sawtooth --out saw.jsonl\n"
+        "  plab run --set scaler.init_scale=1024 --set optimizer.lr=0.005 --steps 500 --format csv --out run.csv\n"
+        "  plab run --preset spirals-amp-fp16 --dump-preset  the fully resolved preset, nothing run\n"
+        "  plab run --trace-nan --set scaler.kind=none --set precision.recipe=fp16-pure\n"
+        "Exit codes: 0 done; 2 bad input (the message names the field); 3 --trace-nan found a NaN/Inf.");
+    cmd->add_option("--preset", options->preset, "Preset name (see 'plab presets') or a .json file")
+        ->default_val("spirals-amp-fp16");
+    cmd->add_option("--steps", options->steps, "Optimizer steps (overrides the preset's 'steps')");
+    cmd->add_option("--set", options->settings,
+                    "Change one preset field: KEY.PATH=VALUE, e.g. scaler.growth_interval=100 (repeatable)");
+    cmd->add_option("--backend", options->backend, "Where to train: cpu (exact emulation)")->default_val("cpu");
+    cmd->add_option("--seed", options->seed, "Seed for data, init and batch order (overrides the preset's)");
+    cmd->add_option("--out", options->out, "Write records to FILE instead of standard output");
+    cmd->add_option("--format", options->format, "Record format: jsonl or csv")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, RecordFormat>{{"jsonl", RecordFormat::jsonl}, {"csv", RecordFormat::csv}}));
+    cmd->add_option("--hist-every", options->hist_every,
+                    "Write log2 gradient/activation histograms every K steps (JSON Lines; 0 = never)");
+    cmd->add_flag("--trace-nan", options->trace_nan,
+                  "Check every op's output; report the first NaN/Inf (step, phase, layer, op) and stop (exit 3)");
+    cmd->add_flag("--continue-on-nan", options->continue_on_nan, "With --trace-nan: report, then keep training");
+    cmd->add_flag("--dump-preset", options->dump_preset, "Print the fully resolved preset as JSON and exit");
+    cmd->add_flag("--timing", options->timing, "Add each step's wall time (time_us) to its record");
+    cmd->add_flag("--quiet", options->quiet, "No summary on standard error");
+    cmd->callback([options] {
+        const bool tty = isatty(STDERR_FILENO) != 0;
+        int code = 0;
+        if (options->out.empty() || options->dump_preset) {
+            code = run_training(*options, std::cout, std::cerr, tty && !options->dump_preset);
+        } else {
+            std::ofstream file(options->out, std::ios::binary);
+            if (!file) throw Error("--out: cannot write '" + options->out + "'");
+            code = run_training(*options, file, std::cerr, tty);
+        }
+        if (code != 0) throw CommandExit(code);
+    });
+}
+
+}  // namespace plab

@@ -1,0 +1,197 @@
+#include "ui/cli/run_writer.h"
+
+#include <ostream>
+
+#include "engine/common/number_text.h"
+#include "engine/model/op_observer.h"
+#include "ui/cli/json_line.h"
+#include "ui/present/step_fields.h"
+
+namespace plab {
+
+namespace {
+
+constexpr std::size_t kFlushBytes = 1 << 16;
+
+// Step fields into a JsonLine: objects nest, layers become an array of
+// objects that start with their "name".
+class JsonSink {
+public:
+    explicit JsonSink(JsonLine& j) : j_(j) {}
+    void number(std::string_view k, float v) { j_.number(k, v); }
+    void integer(std::string_view k, std::int64_t v) { j_.integer(k, v); }
+    void boolean(std::string_view k, bool v) { j_.boolean(k, v); }
+    void missing(std::string_view) {}  // absent keys are left out of JSON
+    void begin(std::string_view k) { j_.begin_object(k); }
+    void end() { j_.end_object(); }
+    void begin_list(std::string_view k) { j_.begin_array(k); }
+    void end_list() { j_.end_array(); }
+    void begin_item(std::string_view name) { j_.begin_object().string("name", name); }
+    void end_item() { j_.end_object(); }
+
+private:
+    JsonLine& j_;
+};
+
+// Trailing zero bins are dropped and leading ones counted in "first_bin", so
+// a histogram line holds only the occupied range.
+void write_histogram(JsonLine& j, std::string_view key, const Log2Histogram& h) {
+    j.begin_object(key).integer("zeros", h.zeros).integer("nans", h.nans).integer("pos_infs", h.pos_infs).integer(
+        "neg_infs", h.neg_infs);
+    int first = 0, last = Log2Histogram::kBins;
+    while (first < last && h.bins[static_cast<std::size_t>(first)] == 0) ++first;
+    while (last > first && h.bins[static_cast<std::size_t>(last - 1)] == 0) --last;
+    j.integer("first_bin", first).begin_array("bins");
+    for (int i = first; i < last; ++i) j.integer({}, h.bins[static_cast<std::size_t>(i)]);
+    j.end_array().end_object();
+}
+
+class JsonlWriter final : public RunWriter {
+public:
+    explicit JsonlWriter(std::ostream& out) : out_(out) {}
+    ~JsonlWriter() override { flush(); }
+
+    void header(const RunHeader& h) override {
+        layer_names_ = h.layer_names;
+        twin_ = h.twin;
+        JsonLine j(buffer_);
+        j.string("type", "run").integer("version", 1).string("backend", h.backend).raw("config", h.config_json);
+        j.begin_array("layers");
+        for (std::size_t i = 0; i < h.layer_names.size(); ++i)
+            j.begin_object().string("name", h.layer_names[i]).string("shape", h.layer_shapes[i]).end_object();
+        j.end_array();
+        j.begin_object("histogram").integer("low_log2", Log2Histogram::kLowExponent)
+            .integer("bins_per_binade", Log2Histogram::kBinsPerBinade).integer("bins", Log2Histogram::kBins).end_object();
+    }
+
+    void step(const StepRecord& r, std::optional<double> micros) override {
+        {
+            JsonLine j(buffer_);
+            j.string("type", "step");
+            JsonSink sink(j);
+            visit_step(r, layer_names_, twin_, sink);
+            if (micros) j.number("time_us", *micros);
+        }
+        maybe_flush();
+    }
+
+    void histograms(std::int64_t step, const std::vector<LayerHistograms>& layers) override {
+        {
+            JsonLine j(buffer_);
+            j.string("type", "hist").integer("step", step).begin_array("layers");
+            for (std::size_t i = 0; i < layers.size(); ++i) {
+                const LayerHistograms& h = layers[i];
+                j.begin_object().string("name", layer_names_[i]);
+                write_histogram(j, "weight", h.weight);
+                write_histogram(j, "grad", h.grad);
+                write_histogram(j, "grad_unscaled", h.grad_unscaled);
+                write_histogram(j, "act", h.act);
+                write_histogram(j, "act_grad", h.act_grad);
+                write_histogram(j, "act_grad_unscaled", h.act_grad_unscaled);
+                j.end_object();
+            }
+            j.end_array();
+        }
+        maybe_flush();
+    }
+
+    void nan(const NanReport& r) override {
+        JsonLine j(buffer_);
+        j.string("type", "nan").integer("step", r.step).string("phase", phase_name(r.phase)).string("layer", r.layer)
+            .string("op", r.op).string("format", format_name(r.format)).integer("nans", r.nans).integer("infs", r.infs)
+            .number("input_amax", r.input_amax).number("scale", r.loss_scale).string("diagnosis", r.diagnosis);
+    }
+
+    void flush() override {
+        out_ << buffer_;
+        out_.flush();
+        buffer_.clear();
+    }
+
+private:
+    void maybe_flush() {
+        if (buffer_.size() >= kFlushBytes) flush();
+    }
+    std::ostream& out_;
+    std::string buffer_;
+    std::vector<std::string> layer_names_;
+    bool twin_ = false;
+};
+
+// Step fields as one CSV row; the first row's walk also names the columns
+// ("fc1.grad.fp16.underflow"). Absent values are empty cells.
+class CsvSink {
+public:
+    CsvSink(std::string& row, std::string* header) : row_(row), header_(header) {}
+    void number(std::string_view k, float v) { cell(k, shortest_text(v)); }
+    void integer(std::string_view k, std::int64_t v) { cell(k, std::to_string(v)); }
+    void boolean(std::string_view k, bool v) { cell(k, v ? "1" : "0"); }
+    void missing(std::string_view k) { cell(k, ""); }
+    void begin(std::string_view k) { push(k); }
+    void end() { pop(); }
+    void begin_list(std::string_view) {}
+    void end_list() {}
+    void begin_item(std::string_view name) { push(name); }
+    void end_item() { pop(); }
+
+private:
+    void push(std::string_view k) { prefix_.push_back(std::string(k)); }
+    void pop() { prefix_.pop_back(); }
+    void cell(std::string_view k, const std::string& value) {
+        if (!first_) row_ += ',';
+        row_ += value;
+        if (header_) {
+            if (!first_) *header_ += ',';
+            for (const std::string& p : prefix_) *header_ += p + '.';
+            *header_ += k;
+        }
+        first_ = false;
+    }
+    std::string& row_;
+    std::string* header_;
+    std::vector<std::string> prefix_;
+    bool first_ = true;
+};
+
+class CsvWriter final : public RunWriter {
+public:
+    explicit CsvWriter(std::ostream& out) : out_(out) {}
+    ~CsvWriter() override { flush(); }
+    void header(const RunHeader& h) override {
+        layer_names_ = h.layer_names;
+        twin_ = h.twin;
+    }
+    void step(const StepRecord& r, std::optional<double> micros) override {
+        std::string row, header;
+        CsvSink sink(row, wrote_header_ ? nullptr : &header);
+        visit_step(r, layer_names_, twin_, sink);
+        if (micros) sink.number("time_us", static_cast<float>(*micros));
+        if (!wrote_header_) buffer_ += header + '\n';
+        wrote_header_ = true;
+        buffer_ += row + '\n';
+        if (buffer_.size() >= kFlushBytes) flush();
+    }
+    void histograms(std::int64_t, const std::vector<LayerHistograms>&) override {}  // JSON Lines only
+    void nan(const NanReport&) override {}  // reported on stderr; CSV rows have no room for it
+    void flush() override {
+        out_ << buffer_;
+        out_.flush();
+        buffer_.clear();
+    }
+
+private:
+    std::ostream& out_;
+    std::string buffer_;
+    std::vector<std::string> layer_names_;
+    bool twin_ = false;
+    bool wrote_header_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<RunWriter> make_run_writer(RecordFormat format, std::ostream& out) {
+    if (format == RecordFormat::csv) return std::make_unique<CsvWriter>(out);
+    return std::make_unique<JsonlWriter>(out);
+}
+
+}  // namespace plab

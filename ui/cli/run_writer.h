@@ -1,0 +1,42 @@
+#pragma once
+// Writers of a run's records: JSON Lines (the documented format, see
+// docs/telemetry.md) and CSV (one row per step, the same fields flattened).
+// Both are driven by ui/present/step_fields.h, so they list the same fields.
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/train/nan_tracer.h"
+#include "engine/train/step_record.h"
+#include "engine/train/telemetry.h"
+
+namespace plab {
+
+struct RunHeader {
+    std::string config_json;  // the resolved config, one line
+    std::vector<std::string> layer_names;
+    std::vector<std::string> layer_shapes;  // "2x64"
+    std::string backend;
+    bool twin = false;
+};
+
+class RunWriter {
+public:
+    virtual ~RunWriter() = default;
+    virtual void header(const RunHeader& header) = 0;
+    // `micros`: the step's wall time, written only when given (--timing), so
+    // that two runs of one seed are byte-identical otherwise.
+    virtual void step(const StepRecord& record, std::optional<double> micros = std::nullopt) = 0;
+    virtual void histograms(std::int64_t step, const std::vector<LayerHistograms>& layers) = 0;
+    virtual void nan(const NanReport& report) = 0;
+    virtual void flush() = 0;
+};
+
+enum class RecordFormat { jsonl, csv };
+
+// The writer keeps a reference to `out`; it buffers and writes in large blocks.
+std::unique_ptr<RunWriter> make_run_writer(RecordFormat format, std::ostream& out);
+
+}  // namespace plab
