@@ -194,7 +194,7 @@ void Session::advance() {
     try {
         if (should_step(main_)) {
             main_.log.append(main_.run->step());
-            checkpoints_.after_step(*main_.run);
+            checkpoints_.after_step(*main_.run, main_.log.edits().size());
         }
         label = "fork: ";
         if (fork_ && should_step(*fork_)) fork_->log.append(fork_->run->step());

@@ -12,10 +12,10 @@ CheckpointStore::CheckpointStore(int every, int max_count) : every_(every) {
     max_count_ = static_cast<std::size_t>(max_count);
 }
 
-void CheckpointStore::after_step(const Run& run) {
+void CheckpointStore::after_step(const Run& run, std::size_t edits_held) {
     const std::int64_t step = run.steps_done();
     if (max_count_ == 0 || step % every_ != 0) return;
-    kept_.push_back(Checkpoint{step, run.clone()});
+    kept_.push_back(Checkpoint{step, edits_held, run.clone()});
     thin();
 }
 
@@ -38,9 +38,9 @@ void CheckpointStore::thin() {
     }
 }
 
-const Run* CheckpointStore::at_or_before(std::int64_t step) const {
+const CheckpointStore::Checkpoint* CheckpointStore::at_or_before(std::int64_t step) const {
     for (auto it = kept_.rbegin(); it != kept_.rend(); ++it) {
-        if (it->step <= step) return it->run.get();
+        if (it->step <= step) return &*it;
     }
     return nullptr;
 }
@@ -55,10 +55,11 @@ std::vector<std::int64_t> CheckpointStore::steps() const {
 std::unique_ptr<Run> restore_run(const CheckpointStore& checkpoints, const RunFactory& factory,
                                  const RunConfig& config, const EditList& edits, std::int64_t at_step,
                                  const std::function<bool()>& cancelled) {
-    const Run* base = checkpoints.at_or_before(at_step);
-    std::unique_ptr<Run> run = base != nullptr ? base->clone() : factory(config);
-    std::size_t next = 0;  // edits are in step order
-    while (next < edits.size() && edits[next].step < run->steps_done()) ++next;
+    const CheckpointStore::Checkpoint* base = checkpoints.at_or_before(at_step);
+    std::unique_ptr<Run> run = base != nullptr ? base->run->clone() : factory(config);
+    // By count, not by step: edits made at the checkpoint's own step may or
+    // may not be in the clone, and only the count taken with it says which.
+    std::size_t next = base != nullptr ? base->edits_held : 0;  // edits are in step order
     for (;;) {
         for (; next < edits.size() && edits[next].step == run->steps_done(); ++next) {
             run->apply(edits[next].assignment);

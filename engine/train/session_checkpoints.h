@@ -1,6 +1,7 @@
 #pragma once
 // Checkpoints of a Session's main run, and rebuilding the run as it was at a
 // past step from them (forks).
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -19,18 +20,22 @@ class CheckpointStore {
 public:
     CheckpointStore(int every, int max_count);  // throws plab::Error: every >= 1, max_count >= 0
 
-    // After each step of the main run, before any command at that boundary
-    // (so edits logged at a checkpoint's step are not in it).
-    void after_step(const Run& run);
-    void clear() { kept_.clear(); }
-    const Run* at_or_before(std::int64_t step) const;  // nullptr: none
-    std::vector<std::int64_t> steps() const;            // oldest first
-
-private:
     struct Checkpoint {
         std::int64_t step;
+        // How many of the main run's logged edits the clone already carries:
+        // replays resume at this index, whichever side of the edits made at
+        // `step` the clone was taken.
+        std::size_t edits_held;
         std::unique_ptr<Run> run;
     };
+
+    // After each step of the main run; `edits_held` = its log's edit count then.
+    void after_step(const Run& run, std::size_t edits_held);
+    void clear() { kept_.clear(); }
+    const Checkpoint* at_or_before(std::int64_t step) const;  // nullptr: none
+    std::vector<std::int64_t> steps() const;                   // oldest first
+
+private:
     void thin();
 
     int every_;
@@ -40,7 +45,8 @@ private:
 
 // The main run as it was at `at_step` with every edit logged at steps <=
 // at_step applied: the nearest checkpoint at or before it (or a fresh run
-// from `factory`) stepped forward with `edits` replayed at their steps.
+// from `factory`) stepped forward with the edits it does not hold yet
+// replayed at their steps.
 // Returns nullptr when `cancelled()` turns true between steps.
 std::unique_ptr<Run> restore_run(const CheckpointStore& checkpoints, const RunFactory& factory,
                                  const RunConfig& config, const EditList& edits, std::int64_t at_step,

@@ -64,7 +64,7 @@ TEST(ShippedPresets, DefaultIsSpiralsAmpFp16WithPytorchScaler) {
     EXPECT_EQ(c.data.kind, DatasetKind::spirals);
     EXPECT_EQ(c.data.classes, 3);
     EXPECT_EQ(c.data.samples, 1536);
-    EXPECT_EQ(c.data.noise, 0.1);
+    EXPECT_EQ(c.data.noise, 0.05);
     EXPECT_EQ(c.data.seed, c.seed);
     EXPECT_EQ(c.model.hidden, (std::vector<int>{64, 64}));
     EXPECT_EQ(c.model.activation, Activation::relu);

@@ -6,11 +6,13 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "engine/common/error.h"
 #include "engine/train/session.h"
+#include "engine/train/session_checkpoints.h"
 #include "train/fake_run.h"
 
 namespace plab {
@@ -290,6 +292,57 @@ TEST(Session, ForkEqualsAFreshReplayFromSparseThinnedCheckpoints) { expect_forks
 TEST(Session, ForkEqualsAFreshReplayFromACheckpointAtAnEditedStep) { expect_forks_equal_fresh_replays(4, 100); }
 
 TEST(Session, ForkEqualsAFreshReplayWithoutCheckpoints) { expect_forks_equal_fresh_replays(1, 0); }
+
+// A FakeRun that counts the edits applied to it over its whole history
+// (clones included), so an edit replayed twice shows even when it is
+// idempotent.
+class CountingRun : public FakeRun {
+public:
+    using FakeRun::FakeRun;
+    void apply(std::string_view assignment) override {
+        FakeRun::apply(assignment);
+        ++applied;
+    }
+    std::unique_ptr<Run> clone() const override { return std::make_unique<CountingRun>(*this); }
+    int applied = 0;
+};
+
+// restore_run resumes the replay at the edits a checkpoint does not hold,
+// whichever side of the edits made at its own step it was taken.
+TEST(CheckpointStore, RestoreReplaysExactlyTheEditsTheCloneLacks) {
+    const RunConfig config = small_config();
+    auto script = std::make_shared<const FakeScript>();
+    RunFactory factory = [script](const RunConfig& c) -> std::unique_ptr<plab::Run> {
+        return std::make_unique<CountingRun>(c, script);
+    };
+    auto never = [] { return false; };
+    EditList edits;
+    CountingRun main(config, script);
+    CheckpointStore before(4, 10);  // clones taken before the step-4 edits
+    CheckpointStore after(4, 10);   // clones taken once they were made
+    for (int i = 0; i < 4; ++i) main.step();
+    before.after_step(main, edits.size());
+    for (const char* a : {"scaler.growth_interval=3", "optimizer.lr=0.5"}) {
+        main.apply(a);
+        edits.push_back({4, a});
+    }
+    after.after_step(main, edits.size());
+    main.step();
+    main.apply("optimizer.lr=0.25");
+    edits.push_back({5, "optimizer.lr=0.25"});
+
+    for (const CheckpointStore* store : {&before, &after}) {
+        for (std::int64_t at : {4, 5, 6}) {
+            SCOPED_TRACE("restore at " + std::to_string(at) + (store == &before ? " (before)" : " (after)"));
+            const auto run = restore_run(*store, factory, config, edits, at, never);
+            ASSERT_NE(run, nullptr);
+            EXPECT_EQ(run->steps_done(), at);
+            EXPECT_EQ(run->config().scaler.growth_interval, 3);
+            EXPECT_EQ(run->config().optimizer.lr, at >= 5 ? 0.25f : 0.5f);
+            EXPECT_EQ(static_cast<const CountingRun&>(*run).applied, at >= 5 ? 3 : 2);
+        }
+    }
+}
 
 TEST(Session, ForkedRecordsDifferFromTheMainRun) {  // the comparison above can tell runs apart
     const RunConfig config = small_config();

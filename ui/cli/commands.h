@@ -47,6 +47,13 @@ struct RunOptions {
     bool quiet = false;
 };
 
+struct BenchOptions {
+    std::string preset = "spirals-amp-fp16";
+    int steps = 1000;
+    int rounds = 3;
+    bool json = false;
+};
+
 // A command that finished with a non-zero exit code that is not an error
 // message (plab run's 3 after --trace-nan found a NaN).
 struct CommandExit : std::runtime_error {
@@ -57,6 +64,7 @@ struct CommandExit : std::runtime_error {
 void add_bits_command(CLI::App& app);
 void add_ranges_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
 void add_presets_command(CLI::App& app);
 
 // The commands themselves, on explicit streams (tests call these directly).
@@ -64,6 +72,7 @@ void run_bits(const BitsOptions& options, std::istream& in, std::ostream& out, b
 void run_ranges(const RangesOptions& options, std::ostream& out);
 // Returns the exit code (0, or 3 when --trace-nan stopped the run); throws
 // plab::Error on bad input. `progress` draws a progress bar on `log`.
+void run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log);
 int run_training(const RunOptions& options, std::ostream& records, std::ostream& log, bool progress);
 
 }  // namespace plab

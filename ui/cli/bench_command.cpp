@@ -1,0 +1,120 @@
+// plab bench: training speed of the default preset and the cost of its
+// parts, measured in one run so the ratios hold on a noisy machine.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/common/error.h"
+#include "engine/common/number_text.h"
+#include "engine/train/preset_io.h"
+#include "engine/train/trainer.h"
+#include "ui/cli/commands.h"
+#include "ui/cli/json_line.h"
+
+namespace plab {
+
+namespace {
+
+struct Variant {
+    const char* name;
+    const char* what;
+    Recipe recipe;
+    bool twin;
+    bool telemetry;
+};
+
+// The variants the speed targets compare. The first is the preset
+// as shipped (histograms too); the others isolate one cost each.
+constexpr Variant kVariants[] = {
+    {"default", "preset as shipped: twin, telemetry, histograms", Recipe::amp_fp16, true, true},
+    {"amp_fp16", "AMP FP16 emulation alone (twin and telemetry off)", Recipe::amp_fp16, false, false},
+    {"fp32", "plain FP32 (twin and telemetry off)", Recipe::fp32, false, false},
+    {"amp_fp16_telemetry", "AMP FP16 with per-step telemetry (twin off)", Recipe::amp_fp16, false, true},
+};
+
+RunConfig variant_config(const RunConfig& base, const Variant& v, int steps) {
+    RunConfig c = base;
+    c.steps = steps;
+    c.eval_every = steps;  // one evaluation, at the end, for every variant alike
+    c.twin = v.twin;
+    c.telemetry.enabled = v.telemetry;
+    if (!v.telemetry) c.telemetry.hist_every = 0;
+    if (v.recipe != c.precision.recipe) {
+        c.precision.recipe = v.recipe;
+        c.scaler.kind = recipe_default_scaler(v.recipe);
+    }
+    return c;
+}
+
+double seconds_for(Backend& backend, const RunConfig& config) {
+    Trainer trainer(backend, config);
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < config.steps; ++i) (void)trainer.step();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct Timing {
+    std::vector<double> seconds;  // one per round
+    double best() const { return *std::min_element(seconds.begin(), seconds.end()); }
+};
+
+}  // namespace
+
+void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
+    if (o.steps < 10 || o.steps > 1000000)
+        throw Error("--steps: " + std::to_string(o.steps) + " is out of range; allowed 10..1000000");
+    if (o.rounds < 1 || o.rounds > 100)
+        throw Error("--rounds: " + std::to_string(o.rounds) + " is out of range; allowed 1..100");
+    const RunConfig base = load_preset(o.preset);
+    CpuBackend backend;
+    std::vector<Timing> timings(std::size(kVariants));
+    // Rounds interleave the variants, so a burst of load hits all of them;
+    // the best round of each is its figure.
+    for (int round = 0; round < o.rounds; ++round)
+        for (std::size_t v = 0; v < std::size(kVariants); ++v) {
+            if (!o.json) log << "round " << round + 1 << "/" << o.rounds << ": " << kVariants[v].name << '\n';
+            timings[v].seconds.push_back(seconds_for(backend, variant_config(base, kVariants[v], o.steps)));
+        }
+    auto rate = [&](std::size_t v) { return o.steps / timings[v].best(); };
+    const double amp_vs_fp32 = timings[1].best() / timings[2].best();
+    const double telemetry_overhead = timings[3].best() / timings[1].best() - 1.0;
+    if (o.json) {
+        std::string line;
+        {
+            JsonLine j(line);
+            j.string("preset", base.name).integer("steps", o.steps).integer("rounds", o.rounds);
+            j.begin_object("steps_per_s");
+            for (std::size_t v = 0; v < std::size(kVariants); ++v) j.number(kVariants[v].name, rate(v));
+            j.end_object();
+            j.number("amp_fp16_time_vs_fp32", amp_vs_fp32).number("telemetry_overhead", telemetry_overhead);
+        }
+        out << line;
+        return;
+    }
+    out << "preset " << base.name << ", " << o.steps << " steps per run, best of " << o.rounds << " rounds\n";
+    for (std::size_t v = 0; v < std::size(kVariants); ++v)
+        out << "  " << significant_text(rate(v), 5) << " steps/s  " << kVariants[v].name << ": " << kVariants[v].what
+            << '\n';
+    out << "  AMP FP16 emulation costs " << significant_text(amp_vs_fp32, 3) << "x plain FP32's time\n";
+    out << "  telemetry adds " << significant_text(100.0 * telemetry_overhead, 3) << "% to an AMP FP16 step\n";
+}
+
+void add_bench_command(CLI::App& app) {
+    auto options = std::make_shared<BenchOptions>();
+    CLI::App* cmd = app.add_subcommand("bench", "Measure training speed and the cost of emulation and telemetry");
+    cmd->description(
+        "Measure training speed on this machine: the preset as shipped (twin, telemetry, histograms),\n"
+        "AMP FP16 emulation alone, plain FP32, and AMP FP16 with telemetry, interleaved over several rounds\n"
+        "(best round counts), then the ratios: AMP emulation time over FP32 time, telemetry overhead.\n\n"
+        "Examples:\n  plab bench\n  plab bench --json --steps 2000 --rounds 5");
+    cmd->add_option("--preset", options->preset, "Preset to measure")->default_val("spirals-amp-fp16");
+    cmd->add_option("--steps", options->steps, "Steps per measured run")->default_val(1000);
+    cmd->add_option("--rounds", options->rounds, "Interleaved rounds; the best counts")->default_val(3);
+    cmd->add_flag("--json", options->json, "One JSON object instead of text");
+    cmd->callback([options] { run_bench(*options, std::cout, std::cerr); });
+}
+
+}  // namespace plab
