@@ -5,6 +5,7 @@
 // Sizes: 4096 (a typical tensor of the lab's MLPs, in L1) and 2^20 (L2/L3).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -63,6 +64,37 @@ void stats(benchmark::State& state, std::size_t n, plab::StatsPath path, double 
     set_items(state, n);
 }
 
+// A gradient and its unscaled view in one pass (what telemetry runs per step).
+void stats_pair(benchmark::State& state, std::size_t n, plab::StatsPath path, double divisor) {
+    const auto& in = inputs();
+    for (auto _ : state) {
+        plab::TensorStatsPair s = plab::compute_tensor_stats_pair(in.data(), n, divisor, path);
+        benchmark::DoNotOptimize(s);
+    }
+    set_items(state, n);
+}
+
+// Post-ReLU activations: half exact zeros, the rest of order one.
+const std::vector<float>& relu_inputs() {
+    static const std::vector<float> v = [] {
+        std::mt19937 rng(2);
+        std::normal_distribution<float> gauss(0.0f, 1.0f);
+        std::vector<float> x(kMaxElements);
+        for (auto& e : x) e = std::max(gauss(rng), 0.0f);
+        return x;
+    }();
+    return v;
+}
+
+void stats_relu(benchmark::State& state, std::size_t n, plab::StatsPath path) {
+    const auto& in = relu_inputs();
+    for (auto _ : state) {
+        plab::TensorStats s = plab::compute_tensor_stats(in.data(), n, 1.0, path);
+        benchmark::DoNotOptimize(s);
+    }
+    set_items(state, n);
+}
+
 void count_non_finite(benchmark::State& state, std::size_t n) {
     const auto& in = inputs();
     for (auto _ : state) benchmark::DoNotOptimize(plab::count_non_finite(in.data(), n));
@@ -94,6 +126,8 @@ void register_all() {
             const std::string name = std::string(plab::stats_path_name(p));
             benchmark::RegisterBenchmark(("stats/" + name + size).c_str(), stats, n, p, 1.0);
             benchmark::RegisterBenchmark(("stats_unscaled/" + name + size).c_str(), stats, n, p, 65536.0);
+            benchmark::RegisterBenchmark(("stats_pair/" + name + size).c_str(), stats_pair, n, p, 65536.0);
+            benchmark::RegisterBenchmark(("stats_relu/" + name + size).c_str(), stats_relu, n, p);
         }
         benchmark::RegisterBenchmark(("count_non_finite" + size).c_str(), count_non_finite, n);
         benchmark::RegisterBenchmark(("finite_amax" + size).c_str(), finite_amax, n);

@@ -37,4 +37,13 @@ PLAB_HD float activation_slope(Activation a, float x) {
     return 1.0f;
 }
 
+// dL/dx from dL/dy = dy. ReLU passes dy where x > 0 and gives +0 elsewhere,
+// as PyTorch's threshold_backward does (a NaN or Inf dy where x <= 0 does not
+// leak through as NaN); the select also vectorises where a multiply by a
+// 0/1 slope compiled to a mispredicted branch.
+PLAB_HD float activation_grad(Activation a, float x, float dy) {
+    if (a == Activation::relu) return x > 0.0f ? dy : 0.0f;
+    return dy * activation_slope(a, x);
+}
+
 }  // namespace plab

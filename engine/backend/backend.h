@@ -65,6 +65,17 @@ std::string_view activation_name(Activation a);
 std::optional<Activation> parse_activation(std::string_view name);
 std::string activation_choices();  // "identity|relu|tanh|gelu"
 
+// One telemetry request on tensor x: whichever of the statistics and
+// log2 histograms of x as held and of x / divisor have a target.
+struct TelemetryRequest {
+    const Tensor* x = nullptr;
+    double divisor = 1.0;
+    TensorStats* stats = nullptr;
+    TensorStats* stats_divided = nullptr;
+    Log2Histogram* hist = nullptr;  // added to, like add_to_histogram
+    Log2Histogram* hist_divided = nullptr;
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -126,9 +137,20 @@ public:
     virtual UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) = 0;
 
     // --- telemetry and tracing ---
+    // Telemetry a backend may compute while the step goes on (a second CPU
+    // thread, or a GPU stream): results land in the request's targets by the
+    // time finish_telemetry() returns; until then x must not change and the
+    // targets must stay where they are.
+    virtual void queue_telemetry(const TelemetryRequest& request) = 0;
+    virtual void finish_telemetry() = 0;
     // Statistics of x / divisor (numeric/tensor_stats.h).
     virtual TensorStats tensor_stats(const Tensor& x, double divisor) = 0;
+    // Statistics of x as held and of x / divisor from one pass over x.
+    virtual TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor) = 0;
     virtual void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) = 0;
+    // Adds x to `held` and x / divisor to `divided` (one pass where it can).
+    virtual void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held,
+                                       Log2Histogram& divided) = 0;
     // Number of NaN and +-Inf elements (the NaN tracer's per-op check).
     virtual std::int64_t count_non_finite(const Tensor& x) = 0;
     // max |x| over finite elements (the NaN tracer's input amax).

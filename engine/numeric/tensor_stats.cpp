@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "engine/common/error.h"
 #include "engine/common/field_check.h"
@@ -92,12 +93,23 @@ TensorStats stats_from_scan(const detail::StatsScan& s, std::size_t n, double di
     return t;
 }
 
+const detail::StatsThresholds& thresholds_for(double divisor) {
+    return for_divisor<detail::StatsThresholds, stats_thresholds>(divisor);
+}
+
 TensorStats run_stats(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor) {
     check_divisor(divisor);
-    const detail::StatsThresholds& th = for_divisor<detail::StatsThresholds, stats_thresholds>(divisor);
     detail::StatsScan scan;
-    k.scan(x, n, th, scan);
+    k.scan(x, n, &thresholds_for(divisor), 1, &scan);
     return stats_from_scan(scan, n, divisor);
+}
+
+TensorStatsPair run_stats_pair(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor) {
+    check_divisor(divisor);
+    const detail::StatsThresholds th[2] = {thresholds_for(1.0), thresholds_for(divisor)};
+    detail::StatsScan scans[2];
+    k.scan(x, n, th, 2, scans);
+    return {stats_from_scan(scans[0], n, 1.0), stats_from_scan(scans[1], n, divisor)};
 }
 
 void run_histogram(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor,
@@ -111,6 +123,45 @@ void run_histogram(const detail::StatsKernels& k, const float* x, std::size_t n,
     hist.nans += counts[detail::kSlotNan];
     hist.pos_infs += counts[detail::kSlotPosInf];
     hist.neg_infs += counts[detail::kSlotNegInf];
+}
+
+// Adds the wide counts to `hist` as the histogram of x / 2^k: wide bin w
+// holds |x| in [2^(w / B + kWideLowExponent), ...), so it lands in bin
+// w - shift of x / 2^k (clamped like every histogram).
+void add_shifted(const std::uint32_t* wide, int k, Log2Histogram& hist) {
+    constexpr int B = Log2Histogram::kBinsPerBinade;
+    const int shift = B * (Log2Histogram::kLowExponent + k - detail::kWideLowExponent);
+    for (int w = 0; w < detail::kWideBins; ++w) {
+        int bin = w - shift;
+        bin = bin < 0 ? 0 : (bin > Log2Histogram::kBins - 1 ? Log2Histogram::kBins - 1 : bin);
+        hist.bins[static_cast<std::size_t>(bin)] += wide[w];
+    }
+    hist.zeros += wide[detail::kWideBins];
+    hist.nans += wide[detail::kWideBins + 1];
+    hist.pos_infs += wide[detail::kWideBins + 2];
+    hist.neg_infs += wide[detail::kWideBins + 3];
+}
+
+// One scan for both views when the divisor is a power of two 2^k (a dynamic
+// scaler's scale always is), two otherwise; below a few thousand elements two
+// plain scans cost less than clearing the wide counts.
+void run_histogram_pair(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor,
+                        Log2Histogram& held, Log2Histogram& divided) {
+    check_divisor(divisor);
+    int exponent = 0;
+    const bool power_of_two = std::frexp(divisor, &exponent) == 0.5;
+    constexpr std::size_t kWideWorthIt = 2048;
+    if (!power_of_two || n < kWideWorthIt) {
+        run_histogram(k, x, n, 1.0, held);
+        run_histogram(k, x, n, divisor, divided);
+        return;
+    }
+    detail::HistogramEdges edges = for_divisor<detail::HistogramEdges, histogram_edges>(1.0);
+    edges.offset = detail::kWideOffset;
+    std::vector<std::uint32_t> wide(detail::kWideSlots, 0u);
+    k.histogram_wide(x, n, edges, wide.data());
+    add_shifted(wide.data(), 0, held);
+    add_shifted(wide.data(), exponent - 1, divided);
 }
 
 const detail::StatsKernels& checked_kernels(StatsPath path) {
@@ -155,6 +206,24 @@ TensorStats compute_tensor_stats(const float* x, std::size_t n, double divisor, 
 
 TensorStats compute_tensor_stats(const float* x, std::size_t n, double divisor) {
     return run_stats(best_kernels(), x, n, divisor);
+}
+
+TensorStatsPair compute_tensor_stats_pair(const float* x, std::size_t n, double divisor) {
+    return run_stats_pair(best_kernels(), x, n, divisor);
+}
+
+TensorStatsPair compute_tensor_stats_pair(const float* x, std::size_t n, double divisor, StatsPath path) {
+    return run_stats_pair(checked_kernels(path), x, n, divisor);
+}
+
+void add_to_histogram_pair(const float* x, std::size_t n, double divisor, Log2Histogram& held,
+                           Log2Histogram& divided) {
+    run_histogram_pair(best_kernels(), x, n, divisor, held, divided);
+}
+
+void add_to_histogram_pair(const float* x, std::size_t n, double divisor, Log2Histogram& held, Log2Histogram& divided,
+                           StatsPath path) {
+    run_histogram_pair(checked_kernels(path), x, n, divisor, held, divided);
 }
 
 std::int64_t count_non_finite(const float* x, std::size_t n) {

@@ -58,7 +58,20 @@ struct Log2Histogram {
 
 // Statistics of x[0..n) / divisor (divisor > 0; 1 for the tensor as held).
 TensorStats compute_tensor_stats(const float* x, std::size_t n, double divisor = 1.0);
+
+// The statistics of x as held and of x / divisor (a gradient and its
+// unscaled view), from one pass: the same values as two compute_tensor_stats
+// calls at a little over the cost of one.
+struct TensorStatsPair {
+    TensorStats held;
+    TensorStats divided;
+};
+TensorStatsPair compute_tensor_stats_pair(const float* x, std::size_t n, double divisor);
 // Adds x[0..n) / divisor to `hist` (so several tensors can share one histogram).
 void add_to_histogram(const float* x, std::size_t n, double divisor, Log2Histogram& hist);
+// Adds x to `held` and x / divisor to `divided`: what two add_to_histogram
+// calls give, from one scan when the divisor is a power of two.
+void add_to_histogram_pair(const float* x, std::size_t n, double divisor, Log2Histogram& held,
+                           Log2Histogram& divided);
 
 }  // namespace plab

@@ -48,17 +48,30 @@ inline constexpr int kSlotPosInf = kSlotZero + 2;
 inline constexpr int kSlotNegInf = kSlotZero + 3;
 inline constexpr int kHistogramSlots = kSlotZero + 4;
 
-using StatsScanFn = void (*)(const float* x, std::size_t n, const StatsThresholds& th, StatsScan& out);
+// Scans x once for `views` (1 or 2) threshold sets: out[v] for th[v].
+using StatsScanFn = void (*)(const float* x, std::size_t n, const StatsThresholds* th, int views, StatsScan* out);
 using CountNonFiniteFn = std::uint64_t (*)(const float* x, std::size_t n);
 using FiniteAmaxBitsFn = std::uint32_t (*)(const float* x, std::size_t n);
 // Adds each element's slot count to counts[0..kHistogramSlots).
 using HistogramScanFn = void (*)(const float* x, std::size_t n, const HistogramEdges& edges, std::uint32_t* counts);
 
+// The wide histogram: the same quarter-binade bins over every FP32 magnitude,
+// 2^-149 (the smallest subnormal) up to 2^128, so that nothing clamps. Its
+// counts give the histogram of x / 2^k for every k by shifting (telemetry's
+// scaled and unscaled views from one scan). Slots: kWideBins bins, then zero,
+// NaN, +Inf, -Inf, as above; its edges are those of divisor 1 with
+// offset = kWideOffset.
+inline constexpr int kWideLowExponent = -149;
+inline constexpr int kWideBins = (128 - kWideLowExponent) * Log2Histogram::kBinsPerBinade;
+inline constexpr int kWideOffset = -Log2Histogram::kBinsPerBinade * kWideLowExponent;
+inline constexpr int kWideSlots = kWideBins + 4;
+
 struct StatsKernels {
     StatsScanFn scan;
     CountNonFiniteFn count_non_finite;
     FiniteAmaxBitsFn finite_amax_bits;
-    HistogramScanFn histogram;
+    HistogramScanFn histogram;       // counts[kHistogramSlots]
+    HistogramScanFn histogram_wide;  // counts[kWideSlots]
 };
 
 const StatsKernels& portable_stats_kernels();

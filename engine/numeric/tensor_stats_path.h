@@ -29,7 +29,10 @@ StatsPath best_stats_path();
 // compute_tensor_stats() and add_to_histogram() on a given path; plab::Error
 // when this CPU cannot run it.
 TensorStats compute_tensor_stats(const float* x, std::size_t n, double divisor, StatsPath path);
+TensorStatsPair compute_tensor_stats_pair(const float* x, std::size_t n, double divisor, StatsPath path);
 void add_to_histogram(const float* x, std::size_t n, double divisor, Log2Histogram& hist, StatsPath path);
+void add_to_histogram_pair(const float* x, std::size_t n, double divisor, Log2Histogram& held, Log2Histogram& divided,
+                           StatsPath path);
 
 // Number of NaN and +-Inf elements.
 std::int64_t count_non_finite(const float* x, std::size_t n);

@@ -89,17 +89,85 @@ void sum_lanes(const float* x, std::size_t n, LaneSums& lanes) {
     lanes = acc;
 }
 
-void scan_stats(const float* x, std::size_t n, const StatsThresholds& th, StatsScan& out) {
-    out = StatsScan{};
+// The span of |x| bit patterns in one chunk: what lets a scan skip the
+// thresholds that every element, or none, lies below.
+struct ChunkRange {
+    std::uint32_t min_all = 0xffffffffu;      // min bits(|x|)
+    std::uint32_t min_nonzero = 0xffffffffu;  // min bits(|x|) over x != 0
+    std::uint32_t max_all = 0;                // max bits(|x|), Inf and NaN included
+};
+
+ChunkRange chunk_range(const float* x, std::size_t n) {
+    std::uint32_t lo = 0xffffffffu, lo_nonzero_less_one = 0xffffffffu, hi = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t a = magnitude_bits(x, i);
+        const std::uint32_t a_less_one = a - 1u;  // 0 wraps to the top: min() skips it
+        lo = lo < a ? lo : a;
+        lo_nonzero_less_one = lo_nonzero_less_one < a_less_one ? lo_nonzero_less_one : a_less_one;
+        hi = hi > a ? hi : a;
+    }
+    ChunkRange r;
+    r.min_all = lo;
+    r.min_nonzero = lo_nonzero_less_one == 0xffffffffu ? 0xffffffffu : lo_nonzero_less_one + 1u;
+    r.max_all = hi;
+    return r;
+}
+
+// Counts #{i : bits(|x_i|) < t} for every threshold t of `views` threshold
+// sets over one chunk of m elements. Only thresholds inside the chunk's range
+// are counted element by element; the others follow from the range: no
+// element lies below t <= min_all, all lie below t > max_all, and below a t in
+// (min_all, min_nonzero] lie exactly the zeros (the count below 1).
+void count_chunk(const float* chunk, std::size_t m, const ChunkRange& r, const StatsThresholds* th, int views,
+                 StatsScan* out) {
+    constexpr int kMaxThresholds = 2 * kStatsThresholds + 1;
+    std::uint32_t pending[kMaxThresholds];
+    std::uint64_t counted[kMaxThresholds] = {};
+    int count = 0;
+    const bool zeros_unknown = r.min_all == 0 && r.max_all > 0;  // some zeros, not all
+    if (zeros_unknown) pending[count++] = 1u;
+    for (int v = 0; v < views; ++v)
+        for (int k = 0; k < kStatsThresholds; ++k) {
+            const std::uint32_t t = th[v].below[k];
+            if (t <= r.min_nonzero || t > r.max_all) continue;
+            bool seen = false;
+            for (int j = 0; j < count; ++j) seen = seen || pending[j] == t;
+            if (!seen) pending[count++] = t;
+        }
+    for (int k = 0; k < count; k += kPassThresholds) {
+        const int pass = count - k < kPassThresholds ? count - k : kPassThresholds;
+        count_below(chunk, m, pending + k, pass, counted + k);
+    }
+    const std::uint64_t zeros = zeros_unknown ? counted[0] : (r.max_all == 0 ? m : 0);
+    for (int v = 0; v < views; ++v)
+        for (int k = 0; k < kStatsThresholds; ++k) {
+            const std::uint32_t t = th[v].below[k];
+            std::uint64_t below = 0;
+            if (t > r.max_all) {
+                below = m;
+            } else if (t <= r.min_all) {
+                below = 0;
+            } else if (t <= r.min_nonzero) {
+                below = zeros;
+            } else {
+                for (int j = 0; j < count; ++j) below = pending[j] == t ? counted[j] : below;
+            }
+            out[v].below[k] += below;
+        }
+}
+
+// One pass over x for `views` (1 or 2) threshold sets: the sums, amax and
+// +Inf count do not depend on the thresholds and are computed once.
+void scan_stats(const float* x, std::size_t n, const StatsThresholds* th, int views, StatsScan* out) {
+    for (int v = 0; v < views; ++v) out[v] = StatsScan{};
     LaneSums lanes;
+    std::uint64_t pos_infs = 0;
     for (std::size_t start = 0; start < n; start += kChunk) {
         const std::size_t m = n - start < kChunk ? n - start : kChunk;
         const float* chunk = x + start;
-        for (int k = 0; k < kStatsThresholds; k += kPassThresholds) {
-            const int count = kStatsThresholds - k < kPassThresholds ? kStatsThresholds - k : kPassThresholds;
-            count_below(chunk, m, th.below + k, count, out.below + k);
-        }
-        out.pos_infs += count_pos_infs(chunk, m);
+        const ChunkRange range = chunk_range(chunk, m);
+        count_chunk(chunk, m, range, th, views, out);
+        if (range.max_all >= kInfBits) pos_infs += count_pos_infs(chunk, m);
         const std::size_t whole = m - m % kSumLanes;
         sum_lanes(chunk, whole, lanes);
         if (whole != m) {  // the last partial block, zero-padded: zeros add nothing
@@ -116,9 +184,12 @@ void scan_stats(const float* x, std::size_t n, const StatsThresholds& th, StatsS
             lanes.amax[j] = lanes.amax[j] > lanes.amax[j + width] ? lanes.amax[j] : lanes.amax[j + width];
         }
     }
-    out.sum_abs = lanes.sum_abs[0];
-    out.sum_sq = lanes.sum_sq[0];
-    out.amax_bits = lanes.amax[0];
+    for (int v = 0; v < views; ++v) {
+        out[v].pos_infs = pos_infs;
+        out[v].sum_abs = lanes.sum_abs[0];
+        out[v].sum_sq = lanes.sum_sq[0];
+        out[v].amax_bits = lanes.amax[0];
+    }
 }
 
 std::uint64_t count_non_finite_scan(const float* x, std::size_t n) {
@@ -147,7 +218,9 @@ std::uint32_t select(bool c, std::uint32_t a, std::uint32_t b) {
     return b ^ ((a ^ b) & (0u - static_cast<std::uint32_t>(c)));
 }
 
-// The histogram slot of one element (detail::HistogramEdges), branch-free.
+// The histogram slot of one element (detail::HistogramEdges), branch-free:
+// bins 0..Bins-1 (clamped), then zero, NaN, +Inf, -Inf.
+template <int Bins>
 std::uint32_t histogram_slot(std::uint32_t u, const HistogramEdges& edges) {
     constexpr int B = Log2Histogram::kBinsPerBinade;
     const std::uint32_t a = u & kAbsMask;
@@ -166,27 +239,29 @@ std::uint32_t histogram_slot(std::uint32_t u, const HistogramEdges& edges) {
     for (int k = 0; k < B; ++k) above += significand >= edges.significand_min[k] ? 1 : 0;
     int bin = B * exponent + above - 1 + edges.offset;
     bin = bin < 0 ? 0 : bin;
-    bin = bin > Log2Histogram::kBins - 1 ? Log2Histogram::kBins - 1 : bin;
+    bin = bin > Bins - 1 ? Bins - 1 : bin;
     std::uint32_t slot = static_cast<std::uint32_t>(bin);
-    slot = select(a == 0, kSlotZero, slot);
-    slot = select(a > kInfBits, kSlotNan, slot);
-    slot = select(a == kInfBits, select(u == kInfBits, kSlotPosInf, kSlotNegInf), slot);
+    slot = select(a == 0, Bins + 0u, slot);
+    slot = select(a > kInfBits, Bins + 1u, slot);
+    slot = select(a == kInfBits, select(u == kInfBits, Bins + 2u, Bins + 3u), slot);
     return slot;
 }
 
 // Slots are computed a chunk at a time (vectorised), then counted into four
 // interleaved sub-histograms so that runs of one bin do not serialise on a
 // single counter's store-to-load round trip.
-void histogram_scan(const float* x, std::size_t n, const HistogramEdges& edges, std::uint32_t* counts) {
+template <int Bins>
+void histogram_scan_bins(const float* x, std::size_t n, const HistogramEdges& edges, std::uint32_t* counts) {
     constexpr int kWays = 4;
-    std::uint32_t sub[kWays][kHistogramSlots] = {};
+    constexpr int kSlots = Bins + 4;
+    std::uint32_t sub[kWays][kSlots] = {};
     std::uint16_t slots[kChunk];
     for (std::size_t start = 0; start < n; start += kChunk) {
         const std::size_t m = n - start < kChunk ? n - start : kChunk;
         for (std::size_t i = 0; i < m; ++i) {
             std::uint32_t u;
             std::memcpy(&u, x + start + i, sizeof u);
-            slots[i] = static_cast<std::uint16_t>(histogram_slot(u, edges));
+            slots[i] = static_cast<std::uint16_t>(histogram_slot<Bins>(u, edges));
         }
         std::size_t i = 0;
         for (; i + kWays <= m; i += kWays)
@@ -194,10 +269,19 @@ void histogram_scan(const float* x, std::size_t n, const HistogramEdges& edges, 
         for (; i < m; ++i) ++sub[0][slots[i]];
     }
     for (int w = 0; w < kWays; ++w)
-        for (int s = 0; s < kHistogramSlots; ++s) counts[s] += sub[w][s];
+        for (int s = 0; s < kSlots; ++s) counts[s] += sub[w][s];
 }
 
-constexpr StatsKernels kStatsKernels = {&scan_stats, &count_non_finite_scan, &finite_amax_bits_scan, &histogram_scan};
+void histogram_scan(const float* x, std::size_t n, const HistogramEdges& edges, std::uint32_t* counts) {
+    histogram_scan_bins<Log2Histogram::kBins>(x, n, edges, counts);
+}
+
+void histogram_wide_scan(const float* x, std::size_t n, const HistogramEdges& edges, std::uint32_t* counts) {
+    histogram_scan_bins<kWideBins>(x, n, edges, counts);
+}
+
+constexpr StatsKernels kStatsKernels = {&scan_stats, &count_non_finite_scan, &finite_amax_bits_scan, &histogram_scan,
+                                        &histogram_wide_scan};
 
 }  // namespace
 }  // namespace plab::detail

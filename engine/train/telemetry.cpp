@@ -4,18 +4,25 @@
 
 namespace plab {
 
-void collect_layer_stats(Backend& backend, const Mlp& model, float scale, std::vector<LayerRecord>& layers) {
+void queue_pass_stats(Backend& backend, const Mlp& model, float scale, std::vector<LayerRecord>& layers) {
     layers.resize(model.linears().size());
     for (int i = 0; i < model.layer_count(); ++i) {
         const Linear& linear = model.linears()[static_cast<std::size_t>(i)];
         LayerRecord& r = layers[static_cast<std::size_t>(i)];
-        r.weight = backend.tensor_stats(linear.weight.value, 1.0);
-        r.grad = backend.tensor_stats(linear.weight.grad, 1.0);
-        r.grad_unscaled = backend.tensor_stats(linear.weight.grad, scale);
-        r.act = backend.tensor_stats(model.activation(i), 1.0);
-        r.act_grad = backend.tensor_stats(model.activation_grad(i), 1.0);
-        r.act_grad_unscaled = backend.tensor_stats(model.activation_grad(i), scale);
+        backend.queue_telemetry({.x = &model.activation(i), .stats = &r.act});
+        backend.queue_telemetry({.x = &model.activation_grad(i),
+                                 .divisor = scale,
+                                 .stats = &r.act_grad,
+                                 .stats_divided = &r.act_grad_unscaled});
+        backend.queue_telemetry(
+            {.x = &linear.weight.grad, .divisor = scale, .stats = &r.grad, .stats_divided = &r.grad_unscaled});
     }
+}
+
+void queue_weight_stats(Backend& backend, const Mlp& model, std::vector<LayerRecord>& layers) {
+    layers.resize(model.linears().size());
+    for (std::size_t i = 0; i < layers.size(); ++i)
+        backend.queue_telemetry({.x = &model.linears()[i].weight.value, .stats = &layers[i].weight});
 }
 
 namespace {
@@ -41,19 +48,20 @@ void compare_with_twin(Backend& backend, const Mlp& model, const Mlp& twin, std:
     }
 }
 
-std::vector<LayerHistograms> collect_histograms(Backend& backend, const Mlp& model, float scale) {
-    std::vector<LayerHistograms> out(model.linears().size());
+void queue_histograms(Backend& backend, const Mlp& model, float scale, std::vector<LayerHistograms>& out) {
+    out.assign(model.linears().size(), LayerHistograms{});
     for (int i = 0; i < model.layer_count(); ++i) {
         const Linear& linear = model.linears()[static_cast<std::size_t>(i)];
         LayerHistograms& h = out[static_cast<std::size_t>(i)];
-        backend.add_to_histogram(linear.weight.value, 1.0, h.weight);
-        backend.add_to_histogram(linear.weight.grad, 1.0, h.grad);
-        backend.add_to_histogram(linear.weight.grad, scale, h.grad_unscaled);
-        backend.add_to_histogram(model.activation(i), 1.0, h.act);
-        backend.add_to_histogram(model.activation_grad(i), 1.0, h.act_grad);
-        backend.add_to_histogram(model.activation_grad(i), scale, h.act_grad_unscaled);
+        backend.queue_telemetry({.x = &linear.weight.value, .hist = &h.weight});
+        backend.queue_telemetry(
+            {.x = &linear.weight.grad, .divisor = scale, .hist = &h.grad, .hist_divided = &h.grad_unscaled});
+        backend.queue_telemetry({.x = &model.activation(i), .hist = &h.act});
+        backend.queue_telemetry({.x = &model.activation_grad(i),
+                                 .divisor = scale,
+                                 .hist = &h.act_grad,
+                                 .hist_divided = &h.act_grad_unscaled});
     }
-    return out;
 }
 
 }  // namespace plab

@@ -1,7 +1,9 @@
 #pragma once
 // Telemetry of one step (DESIGN.md, "Telemetry"), gathered from the model's
-// tensors after the step through Backend ops (a GPU backend computes them
-// where the tensors live).
+// tensors through Backend ops (a GPU backend computes them where the tensors
+// live). Statistics and histograms are queued (Backend::queue_telemetry) so
+// that a backend can compute them while the step goes on; they are complete
+// once Backend::finish_telemetry() returns.
 #include <vector>
 
 #include "engine/backend/backend.h"
@@ -15,14 +17,17 @@ struct LayerHistograms {
     Log2Histogram weight, grad, grad_unscaled, act, act_grad, act_grad_unscaled;
 };
 
-// Statistics of each Linear layer's weight, weight gradient, activation and
-// activation gradient; gradients also divided by the loss scale `scale`.
-void collect_layer_stats(Backend& backend, const Mlp& model, float scale, std::vector<LayerRecord>& layers);
+// Queues the statistics of what the last backward pass left: each Linear
+// layer's activation, activation gradient and weight gradient, gradients also
+// divided by the loss scale `scale`. Sizes `layers` to the model first.
+void queue_pass_stats(Backend& backend, const Mlp& model, float scale, std::vector<LayerRecord>& layers);
+// Queues the statistics of each layer's weights (as stored, after the update).
+void queue_weight_stats(Backend& backend, const Mlp& model, std::vector<LayerRecord>& layers);
+// Queues every layer's histograms into `out` (sized to the model, cleared).
+void queue_histograms(Backend& backend, const Mlp& model, float scale, std::vector<LayerHistograms>& out);
 
 // Twin comparison: relative L2 distance of the optimizer's weights and of the
 // unscaled gradients, and the gradients' cosine similarity.
 void compare_with_twin(Backend& backend, const Mlp& model, const Mlp& twin, std::vector<LayerRecord>& layers);
-
-std::vector<LayerHistograms> collect_histograms(Backend& backend, const Mlp& model, float scale);
 
 }  // namespace plab

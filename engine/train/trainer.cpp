@@ -138,6 +138,34 @@ float Trainer::train_micro_batch(Side& side, float scale, bool first, OpObserver
     return loss;
 }
 
+namespace {
+
+// Queued telemetry writes into the step's record: whichever way the step
+// ends, nothing may still be writing once the record is gone.
+class TelemetryFence {
+public:
+    explicit TelemetryFence(Backend& backend) : backend_(backend) {}
+    TelemetryFence(const TelemetryFence&) = delete;
+    TelemetryFence& operator=(const TelemetryFence&) = delete;
+    ~TelemetryFence() {
+        if (!armed_) return;
+        try {
+            backend_.finish_telemetry();
+        } catch (...) {  // the step's own error is the one to report
+        }
+    }
+    void finish() {
+        armed_ = false;
+        backend_.finish_telemetry();
+    }
+
+private:
+    Backend& backend_;
+    bool armed_ = true;
+};
+
+}  // namespace
+
 StepRecord Trainer::step() {
     StepRecord record;
     record.step = step_ + 1;
@@ -153,11 +181,17 @@ StepRecord Trainer::step() {
     }
     record.loss = loss / static_cast<float>(config_.optimizer.accumulation);
     record.loss_ref = loss_ref / static_cast<float>(config_.optimizer.accumulation);
+    // The statistics of the passes are queued now, so that a backend that can
+    // (a GPU stream) computes them while the update and the twin's step go on;
+    // none of those writes what they read.
+    TelemetryFence fence(backend_);
+    if (config_.telemetry.enabled) queue_pass_stats(backend_, *mixed_->model, scale, record.layers);
     update_mixed(record, scale);
     if (twin_) update_twin();
     ++step_;
     record_telemetry(record, scale);
-    evaluate(record);
+    fence.finish();
+    evaluate(record);  // overwrites the activations
     return record;
 }
 
@@ -197,11 +231,11 @@ void Trainer::update_twin() {
 
 void Trainer::record_telemetry(StepRecord& record, float scale) {
     const TelemetryConfig& t = config_.telemetry;
-    if (t.enabled) collect_layer_stats(backend_, *mixed_->model, scale, record.layers);
-    if (t.enabled && twin_) compare_with_twin(backend_, *mixed_->model, *twin_->model, record.layers);
+    if (t.enabled) queue_weight_stats(backend_, *mixed_->model, record.layers);
     histograms_.clear();
     if (t.hist_every > 0 && record.step % t.hist_every == 0)
-        histograms_ = collect_histograms(backend_, *mixed_->model, scale);
+        queue_histograms(backend_, *mixed_->model, scale, histograms_);
+    if (t.enabled && twin_) compare_with_twin(backend_, *mixed_->model, *twin_->model, record.layers);
 }
 
 // Mean test loss of one side, and its accuracy for classification.

@@ -1,57 +1,23 @@
 // `plab presets` as a user runs it: the table, the JSON list, --show, and the
 // exit code 2 with a one-line reason for a bad preset.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
+#include "cli/cli_run_util.h"
 #include "engine/train/preset_io.h"
 
 namespace plab {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-    int exit_code = -1;
-    std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-fs::path scratch_dir() {
-    static int counter = 0;
-    const fs::path dir = fs::temp_directory_path() /
-                         ("plab_presets_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(dir);
-    return dir;
-}
-
-// Runs `plab ARGS` with PLAB_PRESET_DIR unset (so only the shipped presets show).
-Result run_plab(const std::string& args) {
-    const fs::path dir = scratch_dir();
-    const std::string cmd = "env -u PLAB_PRESET_DIR '" + std::string(PLAB_EXE) + "' " + args + " > '" +
-                            (dir / "out").string() + "' 2> '" + (dir / "err").string() + "'";
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(dir / "out");
-    r.err = slurp(dir / "err");
-    fs::remove_all(dir);
-    return r;
-}
+using cli_test::Result;
+using cli_test::run_plab;
+using cli_test::scratch_dir;
 
 const char* kShipped[] = {"scaler-sawtooth", "spirals-amp-fp16", "spirals-bf16", "spirals-fp32"};
 

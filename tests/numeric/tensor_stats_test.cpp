@@ -340,6 +340,68 @@ TEST(TensorStats, PowerOfTwoDivisorEqualsDividingTheData) {
     }
 }
 
+// Tensors like the ones telemetry sees, whose chunks cover only part of the
+// FP32 range, so that the scans resolve most thresholds from a chunk's range
+// and count the rest: gradients (normal * 1e-3, some exact zeros), post-ReLU
+// activations (half zeros), a chunk of zeros among values, and non-finite
+// values in one chunk only.
+std::vector<std::vector<float>> narrow_tensors() {
+    std::mt19937 rng(29);
+    std::normal_distribution<float> gauss(0.0f, 1.0f);
+    std::vector<std::vector<float>> out;
+    for (std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{2048}, std::size_t{2049}, std::size_t{9000}}) {
+        std::vector<float> grad(n), relu(n), mixed(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            grad[i] = i % 97 == 3 ? 0.0f : gauss(rng) * 1e-3f;
+            relu[i] = std::max(gauss(rng), 0.0f);
+            mixed[i] = i < 2048 ? 0.0f : gauss(rng) * 3e4f;  // fp16 and e5m2 overflow in places
+        }
+        if (n > 4000) {
+            mixed[5000] = std::numeric_limits<float>::infinity();
+            mixed[5001] = -std::numeric_limits<float>::infinity();
+            mixed[5002] = std::numeric_limits<float>::quiet_NaN();
+        }
+        out.push_back(grad);
+        out.push_back(relu);
+        out.push_back(mixed);
+        out.push_back(std::vector<float>(n, 0.0f));
+    }
+    return out;
+}
+
+TEST(TensorStats, NarrowTensorsMatchTheExactReference) {
+    for (long double d : {1.0L, 65536.0L, 3.0L}) {
+        for (const std::vector<float>& x : narrow_tensors()) {
+            const std::string where = "n " + std::to_string(x.size()) + " divisor " + std::to_string(double(d));
+            const TensorStats best = compute_tensor_stats(x.data(), x.size(), static_cast<double>(d));
+            expect_matches(best, reference(x, d, false), d, where);
+            for (StatsPath path : available_stats_paths())
+                expect_identical(compute_tensor_stats(x.data(), x.size(), static_cast<double>(d), path), best,
+                                 where + " " + std::string(stats_path_name(path)));
+            if (HasFailure()) return;
+        }
+    }
+}
+
+// The one-pass pair gives exactly what two single scans give, on every path.
+TEST(TensorStats, PairEqualsTwoScans) {
+    std::vector<std::vector<float>> tensors = narrow_tensors();
+    tensors.push_back(random_values(5000, 31));
+    for (double d : {65536.0, 3.0, 1.0 / 1024, 1.0}) {
+        for (const std::vector<float>& x : tensors) {
+            const std::string where = "n " + std::to_string(x.size()) + " divisor " + std::to_string(d);
+            const TensorStats held = compute_tensor_stats(x.data(), x.size(), 1.0);
+            const TensorStats divided = compute_tensor_stats(x.data(), x.size(), d);
+            for (StatsPath path : available_stats_paths()) {
+                const TensorStatsPair pair = compute_tensor_stats_pair(x.data(), x.size(), d, path);
+                expect_identical(pair.held, held, where + " held " + std::string(stats_path_name(path)));
+                expect_identical(pair.divided, divided, where + " divided " + std::string(stats_path_name(path)));
+            }
+            if (HasFailure()) return;
+        }
+    }
+}
+
 TEST(TensorStats, BadDivisorsAreRejected) {
     const float x = 1.0f;
     for (double d : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
@@ -542,6 +604,44 @@ TEST(Log2Histogram, ClampsAndCountsSpecialsAndAccumulates) {
     EXPECT_EQ(h.bins[383], 4u);  // 2^32 and FLT_MAX clamp into the top bin
     EXPECT_EQ(h.bins[256], 2u);  // 1.0
     EXPECT_EQ(Log2Histogram::bin_low_log2(256), 0.0);
+}
+
+void expect_same_histogram(const Log2Histogram& a, const Log2Histogram& b, const std::string& where) {
+    EXPECT_EQ(a.bins, b.bins) << where;
+    EXPECT_EQ(a.zeros, b.zeros) << where;
+    EXPECT_EQ(a.nans, b.nans) << where;
+    EXPECT_EQ(a.pos_infs, b.pos_infs) << where;
+    EXPECT_EQ(a.neg_infs, b.neg_infs) << where;
+}
+
+// The pair equals two single histograms: through the wide histogram and a
+// shift for powers of two (down to FP32 subnormals and up to clamping at both
+// ends), through two scans otherwise; and it adds to what the histograms hold.
+TEST(Log2Histogram, PairEqualsTwoHistograms) {
+    std::vector<std::vector<float>> tensors = narrow_tensors();
+    tensors.push_back(random_values(6000, 37));
+    tensors.push_back(random_values(100, 41));
+    for (double d : {65536.0, 0x1p-100, 0x1p100, 0x1p127, 3.0, 1.0}) {
+        for (const std::vector<float>& x : tensors) {
+            const std::string where = "n " + std::to_string(x.size()) + " divisor " + std::to_string(d);
+            Log2Histogram held, divided;
+            add_to_histogram(x.data(), x.size(), 1.0, held);
+            add_to_histogram(x.data(), x.size(), d, divided);
+            for (StatsPath path : available_stats_paths()) {
+                Log2Histogram pair_held, pair_divided;
+                add_to_histogram_pair(x.data(), x.size(), d, pair_held, pair_divided, path);
+                expect_same_histogram(pair_held, held, where + " held " + std::string(stats_path_name(path)));
+                expect_same_histogram(pair_divided, divided, where + " divided " + std::string(stats_path_name(path)));
+            }
+            Log2Histogram twice_held = held, twice_divided = divided;
+            add_to_histogram_pair(x.data(), x.size(), d, twice_held, twice_divided);
+            for (std::size_t i = 0; i < held.bins.size(); ++i) {
+                ASSERT_EQ(twice_held.bins[i], 2 * held.bins[i]) << where;
+                ASSERT_EQ(twice_divided.bins[i], 2 * divided.bins[i]) << where;
+            }
+            if (HasFailure()) return;
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------

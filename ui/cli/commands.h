@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/numeric/format.h"
+#include "engine/train/run_config.h"
 #include "ui/cli/run_writer.h"
 #include "ui/cli/terminal.h"
 
@@ -70,9 +71,11 @@ void add_presets_command(CLI::App& app);
 // The commands themselves, on explicit streams (tests call these directly).
 void run_bits(const BitsOptions& options, std::istream& in, std::ostream& out, bool color);
 void run_ranges(const RangesOptions& options, std::ostream& out);
+void run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log);
+// Trains `config` (the preset resolved from `options`) and writes its records.
 // Returns the exit code (0, or 3 when --trace-nan stopped the run); throws
 // plab::Error on bad input. `progress` draws a progress bar on `log`.
-void run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log);
-int run_training(const RunOptions& options, std::ostream& records, std::ostream& log, bool progress);
+int run_training(const RunOptions& options, const RunConfig& config, std::ostream& records, std::ostream& log,
+                 bool progress);
 
 }  // namespace plab

@@ -2,11 +2,15 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <type_traits>
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
@@ -37,12 +41,47 @@ void check_options(const RunOptions& o) {
     if (o.backend != "cpu")
         throw Error("--backend: '" + o.backend +
                     "' is not available in this build; allowed: cpu (the CUDA backend is not written yet)");
-    if (o.steps && (*o.steps < 1 || *o.steps > 10000000))
-        throw Error("--steps: " + std::to_string(*o.steps) + " is out of range; allowed 1..10000000");
-    if (o.hist_every && (*o.hist_every < 0 || *o.hist_every > 10000000))
-        throw Error("--hist-every: " + std::to_string(*o.hist_every) + " is out of range; allowed 0..10000000");
+    // --steps and --hist-every were range-checked as they were parsed.
     if (o.format == RecordFormat::csv && o.hist_every.value_or(0) > 0)
         throw Error("--hist-every: histograms are written to JSON Lines only; use --format jsonl");
+}
+
+// The numeric and named options as typed: parsed here so that every bad
+// value gets the project's message shape (field, value, allowed values).
+struct RawRunOptions {
+    std::optional<std::string> steps, seed, hist_every;
+    std::string format = "jsonl";
+};
+
+// `text` as an integer in lo..hi; the messages read like the preset checks'.
+template <typename Int>
+Int parse_integer_option(const std::string& flag, const std::string& text, Int lo, Int hi, const std::string& allowed) {
+    Int value{};
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    const bool negative_unsigned = std::is_unsigned_v<Int> && text.size() > 1 && text[0] == '-' &&
+                                   text.find_first_not_of("0123456789", 1) == std::string::npos;
+    if (negative_unsigned || ec == std::errc::result_out_of_range ||
+        (ec == std::errc() && ptr == end && (value < lo || value > hi)))
+        throw Error(flag + ": " + text + " is out of range; allowed " + allowed);
+    if (ec != std::errc() || ptr != end) throw Error(flag + ": '" + text + "' is not an integer; allowed " + allowed);
+    return value;
+}
+
+void parse_raw_options(const RawRunOptions& raw, RunOptions& o) {
+    if (raw.steps) o.steps = parse_integer_option<long long>("--steps", *raw.steps, 1, 10000000, "1..10000000");
+    if (raw.hist_every)
+        o.hist_every = parse_integer_option<int>("--hist-every", *raw.hist_every, 0, 10000000,
+                                                 "0..10000000 (0 = no histograms)");
+    if (raw.seed)
+        o.seed = parse_integer_option<std::uint64_t>("--seed", *raw.seed, 0, UINT64_MAX,
+                                                     "0..18446744073709551615");
+    if (raw.format == "jsonl")
+        o.format = RecordFormat::jsonl;
+    else if (raw.format == "csv")
+        o.format = RecordFormat::csv;
+    else
+        throw Error("--format: '" + raw.format + "' is not a record format; allowed: jsonl|csv");
 }
 
 RunHeader make_header(const Trainer& trainer, const Backend& backend) {
@@ -95,9 +134,8 @@ std::string progress_detail(const StepRecord& r) {
 
 }  // namespace
 
-int run_training(const RunOptions& o, std::ostream& records, std::ostream& log, bool progress) {
-    check_options(o);
-    const RunConfig config = resolve_config(o);
+int run_training(const RunOptions& o, const RunConfig& config, std::ostream& records, std::ostream& log,
+                 bool progress) {
     if (o.dump_preset) {
         records << run_config_to_json(config, true) << '\n';
         return 0;
@@ -141,6 +179,7 @@ int run_training(const RunOptions& o, std::ostream& records, std::ostream& log, 
 
 void add_run_command(CLI::App& app) {
     auto options = std::make_shared<RunOptions>();
+    auto raw = std::make_shared<RawRunOptions>();
     CLI::App* cmd = app.add_subcommand("run", "Train a preset headless and write its per-step records");
     cmd->description(
         "Train a preset headless and write its per-step records.\n"
@@ -156,16 +195,14 @@ void add_run_command(CLI::App& app) {
         "Exit codes: 0 done; 2 bad input (the message names the field); 3 --trace-nan found a NaN/Inf.");
     cmd->add_option("--preset", options->preset, "Preset name (see 'plab presets') or a .json file")
         ->default_val("spirals-amp-fp16");
-    cmd->add_option("--steps", options->steps, "Optimizer steps (overrides the preset's 'steps')");
+    cmd->add_option("--steps", raw->steps, "Optimizer steps (overrides the preset's 'steps'), 1..10000000");
     cmd->add_option("--set", options->settings,
                     "Change one preset field: KEY.PATH=VALUE, e.g. scaler.growth_interval=100 (repeatable)");
     cmd->add_option("--backend", options->backend, "Where to train: cpu (exact emulation)")->default_val("cpu");
-    cmd->add_option("--seed", options->seed, "Seed for data, init and batch order (overrides the preset's)");
+    cmd->add_option("--seed", raw->seed, "Seed for data, init and batch order (overrides the preset's), 0..2^64-1");
     cmd->add_option("--out", options->out, "Write records to FILE instead of standard output");
-    cmd->add_option("--format", options->format, "Record format: jsonl or csv")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, RecordFormat>{{"jsonl", RecordFormat::jsonl}, {"csv", RecordFormat::csv}}));
-    cmd->add_option("--hist-every", options->hist_every,
+    cmd->add_option("--format", raw->format, "Record format: jsonl or csv")->default_val("jsonl");
+    cmd->add_option("--hist-every", raw->hist_every,
                     "Write log2 gradient/activation histograms every K steps (JSON Lines; 0 = never)");
     cmd->add_flag("--trace-nan", options->trace_nan,
                   "Check every op's output; report the first NaN/Inf (step, phase, layer, op) and stop (exit 3)");
@@ -173,15 +210,31 @@ void add_run_command(CLI::App& app) {
     cmd->add_flag("--dump-preset", options->dump_preset, "Print the fully resolved preset as JSON and exit");
     cmd->add_flag("--timing", options->timing, "Add each step's wall time (time_us) to its record");
     cmd->add_flag("--quiet", options->quiet, "No summary on standard error");
-    cmd->callback([options] {
+    cmd->callback([options, raw] {
+        parse_raw_options(*raw, *options);
+        check_options(*options);
+        // Everything that can be wrong with the input is found before --out is
+        // touched, and records go to FILE.part until the run ends: a bad
+        // command or a failed run never truncates a previous run's file.
+        const RunConfig config = resolve_config(*options);
         const bool tty = isatty(STDERR_FILENO) != 0;
         int code = 0;
         if (options->out.empty() || options->dump_preset) {
-            code = run_training(*options, std::cout, std::cerr, tty && !options->dump_preset);
+            code = run_training(*options, config, std::cout, std::cerr, tty && !options->dump_preset);
         } else {
-            std::ofstream file(options->out, std::ios::binary);
-            if (!file) throw Error("--out: cannot write '" + options->out + "'");
-            code = run_training(*options, file, std::cerr, tty);
+            const std::string partial = options->out + ".part";
+            std::ofstream file(partial, std::ios::binary);
+            if (!file) throw Error("--out: cannot write '" + partial + "' (is the folder there and writable?)");
+            try {
+                code = run_training(*options, config, file, std::cerr, tty);
+                file.close();
+                if (!file) throw Error("--out: writing '" + partial + "' failed (disk full?)");
+                std::filesystem::rename(partial, options->out);
+            } catch (...) {
+                file.close();
+                std::remove(partial.c_str());
+                throw;
+            }
         }
         if (code != 0) throw CommandExit(code);
     });

@@ -11,6 +11,9 @@ namespace plab {
 
 class CpuBackend final : public Backend {
 public:
+    CpuBackend();
+    ~CpuBackend() override;
+
     Device device() const override { return Device::cpu; }
     std::string name() const override { return "CPU (exact emulation)"; }
 
@@ -45,7 +48,11 @@ public:
 
     // cpu_stats_ops.cpp
     TensorStats tensor_stats(const Tensor& x, double divisor) override;
+    TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor) override;
     void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
+    void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held, Log2Histogram& divided) override;
+    void queue_telemetry(const TelemetryRequest& request) override;
+    void finish_telemetry() override;
     std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
 

@@ -9,13 +9,17 @@
 
 namespace plab::cpu {
 
-inline void require(bool ok, const std::string& what) {
-    if (!ok) throw Error(what);
+// `message` is a callable that builds the text: ops run thousands of times a
+// second, so the string is made only when the check fails.
+template <typename MakeMessage>
+void require(bool ok, MakeMessage&& message) {
+    if (!ok) [[unlikely]]
+        throw Error(message());
 }
 
 inline void require_same_shape(const Tensor& a, const Tensor& b, const char* op) {
     require(a.shape() == b.shape(),
-            std::string(op) + ": shapes differ, " + shape_text(a.shape()) + " vs " + shape_text(b.shape()));
+            [&] { return std::string(op) + ": shapes differ, " + shape_text(a.shape()) + " vs " + shape_text(b.shape()); });
 }
 
 // Rounds t's values to its dtype in place: every op's last step.

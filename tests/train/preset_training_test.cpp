@@ -1,0 +1,115 @@
+// The shipped presets must do what their descriptions promise when trained
+// end to end: the default one learns the spirals and tracks its FP32 twin,
+// the sawtooth one saws, and the BF16 and FP32 ones learn.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/train/preset_io.h"
+#include "engine/train/trainer.h"
+
+namespace plab {
+namespace {
+
+// Every record of a preset's full run.
+std::vector<StepRecord> train(const RunConfig& config) {
+    CpuBackend backend;
+    Trainer trainer(backend, config);
+    std::vector<StepRecord> records;
+    records.reserve(static_cast<std::size_t>(config.steps));
+    for (int i = 0; i < config.steps; ++i) records.push_back(trainer.step());
+    return records;
+}
+
+// The last step is always evaluated.
+float final_accuracy(const std::vector<StepRecord>& records) {
+    const StepRecord& last = records.back();
+    EXPECT_TRUE(last.acc.has_value()) << "step " << last.step << " was not evaluated";
+    return last.acc.value_or(0.0f);
+}
+
+void print_accuracies(const std::string& preset, const std::vector<StepRecord>& records) {
+    const StepRecord& last = records.back();
+    std::printf("[ measured ] %s: %zu steps, acc %.4f, acc_ref %.4f\n", preset.c_str(), records.size(),
+                static_cast<double>(last.acc.value_or(-1)), static_cast<double>(last.acc_ref.value_or(-1)));
+}
+
+TEST(PresetTraining, DefaultAmpFp16PresetLearnsAndTracksItsTwin) {
+    const RunConfig config = load_preset("spirals-amp-fp16");
+    ASSERT_LE(config.steps, 2000);
+    ASSERT_TRUE(config.twin);
+    const std::vector<StepRecord> records = train(config);
+    print_accuracies(config.name, records);
+    const StepRecord& last = records.back();
+    ASSERT_TRUE(last.acc_ref.has_value());
+    EXPECT_GE(final_accuracy(records), 0.90f);
+    EXPECT_NEAR(*last.acc, *last.acc_ref, 0.005f);
+    // Its description promises no overflow: no step is skipped.
+    for (const StepRecord& r : records) {
+        EXPECT_FALSE(r.skipped) << "step " << r.step;
+    }
+}
+
+TEST(PresetTraining, SawtoothPresetBacksOffAndGrowsByItsExactFactors) {
+    const RunConfig config = load_preset("scaler-sawtooth");
+    ASSERT_EQ(config.steps, 600);
+    ASSERT_EQ(config.scaler.kind, ScalerKind::dynamic);
+    const float backoff = config.scaler.backoff_factor;
+    const float growth = config.scaler.growth_factor;
+    const std::vector<StepRecord> records = train(config);
+    int backoffs = 0, growths = 0;
+    for (const StepRecord& r : records) {
+        const std::string at = "step " + std::to_string(r.step);
+        EXPECT_FALSE(r.backoff && r.growth) << at;
+        // Consecutive steps: each starts from the scale the previous one left.
+        if (r.step > 1) {
+            EXPECT_EQ(r.scale, records[static_cast<std::size_t>(r.step - 2)].scale_after) << at;
+        }
+        if (r.backoff) {
+            ++backoffs;
+            EXPECT_TRUE(r.found_inf) << at;
+            EXPECT_TRUE(r.skipped) << at;
+            EXPECT_EQ(r.scale_after, r.scale * backoff) << at;
+        } else if (r.growth) {
+            ++growths;
+            EXPECT_FALSE(r.found_inf) << at;
+            EXPECT_FALSE(r.skipped) << at;
+            EXPECT_EQ(r.scale_after, r.scale * growth) << at;
+        } else {
+            EXPECT_EQ(r.scale_after, r.scale) << at;
+        }
+    }
+    std::printf("[ measured ] %s: %d backoffs, %d growths, final scale %g, acc %.4f\n", config.name.c_str(), backoffs,
+                growths, static_cast<double>(records.back().scale_after),
+                static_cast<double>(records.back().acc.value_or(-1)));
+    EXPECT_GE(backoffs, 3);
+    EXPECT_GE(growths, 3);
+}
+
+// Bars set a few points below what the presets reach on this code (seed 1,
+// CPU backend): both measured 0.9674 (297 of 307 test rows) after 2000 steps,
+// as did spirals-amp-fp16 and every twin.
+TEST(PresetTraining, Bf16PresetLearns) {
+    const RunConfig config = load_preset("spirals-bf16");
+    const std::vector<StepRecord> records = train(config);
+    print_accuracies(config.name, records);
+    EXPECT_GE(final_accuracy(records), 0.93f);
+}
+
+TEST(PresetTraining, Fp32PresetLearnsAndMatchesItsTwinExactly) {
+    const RunConfig config = load_preset("spirals-fp32");
+    const std::vector<StepRecord> records = train(config);
+    print_accuracies(config.name, records);
+    EXPECT_GE(final_accuracy(records), 0.93f);
+    // The description promises an exact twin: same formats, same batches.
+    const StepRecord& last = records.back();
+    ASSERT_TRUE(last.acc_ref.has_value());
+    EXPECT_EQ(*last.acc, *last.acc_ref);
+    EXPECT_EQ(last.loss, last.loss_ref);
+}
+
+}  // namespace
+}  // namespace plab
