@@ -34,12 +34,14 @@ inline std::filesystem::path scratch_dir() {
     return dir;
 }
 
-// Runs `plab ARGS` (ARGS as a shell would split them) with PLAB_PRESET_DIR
-// unset, so only the shipped presets are seen.
-inline Result run_plab(const std::string& args) {
+// Runs `plab ARGS` (ARGS as a shell would split them) with `input` on
+// standard input and PLAB_PRESET_DIR unset, so only the shipped presets are seen.
+inline Result run_plab(const std::string& args, const std::string& input = "") {
     const std::filesystem::path dir = scratch_dir();
-    const std::string cmd = "env -u PLAB_PRESET_DIR '" + std::string(PLAB_EXE) + "' " + args + " > '" +
-                            (dir / "out").string() + "' 2> '" + (dir / "err").string() + "'";
+    std::ofstream(dir / "in") << input;
+    const std::string cmd = "env -u PLAB_PRESET_DIR '" + std::string(PLAB_EXE) + "' " + args + " < '" +
+                            (dir / "in").string() + "' > '" + (dir / "out").string() + "' 2> '" +
+                            (dir / "err").string() + "'";
     const int status = std::system(cmd.c_str());
     Result r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -14,39 +14,15 @@
 #include "engine/numeric/bit_fields.h"
 #include "engine/numeric/cast_array.h"
 #include "engine/numeric/scalar_cast.h"
+#include "cli/cli_run_util.h"
 #include "numeric/hardware_convert.h"
 
 namespace plab {
 namespace {
 
-struct Result {
-    int exit_code = -1;
-    std::string out, err;
-};
-
-std::string slurp(const std::filesystem::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-// Runs `plab ARGS` with `input` on standard input.
-Result run_plab(const std::string& args, const std::string& input = "") {
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("plab_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(std::rand()));
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir / "in") << input;
-    const std::string cmd = std::string("'") + PLAB_EXE + "' " + args + " < '" + (dir / "in").string() + "' > '" +
-                            (dir / "out").string() + "' 2> '" + (dir / "err").string() + "'";
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(dir / "out");
-    r.err = slurp(dir / "err");
-    std::filesystem::remove_all(dir);
-    return r;
-}
+using cli_test::Result;
+using cli_test::run_plab;
+using cli_test::slurp;
 
 std::vector<nlohmann::json> json_lines(const std::string& text) {
     std::vector<nlohmann::json> lines;
