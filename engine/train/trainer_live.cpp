@@ -1,6 +1,8 @@
 // Live edits and exact copies of a Trainer (the Session's forks and
 // checkpoints).
 #include <charconv>
+#include <string>
+#include <string_view>
 
 #include "engine/amp/precision_policy.h"
 #include "engine/common/error.h"
@@ -15,22 +17,27 @@ namespace {
 
 constexpr std::string_view kScalePath = "scaler.scale=";
 
-[[noreturn]] void reject_live(std::string_view path) {
-    throw Error(std::string(path) +
-                ": cannot change while a run is live (it would no longer match its twin or its seed); "
-                "reset the run with the new value");
+// The part of the config that defines the data, the model or the seed and
+// differs between now and next ("" when none: the change can go live).
+std::string_view fixed_part_changed(const RunConfig& now, const RunConfig& next) {
+    if (next.seed != now.seed) return "seed";
+    if (next.batch_size != now.batch_size) return "batch_size";
+    if (!(next.data == now.data)) return "data";
+    if (!(next.model == now.model)) return "model";
+    if (recipe_weight_format(next.precision.recipe) != recipe_weight_format(now.precision.recipe))
+        return "the weight format (precision.recipe to or from fp16-pure)";
+    if (next.precision.master_weights != now.precision.master_weights) return "precision.master_weights";
+    if (next.twin && !now.twin) return "twin (a twin cannot start mid-run)";
+    return {};
 }
 
-// Fields that define the data, the model or the seed cannot change mid-run.
-void check_live_changes(const RunConfig& now, const RunConfig& next) {
-    if (next.seed != now.seed) reject_live("seed");
-    if (next.batch_size != now.batch_size) reject_live("batch_size");
-    if (!(next.data == now.data)) reject_live("data");
-    if (!(next.model == now.model)) reject_live("model");
-    if (recipe_weight_format(next.precision.recipe) != recipe_weight_format(now.precision.recipe))
-        reject_live("precision.recipe (to or from fp16-pure)");
-    if (next.precision.master_weights != now.precision.master_weights) reject_live("precision.master_weights");
-    if (next.twin && !now.twin) reject_live("twin");
+// Names the assignment's own key and value, and what it would change.
+[[noreturn]] void reject_live(std::string_view assignment, std::string_view part) {
+    const std::size_t eq = assignment.find('=');
+    const std::string key(assignment.substr(0, eq));
+    const std::string value(eq == std::string_view::npos ? "" : assignment.substr(eq + 1));
+    throw Error(key + ": " + value + " cannot be set while a run is live: it changes " + std::string(part) +
+                ", which the run and its twin were built from; reset the run with the new value");
 }
 
 float parse_scale(std::string_view text) {
@@ -52,7 +59,8 @@ void Trainer::apply(std::string_view assignment) {
     RunConfig next = config_;
     apply_setting(next, assignment);
     validate(next);
-    check_live_changes(config_, next);
+    const std::string_view fixed = fixed_part_changed(config_, next);
+    if (!fixed.empty()) reject_live(assignment, fixed);
     apply_live(next);
 }
 

@@ -137,10 +137,10 @@ TEST(TrainerApply, RejectedEditsThrowAndChangeNothing) {
         std::vector<const char*> expected;  // substrings of the message
     };
     const Case cases[] = {
-        {"model.hidden=[8]", {"model"}},                   // would no longer match the twin
-        {"seed=7", {"seed"}},                              // defines the data
-        {"batch_size=16", {"batch_size"}},                 // defines the batches
-        {"precision.recipe=fp16-pure", {"precision.recipe"}},  // the weights' format
+        {"model.hidden=[8]", {"model.hidden: [8] cannot be set while a run is live", "changes model"}},
+        {"seed=7", {"seed: 7 cannot be set", "changes seed"}},          // defines the data
+        {"batch_size=16", {"batch_size: 16 cannot be set", "changes batch_size"}},  // defines the batches
+        {"precision.recipe=fp16-pure", {"precision.recipe: fp16-pure cannot be set", "weight format"}},
         {"scaler.growth_factor=0.5", {"scaler.growth_factor", "0.5"}},  // out of range
         {"optimizer.lr=-1", {"optimizer.lr", "-1"}},
         {"scaler.bogus=1", {"scaler.bogus"}},               // unknown key
