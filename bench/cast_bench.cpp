@@ -4,26 +4,15 @@
 #include <benchmark/benchmark.h>
 
 #include <cstring>
-#include <random>
 #include <vector>
 
+#include "bench/bench_inputs.h"
 #include "engine/numeric/cast_array.h"
 #include "engine/numeric/scalar_cast.h"
 
 namespace {
 
-constexpr std::size_t kElements = 1 << 20;  // 4 MiB of FP32 in: L2/L3-sized
-
-const std::vector<float>& inputs() {
-    static const std::vector<float> v = [] {
-        std::mt19937 rng(1);
-        std::normal_distribution<float> gauss(0.0f, 1.0f);
-        std::vector<float> x(kElements);
-        for (auto& e : x) e = gauss(rng) * 0.01f;  // gradient-like magnitudes
-        return x;
-    }();
-    return v;
-}
+const std::vector<float>& inputs() { return plab::bench::gradient_like_inputs(); }
 
 void memcpy_anchor(benchmark::State& state) {
     const auto& in = inputs();

@@ -11,23 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_inputs.h"
 #include "engine/numeric/tensor_stats.h"
 #include "engine/numeric/tensor_stats_path.h"
 
 namespace {
 
-constexpr std::size_t kMaxElements = std::size_t{1} << 20;
+constexpr std::size_t kMaxElements = plab::bench::kInputElements;
 
-const std::vector<float>& inputs() {
-    static const std::vector<float> v = [] {
-        std::mt19937 rng(1);
-        std::normal_distribution<float> gauss(0.0f, 1.0f);
-        std::vector<float> x(kMaxElements);
-        for (auto& e : x) e = gauss(rng) * 0.01f;  // gradient-like magnitudes
-        return x;
-    }();
-    return v;
-}
+const std::vector<float>& inputs() { return plab::bench::gradient_like_inputs(); }
 
 void set_items(benchmark::State& state, std::size_t n) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));

@@ -1,5 +1,6 @@
 #include "engine/numeric/tensor_stats.h"
 
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -158,7 +159,7 @@ void run_histogram_pair(const detail::StatsKernels& k, const float* x, std::size
     }
     detail::HistogramEdges edges = for_divisor<detail::HistogramEdges, histogram_edges>(1.0);
     edges.offset = detail::kWideOffset;
-    std::vector<std::uint32_t> wide(detail::kWideSlots, 0u);
+    std::array<std::uint32_t, detail::kWideSlots> wide{};
     k.histogram_wide(x, n, edges, wide.data());
     add_shifted(wide.data(), 0, held);
     add_shifted(wide.data(), exponent - 1, divided);
