@@ -94,22 +94,17 @@ TensorStats stats_from_scan(const detail::StatsScan& s, std::size_t n, double di
     return t;
 }
 
-const detail::StatsThresholds& thresholds_for(double divisor) {
-    return for_divisor<detail::StatsThresholds, stats_thresholds>(divisor);
-}
-
 TensorStats run_stats(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor) {
     check_divisor(divisor);
     detail::StatsScan scan;
-    k.scan(x, n, &thresholds_for(divisor), 1, &scan);
+    k.scan(x, n, for_divisor<detail::ScanPlan, single_scan_plan>(divisor), &scan);
     return stats_from_scan(scan, n, divisor);
 }
 
 TensorStatsPair run_stats_pair(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor) {
     check_divisor(divisor);
-    const detail::StatsThresholds th[2] = {thresholds_for(1.0), thresholds_for(divisor)};
     detail::StatsScan scans[2];
-    k.scan(x, n, th, 2, scans);
+    k.scan(x, n, for_divisor<detail::ScanPlan, pair_scan_plan>(divisor), scans);
     return {stats_from_scan(scans[0], n, 1.0), stats_from_scan(scans[1], n, divisor)};
 }
 

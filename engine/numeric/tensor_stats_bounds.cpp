@@ -1,5 +1,6 @@
 #include "engine/numeric/tensor_stats_bounds.h"
 
+#include <algorithm>
 #include <array>
 #include <cfloat>
 #include <cmath>
@@ -81,6 +82,33 @@ detail::StatsThresholds stats_thresholds(double divisor) {
         th.below[below_index(i, RangeEdge::overflow)] = magnitude_threshold(boundaries[i].overflow, divisor);
     }
     return th;
+}
+
+detail::ScanPlan scan_plan(const detail::StatsThresholds* th, int views) {
+    detail::ScanPlan p;
+    p.views = views;
+    for (int v = 0; v < views; ++v)
+        for (std::uint32_t t : th[v].below) {
+            const auto at = std::lower_bound(p.sorted, p.sorted + p.count, t);
+            if (at != p.sorted + p.count && *at == t) continue;
+            std::copy_backward(at, p.sorted + p.count, p.sorted + p.count + 1);
+            *at = t;
+            ++p.count;
+        }
+    for (int v = 0; v < views; ++v)
+        for (int k = 0; k < detail::kStatsThresholds; ++k)
+            p.slot[v][k] = static_cast<int>(std::lower_bound(p.sorted, p.sorted + p.count, th[v].below[k]) - p.sorted);
+    return p;
+}
+
+detail::ScanPlan single_scan_plan(double divisor) {
+    const detail::StatsThresholds th = stats_thresholds(divisor);
+    return scan_plan(&th, 1);
+}
+
+detail::ScanPlan pair_scan_plan(double divisor) {
+    const detail::StatsThresholds th[2] = {stats_thresholds(1.0), stats_thresholds(divisor)};
+    return scan_plan(th, 2);
 }
 
 detail::HistogramEdges histogram_edges(double divisor) {

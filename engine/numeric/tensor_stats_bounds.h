@@ -49,6 +49,12 @@ static_assert(below_index(kRangeFormats.size() - 1, RangeEdge::overflow) + 1 == 
 
 detail::StatsThresholds stats_thresholds(double divisor);
 
+// The scan plan of `views` threshold sets, sorted and merged.
+detail::ScanPlan scan_plan(const detail::StatsThresholds* th, int views);
+// The plans telemetry scans with: x / divisor alone, and x with x / divisor.
+detail::ScanPlan single_scan_plan(double divisor);
+detail::ScanPlan pair_scan_plan(double divisor);
+
 // The histogram edges for one divisor (detail::HistogramEdges says how they are used).
 detail::HistogramEdges histogram_edges(double divisor);
 

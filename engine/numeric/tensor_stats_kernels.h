@@ -20,6 +20,17 @@ struct StatsThresholds {
     std::uint32_t below[kStatsThresholds] = {};
 };
 
+// The thresholds of one scan's views (1 or 2), sorted and without repeats, so
+// that a chunk finds the ones inside its range as one run of them. Derived
+// once per divisor (scan_plan() in tensor_stats_bounds.h).
+struct ScanPlan {
+    static constexpr int kMax = 2 * kStatsThresholds;
+    std::uint32_t sorted[kMax] = {};
+    int count = 0;
+    int views = 1;
+    int slot[2][kStatsThresholds] = {};  // view v's threshold k is sorted[slot[v][k]]
+};
+
 // What one scan returns, before the divisor is applied.
 struct StatsScan {
     std::uint64_t below[kStatsThresholds] = {};  // #{i : bits(|x_i|) < below[k]}
@@ -48,8 +59,8 @@ inline constexpr int kSlotPosInf = kSlotZero + 2;
 inline constexpr int kSlotNegInf = kSlotZero + 3;
 inline constexpr int kHistogramSlots = kSlotZero + 4;
 
-// Scans x once for `views` (1 or 2) threshold sets: out[v] for th[v].
-using StatsScanFn = void (*)(const float* x, std::size_t n, const StatsThresholds* th, int views, StatsScan* out);
+// Scans x once for the plan's views: out[v] for view v.
+using StatsScanFn = void (*)(const float* x, std::size_t n, const ScanPlan& plan, StatsScan* out);
 using CountNonFiniteFn = std::uint64_t (*)(const float* x, std::size_t n);
 using FiniteAmaxBitsFn = std::uint32_t (*)(const float* x, std::size_t n);
 // Adds each element's slot count to counts[0..kHistogramSlots).

@@ -39,17 +39,33 @@ std::uint32_t magnitude_bits(const float* x, std::size_t i) {
 // GCC vectorises where it leaves a select as a branch.
 std::uint32_t finite_or_zero(std::uint32_t a) { return a & (0u - static_cast<std::uint32_t>(a < kInfBits)); }
 
-// out[k] += #{i : bits(|x_i|) < th[k]} for k < count (count <= kPassThresholds).
-void count_below(const float* x, std::size_t n, const std::uint32_t* th, int count, std::uint64_t* out) {
-    std::uint32_t t[kPassThresholds];
-    for (int k = 0; k < kPassThresholds; ++k) t[k] = k < count ? th[k] : 0u;  // "< 0" never counts
-    std::uint32_t c[kPassThresholds] = {};
+// out[k] += #{i : bits(|x_i|) < th[k]} for k < Count, one pass. The count
+// is a template argument so that a pass compares only the thresholds it has.
+template <int Count>
+void count_below_n(const float* x, std::size_t n, const std::uint32_t* th, std::uint64_t* out) {
+    std::uint32_t t[Count];
+    std::uint32_t c[Count] = {};
+    for (int k = 0; k < Count; ++k) t[k] = th[k];
     for (std::size_t i = 0; i < n; ++i) {
         const std::uint32_t a = magnitude_bits(x, i);
 #pragma GCC unroll 8
-        for (int k = 0; k < kPassThresholds; ++k) c[k] += a < t[k] ? 1u : 0u;
+        for (int k = 0; k < Count; ++k) c[k] += a < t[k] ? 1u : 0u;
     }
-    for (int k = 0; k < count; ++k) out[k] += c[k];
+    for (int k = 0; k < Count; ++k) out[k] += c[k];
+}
+
+// The same for 1 <= count <= kPassThresholds.
+void count_below(const float* x, std::size_t n, const std::uint32_t* th, int count, std::uint64_t* out) {
+    switch (count) {
+        case 1: count_below_n<1>(x, n, th, out); break;
+        case 2: count_below_n<2>(x, n, th, out); break;
+        case 3: count_below_n<3>(x, n, th, out); break;
+        case 4: count_below_n<4>(x, n, th, out); break;
+        case 5: count_below_n<5>(x, n, th, out); break;
+        case 6: count_below_n<6>(x, n, th, out); break;
+        case 7: count_below_n<7>(x, n, th, out); break;
+        default: count_below_n<kPassThresholds>(x, n, th, out); break;
+    }
 }
 
 std::uint32_t count_pos_infs(const float* x, std::size_t n) {
@@ -113,68 +129,119 @@ ChunkRange chunk_range(const float* x, std::size_t n) {
     return r;
 }
 
-// Counts #{i : bits(|x_i|) < t} for every threshold t of `views` threshold
-// sets over one chunk of m elements. Only thresholds inside the chunk's range
-// are counted element by element; the others follow from the range: no
-// element lies below t <= min_all, all lie below t > max_all, and below a t in
+ChunkRange merged(const ChunkRange& a, const ChunkRange& b) {
+    ChunkRange r;
+    r.min_all = a.min_all < b.min_all ? a.min_all : b.min_all;
+    r.min_nonzero = a.min_nonzero < b.min_nonzero ? a.min_nonzero : b.min_nonzero;
+    r.max_all = a.max_all > b.max_all ? a.max_all : b.max_all;
+    return r;
+}
+
+// One pass over n elements (a multiple of kSumLanes) for both the range and
+// the sums, the sums taken as if every element were finite: no masking, and
+// each lane's amax is its max. They reach `lanes` only when the range shows
+// no Inf or NaN; otherwise the caller adds sum_lanes' masked sums instead.
+struct LaneRangeSums {
+    double sum_abs[kSumLanes];
+    double sum_sq[kSumLanes];
+    std::uint32_t lo[kSumLanes];
+    std::uint32_t lo_nonzero_less_one[kSumLanes];
+    std::uint32_t hi[kSumLanes];
+};
+
+ChunkRange sum_lanes_and_range(const float* x, std::size_t n, LaneSums& lanes) {
+    LaneRangeSums acc;
+    for (std::size_t j = 0; j < kSumLanes; ++j) {
+        acc.sum_abs[j] = lanes.sum_abs[j];
+        acc.sum_sq[j] = lanes.sum_sq[j];
+        acc.lo[j] = 0xffffffffu;
+        acc.lo_nonzero_less_one[j] = 0xffffffffu;
+        acc.hi[j] = 0;
+    }
+    for (std::size_t i = 0; i < n; i += kSumLanes) {
+#pragma GCC unroll 16
+        for (std::size_t j = 0; j < kSumLanes; ++j) {
+            const std::uint32_t a = magnitude_bits(x, i + j);
+            const std::uint32_t a_less_one = a - 1u;  // 0 wraps to the top: min() skips it
+            acc.lo[j] = acc.lo[j] < a ? acc.lo[j] : a;
+            acc.lo_nonzero_less_one[j] =
+                acc.lo_nonzero_less_one[j] < a_less_one ? acc.lo_nonzero_less_one[j] : a_less_one;
+            acc.hi[j] = acc.hi[j] > a ? acc.hi[j] : a;
+            float f;
+            std::memcpy(&f, &a, sizeof f);
+            const double v = f;
+            acc.sum_abs[j] += v;
+            acc.sum_sq[j] += v * v;
+        }
+    }
+    std::uint32_t lo_all = 0xffffffffu, lo_nz = 0xffffffffu, hi_all = 0;
+    for (std::size_t j = 0; j < kSumLanes; ++j) {
+        lo_all = lo_all < acc.lo[j] ? lo_all : acc.lo[j];
+        lo_nz = lo_nz < acc.lo_nonzero_less_one[j] ? lo_nz : acc.lo_nonzero_less_one[j];
+        hi_all = hi_all > acc.hi[j] ? hi_all : acc.hi[j];
+    }
+    ChunkRange r;
+    r.min_all = lo_all;
+    r.min_nonzero = lo_nz == 0xffffffffu ? 0xffffffffu : lo_nz + 1u;
+    r.max_all = hi_all;
+    if (hi_all < kInfBits) {
+        for (std::size_t j = 0; j < kSumLanes; ++j) {
+            lanes.sum_abs[j] = acc.sum_abs[j];
+            lanes.sum_sq[j] = acc.sum_sq[j];
+            lanes.amax[j] = lanes.amax[j] > acc.hi[j] ? lanes.amax[j] : acc.hi[j];
+        }
+    }
+    return r;
+}
+
+// Adds #{i : bits(|x_i|) < t} over one chunk of m elements to below[u] for
+// every planned threshold t = plan.sorted[u]. Only thresholds inside the chunk's range are
+// counted element by element; the others follow from the range: no element
+// lies below t <= min_all, all lie below t > max_all, and below a t in
 // (min_all, min_nonzero] lie exactly the zeros (the count below 1).
-void count_chunk(const float* chunk, std::size_t m, const ChunkRange& r, const StatsThresholds* th, int views,
-                 StatsScan* out) {
-    constexpr int kMaxThresholds = 2 * kStatsThresholds + 1;
-    std::uint32_t pending[kMaxThresholds];
-    std::uint64_t counted[kMaxThresholds] = {};
+void count_chunk(const float* chunk, std::size_t m, const ChunkRange& r, const ScanPlan& plan, std::uint64_t* below) {
+    int lo = 0;  // the first threshold above min_nonzero
+    while (lo < plan.count && plan.sorted[lo] <= r.min_nonzero) ++lo;
+    int hi = lo;  // the first threshold above max_all
+    while (hi < plan.count && plan.sorted[hi] <= r.max_all) ++hi;
+    std::uint32_t pending[ScanPlan::kMax + 1];
+    std::uint64_t counted[ScanPlan::kMax + 1] = {};
     int count = 0;
     const bool zeros_unknown = r.min_all == 0 && r.max_all > 0;  // some zeros, not all
     if (zeros_unknown) pending[count++] = 1u;
-    for (int v = 0; v < views; ++v)
-        for (int k = 0; k < kStatsThresholds; ++k) {
-            const std::uint32_t t = th[v].below[k];
-            if (t <= r.min_nonzero || t > r.max_all) continue;
-            bool seen = false;
-            for (int j = 0; j < count; ++j) seen = seen || pending[j] == t;
-            if (!seen) pending[count++] = t;
-        }
+    for (int u = lo; u < hi; ++u) pending[count++] = plan.sorted[u];
     for (int k = 0; k < count; k += kPassThresholds) {
         const int pass = count - k < kPassThresholds ? count - k : kPassThresholds;
         count_below(chunk, m, pending + k, pass, counted + k);
     }
     const std::uint64_t zeros = zeros_unknown ? counted[0] : (r.max_all == 0 ? m : 0);
-    for (int v = 0; v < views; ++v)
-        for (int k = 0; k < kStatsThresholds; ++k) {
-            const std::uint32_t t = th[v].below[k];
-            std::uint64_t below = 0;
-            if (t > r.max_all) {
-                below = m;
-            } else if (t <= r.min_all) {
-                below = 0;
-            } else if (t <= r.min_nonzero) {
-                below = zeros;
-            } else {
-                for (int j = 0; j < count; ++j) below = pending[j] == t ? counted[j] : below;
-            }
-            out[v].below[k] += below;
-        }
+    for (int u = 0; u < lo; ++u) below[u] += plan.sorted[u] <= r.min_all ? 0 : zeros;
+    const int first_counted = zeros_unknown ? 1 : 0;
+    for (int u = lo; u < hi; ++u) below[u] += counted[first_counted + u - lo];
+    for (int u = hi; u < plan.count; ++u) below[u] += m;
 }
 
-// One pass over x for `views` (1 or 2) threshold sets: the sums, amax and
-// +Inf count do not depend on the thresholds and are computed once.
-void scan_stats(const float* x, std::size_t n, const StatsThresholds* th, int views, StatsScan* out) {
-    for (int v = 0; v < views; ++v) out[v] = StatsScan{};
+// One scan of x for the plan's views (1 or 2): the sums, amax and +Inf count
+// do not depend on the thresholds and are computed once.
+void scan_stats(const float* x, std::size_t n, const ScanPlan& plan, StatsScan* out) {
+    for (int v = 0; v < plan.views; ++v) out[v] = StatsScan{};
+    std::uint64_t below[ScanPlan::kMax] = {};
     LaneSums lanes;
     std::uint64_t pos_infs = 0;
     for (std::size_t start = 0; start < n; start += kChunk) {
         const std::size_t m = n - start < kChunk ? n - start : kChunk;
         const float* chunk = x + start;
-        const ChunkRange range = chunk_range(chunk, m);
-        count_chunk(chunk, m, range, th, views, out);
-        if (range.max_all >= kInfBits) pos_infs += count_pos_infs(chunk, m);
         const std::size_t whole = m - m % kSumLanes;
-        sum_lanes(chunk, whole, lanes);
+        ChunkRange range = sum_lanes_and_range(chunk, whole, lanes);
+        if (range.max_all >= kInfBits) sum_lanes(chunk, whole, lanes);
         if (whole != m) {  // the last partial block, zero-padded: zeros add nothing
+            range = merged(range, chunk_range(chunk + whole, m - whole));
             float tail[kSumLanes] = {};
             std::memcpy(tail, chunk + whole, (m - whole) * sizeof(float));
             sum_lanes(tail, kSumLanes, lanes);
         }
+        count_chunk(chunk, m, range, plan, below);
+        if (range.max_all >= kInfBits) pos_infs += count_pos_infs(chunk, m);
     }
     // Pairwise, in a fixed order: the same on every path.
     for (std::size_t width = kSumLanes / 2; width > 0; width /= 2) {
@@ -184,7 +251,8 @@ void scan_stats(const float* x, std::size_t n, const StatsThresholds* th, int vi
             lanes.amax[j] = lanes.amax[j] > lanes.amax[j + width] ? lanes.amax[j] : lanes.amax[j + width];
         }
     }
-    for (int v = 0; v < views; ++v) {
+    for (int v = 0; v < plan.views; ++v) {
+        for (int k = 0; k < kStatsThresholds; ++k) out[v].below[k] = below[plan.slot[v][k]];
         out[v].pos_infs = pos_infs;
         out[v].sum_abs = lanes.sum_abs[0];
         out[v].sum_sq = lanes.sum_sq[0];
@@ -264,8 +332,10 @@ void histogram_scan_bins(const float* x, std::size_t n, const HistogramEdges& ed
             slots[i] = static_cast<std::uint16_t>(histogram_slot<Bins>(u, edges));
         }
         std::size_t i = 0;
-        for (; i + kWays <= m; i += kWays)
+        for (; i + kWays <= m; i += kWays) {
+#pragma GCC unroll 4
             for (int w = 0; w < kWays; ++w) ++sub[w][slots[i + static_cast<std::size_t>(w)]];
+        }
         for (; i < m; ++i) ++sub[0][slots[i]];
     }
     for (int w = 0; w < kWays; ++w)

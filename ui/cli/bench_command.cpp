@@ -24,16 +24,21 @@ struct Variant {
     Recipe recipe;
     bool twin;
     bool telemetry;
+    bool histograms;  // at the preset's hist_every
 };
 
 // The variants the speed targets compare. The first is the preset
 // as shipped (histograms too); the others isolate one cost each.
 constexpr Variant kVariants[] = {
-    {"default", "preset as shipped: twin, telemetry, histograms", Recipe::amp_fp16, true, true},
-    {"amp_fp16", "AMP FP16 emulation alone (twin and telemetry off)", Recipe::amp_fp16, false, false},
-    {"fp32", "plain FP32 (twin and telemetry off)", Recipe::fp32, false, false},
-    {"amp_fp16_telemetry", "AMP FP16 with per-step telemetry (twin off)", Recipe::amp_fp16, false, true},
+    {"default", "preset as shipped: twin, telemetry, histograms", Recipe::amp_fp16, true, true, true},
+    {"amp_fp16", "AMP FP16 emulation alone (twin and telemetry off)", Recipe::amp_fp16, false, false, false},
+    {"fp32", "plain FP32 (twin and telemetry off)", Recipe::fp32, false, false, false},
+    {"amp_fp16_stats", "AMP FP16 with per-step statistics, no histograms (twin off)", Recipe::amp_fp16, false, true,
+     false},
+    {"amp_fp16_telemetry", "AMP FP16 with statistics and the preset's histograms (twin off)", Recipe::amp_fp16, false,
+     true, true},
 };
+constexpr std::size_t kAmp = 1, kFp32 = 2, kStats = 3, kTelemetry = 4;
 
 RunConfig variant_config(const RunConfig& base, const Variant& v, int steps) {
     RunConfig c = base;
@@ -41,7 +46,7 @@ RunConfig variant_config(const RunConfig& base, const Variant& v, int steps) {
     c.eval_every = steps;  // one evaluation, at the end, for every variant alike
     c.twin = v.twin;
     c.telemetry.enabled = v.telemetry;
-    if (!v.telemetry) c.telemetry.hist_every = 0;
+    if (!v.histograms) c.telemetry.hist_every = 0;
     if (v.recipe != c.precision.recipe) {
         c.precision.recipe = v.recipe;
         c.scaler.kind = recipe_default_scaler(v.recipe);
@@ -79,8 +84,9 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
             timings[v].seconds.push_back(seconds_for(backend, variant_config(base, kVariants[v], o.steps)));
         }
     auto rate = [&](std::size_t v) { return o.steps / timings[v].best(); };
-    const double amp_vs_fp32 = timings[1].best() / timings[2].best();
-    const double telemetry_overhead = timings[3].best() / timings[1].best() - 1.0;
+    const double amp_vs_fp32 = timings[kAmp].best() / timings[kFp32].best();
+    const double stats_overhead = timings[kStats].best() / timings[kAmp].best() - 1.0;
+    const double telemetry_overhead = timings[kTelemetry].best() / timings[kAmp].best() - 1.0;
     if (o.json) {
         std::string line;
         {
@@ -89,7 +95,10 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
             j.begin_object("steps_per_s");
             for (std::size_t v = 0; v < std::size(kVariants); ++v) j.number(kVariants[v].name, rate(v));
             j.end_object();
-            j.number("amp_fp16_time_vs_fp32", amp_vs_fp32).number("telemetry_overhead", telemetry_overhead);
+            j.integer("hist_every", base.telemetry.hist_every);
+            j.number("amp_fp16_time_vs_fp32", amp_vs_fp32)
+                .number("stats_overhead", stats_overhead)
+                .number("telemetry_overhead", telemetry_overhead);
         }
         out << line;
         return;
@@ -99,7 +108,9 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
         out << "  " << significant_text(rate(v), 5) << " steps/s  " << kVariants[v].name << ": " << kVariants[v].what
             << '\n';
     out << "  AMP FP16 emulation costs " << significant_text(amp_vs_fp32, 3) << "x plain FP32's time\n";
-    out << "  telemetry adds " << significant_text(100.0 * telemetry_overhead, 3) << "% to an AMP FP16 step\n";
+    out << "  per-step statistics add " << significant_text(100.0 * stats_overhead, 3) << "% to an AMP FP16 step\n";
+    out << "  statistics and histograms every " << base.telemetry.hist_every << " steps add "
+        << significant_text(100.0 * telemetry_overhead, 3) << "%\n";
 }
 
 void add_bench_command(CLI::App& app) {
@@ -107,8 +118,9 @@ void add_bench_command(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand("bench", "Measure training speed and the cost of emulation and telemetry");
     cmd->description(
         "Measure training speed on this machine: the preset as shipped (twin, telemetry, histograms),\n"
-        "AMP FP16 emulation alone, plain FP32, and AMP FP16 with telemetry, interleaved over several rounds\n"
-        "(best round counts), then the ratios: AMP emulation time over FP32 time, telemetry overhead.\n\n"
+        "AMP FP16 emulation alone, plain FP32, AMP FP16 with per-step statistics, and AMP FP16 with statistics\n"
+        "and the preset's histograms, interleaved over several rounds (best round counts), then the ratios:\n"
+        "AMP emulation time over FP32 time, and the overhead of statistics alone and with histograms.\n\n"
         "Examples:\n  plab bench\n  plab bench --json --steps 2000 --rounds 5");
     cmd->add_option("--preset", options->preset, "Preset to measure")->default_val("spirals-amp-fp16");
     cmd->add_option("--steps", options->steps, "Steps per measured run")->default_val(1000);

@@ -1,0 +1,83 @@
+// The telemetry of one training step of the default preset, part by part,
+// beside the step itself (twin and telemetry off) as the anchor: what
+// `plab bench` reports as one overhead figure, broken down.
+//   build/dev/bench/telemetry_bench --benchmark_min_time=0.2
+// Compare times within one run: stats / step is the per-step overhead;
+// histograms are paid once every hist_every steps.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <vector>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/train/preset_io.h"
+#include "engine/train/telemetry.h"
+#include "engine/train/trainer.h"
+
+namespace {
+
+// A trainer 200 steps into the default preset, so that gradients and
+// activations have the spread of a real run.
+struct Warm {
+    plab::CpuBackend backend;
+    std::unique_ptr<plab::Trainer> trainer;
+    float scale = 1;
+    Warm() {
+        plab::RunConfig c = plab::load_preset("spirals-amp-fp16");
+        c.twin = false;
+        c.telemetry.enabled = false;
+        c.telemetry.hist_every = 0;
+        c.eval_every = c.steps;  // evaluation would overwrite the activations
+        trainer = std::make_unique<plab::Trainer>(backend, c);
+        for (int i = 0; i < 200; ++i) (void)trainer->step();
+        scale = trainer->scaler().scale();
+    }
+};
+
+Warm& warm() {
+    static Warm w;
+    return w;
+}
+
+void step_anchor(benchmark::State& state) {
+    Warm& w = warm();
+    for (auto _ : state) benchmark::DoNotOptimize(w.trainer->step());
+}
+
+void pass_stats(benchmark::State& state) {
+    Warm& w = warm();
+    std::vector<plab::LayerRecord> layers;
+    for (auto _ : state) {
+        plab::queue_pass_stats(w.backend, w.trainer->model(), w.scale, layers);
+        w.backend.finish_telemetry();
+        benchmark::DoNotOptimize(layers.data());
+    }
+}
+
+void weight_stats(benchmark::State& state) {
+    Warm& w = warm();
+    std::vector<plab::LayerRecord> layers;
+    for (auto _ : state) {
+        plab::queue_weight_stats(w.backend, w.trainer->model(), layers);
+        w.backend.finish_telemetry();
+        benchmark::DoNotOptimize(layers.data());
+    }
+}
+
+void histograms(benchmark::State& state) {
+    Warm& w = warm();
+    std::vector<plab::LayerHistograms> hist;
+    for (auto _ : state) {
+        plab::queue_histograms(w.backend, w.trainer->model(), w.scale, hist);
+        w.backend.finish_telemetry();
+        benchmark::DoNotOptimize(hist.data());
+    }
+}
+
+}  // namespace
+
+BENCHMARK(step_anchor);
+BENCHMARK(pass_stats);
+BENCHMARK(weight_stats);
+BENCHMARK(histograms);
+BENCHMARK_MAIN();
