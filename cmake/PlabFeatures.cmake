@@ -53,7 +53,7 @@ if(NOT PLAB_WITH_QT STREQUAL "OFF")
     set(_qt_found TRUE)
   endif()
 endif()
-plab_feature(PLAB_WITH_QT "Qt 6 (workbench not written yet)" _qt_found "Qt 6 Widgets/Charts not found: apt-get install qt6-base-dev qt6-charts-dev")
+plab_feature(PLAB_WITH_QT "Qt 6 workbench" _qt_found "Qt 6 Widgets/Charts not found: apt-get install qt6-base-dev qt6-charts-dev")
 
 set(_imgui_found FALSE)
 if(NOT PLAB_WITH_IMGUI STREQUAL "OFF")

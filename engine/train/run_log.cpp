@@ -15,7 +15,11 @@ namespace {
 constexpr std::size_t kControlBlockBytes = 16;
 
 std::size_t held_bytes(const StepRecord& record) {
-    return kControlBlockBytes + sizeof(StepRecord) + record.layers.capacity() * sizeof(LayerRecord);
+    const std::size_t histograms =
+        record.histograms ? kControlBlockBytes + sizeof(*record.histograms) +
+                                record.histograms->capacity() * sizeof(LayerHistograms)
+                          : 0;
+    return kControlBlockBytes + sizeof(StepRecord) + record.layers.capacity() * sizeof(LayerRecord) + histograms;
 }
 
 // Heap a string holds beyond its own object (0 while it fits the small-string buffer).

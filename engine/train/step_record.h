@@ -2,6 +2,7 @@
 // What one optimizer step reports: the RunLog keeps these, the GUIs plot
 // them, the CLI writes them (docs/telemetry.md documents every field).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,11 @@ struct LayerRecord {
     float weight_rel_dist = 0;
     float grad_rel_dist = 0;
     float grad_cos = 0;  // cosine of the unscaled weight gradients
+};
+
+// log2 histograms of one Linear layer's tensors (hist steps only).
+struct LayerHistograms {
+    Log2Histogram weight, grad, grad_unscaled, act, act_grad, act_grad_unscaled;
 };
 
 struct StepRecord {
@@ -45,6 +51,9 @@ struct StepRecord {
     std::optional<float> test_loss;  // on evaluation steps (regression reports this instead of acc)
     std::optional<float> test_loss_ref;
     std::vector<LayerRecord> layers;
+    // Every layer's histograms on the steps that took them (telemetry.hist_every), else null.
+    // Shared and immutable, so copies of the record (snapshots for the GUI) cost a pointer.
+    std::shared_ptr<const std::vector<LayerHistograms>> histograms;
 };
 
 }  // namespace plab

@@ -12,11 +12,6 @@
 
 namespace plab {
 
-// log2 histograms of one Linear layer's tensors (hist steps only).
-struct LayerHistograms {
-    Log2Histogram weight, grad, grad_unscaled, act, act_grad, act_grad_unscaled;
-};
-
 // Queues the statistics of what the last backward pass left: each Linear
 // layer's activation, activation gradient and weight gradient, gradients also
 // divided by the loss scale `scale`. Sizes `layers` to the model first.

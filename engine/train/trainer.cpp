@@ -191,6 +191,7 @@ StepRecord Trainer::step() {
     ++step_;
     record_telemetry(record, scale);
     fence.finish();
+    if (!histograms_.empty()) record.histograms = std::make_shared<const std::vector<LayerHistograms>>(histograms_);
     evaluate(record);  // overwrites the activations
     return record;
 }

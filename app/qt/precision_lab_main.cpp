@@ -1,0 +1,102 @@
+// precision-lab: the Qt workbench. Without --screenshot it opens the window
+// on a preset; with it, it trains --steps steps, renders the window (or one
+// panel) into an image and exits, which is how the test suite and the README
+// screenshots see it.
+#include <CLI/CLI.hpp>
+
+#include <QApplication>
+#include <QImageWriter>
+#include <QPixmap>
+#include <QSettings>
+#include <iostream>
+
+#include "engine/common/error.h"
+#include "ui/qt/chart_kit.h"
+#include "ui/qt/main_window.h"
+
+namespace {
+
+struct Options {
+    std::string preset = "spirals-amp-fp16";
+    std::int64_t steps = 0;
+    std::string screenshot;
+    std::string panel;
+    bool dark = false;
+};
+
+QString panel_ids(const plab::qt::MainWindow& w) {
+    QString ids;
+    for (const plab::qt::Panel* p : w.panels()) ids += (ids.isEmpty() ? "" : "|") + p->id();
+    return ids;
+}
+
+// Lets the window lay itself out at its final size before anything is drawn.
+void settle(QApplication& app) {
+    for (int i = 0; i < 5; ++i) app.processEvents();
+}
+
+int take_screenshot(QApplication& app, plab::qt::MainWindow& window, const Options& o) {
+    window.resize(1600, 1000);
+    window.show();
+    settle(app);
+    if (o.steps > 0) {
+        window.session().step(o.steps);
+        window.session().wait_until_idle();
+    }
+    window.refresh();
+    settle(app);
+    window.refresh();  // once more at the laid-out plot widths
+    QWidget* target = &window;
+    if (!o.panel.empty()) {
+        target = window.panel(QString::fromStdString(o.panel));
+        if (!target) {
+            std::cerr << "precision-lab: --panel: unknown panel '" << o.panel
+                      << "'; allowed: " << panel_ids(window).toStdString() << '\n';
+            return 2;
+        }
+    }
+    const QPixmap image = target->grab();
+    QImageWriter writer(QString::fromStdString(o.screenshot));
+    if (!writer.write(image.toImage())) {
+        std::cerr << "precision-lab: --screenshot: cannot write '" << o.screenshot
+                  << "': " << writer.errorString().toStdString() << '\n';
+        return 2;
+    }
+    std::cout << "screenshot: " << o.screenshot << " (" << image.width() << "x" << image.height() << ")\n";
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    CLI::App cli("Precision Lab workbench: watch mixed-precision training live", "precision-lab");
+    cli.add_option("--preset", o.preset, "Preset name or .json file")->capture_default_str();
+    cli.add_option("--steps", o.steps, "Steps to train before showing (with --screenshot: before the capture)")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{10000000}));
+    cli.add_option("--screenshot", o.screenshot, "Render into this image file (PNG, ...) and exit");
+    cli.add_option("--panel", o.panel, "With --screenshot: only this panel (bits|histograms|scale|loss)");
+    cli.add_flag("--dark", o.dark, "Dark theme");
+    CLI11_PARSE(cli, argc, argv);
+    if (!o.panel.empty() && o.screenshot.empty()) {
+        std::cerr << "precision-lab: --panel needs --screenshot\n";
+        return 2;
+    }
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("PrecisionLab");
+    QApplication::setApplicationName("precision-lab");
+    const bool interactive = o.screenshot.empty();
+    plab::qt::set_dark_theme(o.dark || (interactive && QSettings().value("theme/dark", false).toBool()));
+    try {
+        plab::qt::MainWindow window(o.preset, interactive);
+        if (!interactive) return take_screenshot(app, window, o);
+        window.resize(1600, 1000);
+        window.show();
+        if (o.steps > 0) window.session().step(o.steps);
+        return app.exec();
+    } catch (const plab::Error& e) {
+        std::cerr << "precision-lab: " << e.what() << '\n';
+        return 2;
+    }
+}

@@ -1,0 +1,13 @@
+#include "engine/train/trainer_factory.h"
+
+#include "engine/train/trainer.h"
+
+namespace plab {
+
+RunFactory trainer_factory(std::shared_ptr<Backend> backend) {
+    return [backend](const RunConfig& config) -> std::unique_ptr<Run> {
+        return std::make_unique<Trainer>(*backend, config);
+    };
+}
+
+}  // namespace plab

@@ -1,0 +1,176 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ui/present/loss_curves.h"
+
+namespace plab {
+namespace {
+
+StepRecord loss_step(std::int64_t step, float loss, float loss_ref) {
+    StepRecord r;
+    r.step = step;
+    r.loss = loss;
+    r.loss_ref = loss_ref;
+    return r;
+}
+
+void expect_points(const std::vector<XY>& got, const std::vector<XY>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got[i].x, want[i].x) << "point " << i;
+        EXPECT_EQ(got[i].y, want[i].y) << "point " << i;
+    }
+}
+
+void expect_curve(const Curve& c, const std::string& name, bool twin, bool test) {
+    EXPECT_EQ(c.name, name);
+    EXPECT_EQ(c.twin, twin) << name;
+    EXPECT_EQ(c.test, test) << name;
+}
+
+// Eight steps, drawn in four columns two steps wide (column c: steps 2c,
+// 2c + 1; step 8 the last). Losses 0, NaN, -1 and inf cannot be drawn on a
+// log axis. Evaluations after steps 4 and 8; the second test loss is 0.
+RunLog eight_step_log() {
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float loss[8] = {0.5f, 0.25f, 0.0f, nan, 0.125f, -1.0f, inf, 0.0625f};
+    const float loss_ref[8] = {0.5f, 0.5f, 0.25f, 0.25f, 0.125f, 0.125f, 0.0625f, 0.0625f};
+    RunLog log;
+    for (std::int64_t s = 1; s <= 8; ++s) {
+        StepRecord r = loss_step(s, loss[s - 1], loss_ref[s - 1]);
+        if (s == 4) {
+            r.acc = 0.75f;
+            r.acc_ref = 0.8f;
+            r.test_loss = 0.3f;
+            r.test_loss_ref = 0.2f;
+        }
+        if (s == 8) {
+            r.acc = 0.9f;
+            r.acc_ref = 0.95f;
+            r.test_loss = 0.0f;
+            r.test_loss_ref = 0.1f;
+        }
+        log.append(r);
+    }
+    return log;
+}
+
+TEST(LossCurves, RunWithTwin) {
+    const RunLog log = eight_step_log();
+    const LossCurves c = make_loss_curves(log.view(), true, 4);
+    ASSERT_EQ(c.loss.size(), 4u);
+    ASSERT_EQ(c.accuracy.size(), 2u);
+    expect_curve(c.loss[0], "train (AMP)", false, false);
+    expect_curve(c.loss[1], "train (FP32 twin)", true, false);
+    expect_curve(c.loss[2], "test (AMP)", false, true);
+    expect_curve(c.loss[3], "test (FP32 twin)", true, true);
+    expect_curve(c.accuracy[0], "test (AMP)", false, true);
+    expect_curve(c.accuracy[1], "test (FP32 twin)", true, true);
+
+    // Columns at x 1, 3, 5, 7: lo then hi of the drawable losses in each.
+    expect_points(c.loss[0].points, {{1, 0.5}, {1, 0.5}, {3, 0.25}, {3, 0.25}, {5, 0.125}, {5, 0.125},
+                                     {7, 0.0625}, {7, 0.0625}});
+    expect_points(c.loss[1].points, {{1, 0.5}, {1, 0.5}, {3, 0.25}, {3, 0.5}, {5, 0.125}, {5, 0.25},
+                                     {7, 0.0625}, {7, 0.125}});
+    expect_points(c.loss[2].points, {{4, static_cast<double>(0.3f)}});
+    expect_points(c.loss[3].points, {{4, static_cast<double>(0.2f)}, {8, static_cast<double>(0.1f)}});
+    expect_points(c.accuracy[0].points, {{4, 0.75}, {8, static_cast<double>(0.9f)}});
+    expect_points(c.accuracy[1].points, {{4, static_cast<double>(0.8f)}, {8, static_cast<double>(0.95f)}});
+
+    EXPECT_EQ(c.step_min, 0.0);
+    EXPECT_EQ(c.step_max, 8.0);
+    // Drawn losses run from 0.0625 to 0.5: decades 10^-2 .. 10^0.
+    EXPECT_DOUBLE_EQ(c.loss_min, 0.01);
+    EXPECT_DOUBLE_EQ(c.loss_max, 1.0);
+    EXPECT_EQ(c.summary, "loss 0.0625 (twin 0.0625) · acc 90.0% (twin 95.0%)");
+}
+
+TEST(LossCurves, RunWithoutTwin) {
+    const RunLog log = eight_step_log();
+    const LossCurves c = make_loss_curves(log.view(), false, 4);
+    ASSERT_EQ(c.loss.size(), 2u);
+    ASSERT_EQ(c.accuracy.size(), 1u);
+    expect_curve(c.loss[0], "train (AMP)", false, false);
+    expect_curve(c.loss[1], "test (AMP)", false, true);
+    expect_curve(c.accuracy[0], "test (AMP)", false, true);
+    EXPECT_EQ(c.loss[0].points.size(), 8u);
+    expect_points(c.loss[1].points, {{4, static_cast<double>(0.3f)}});
+    EXPECT_EQ(c.summary, "loss 0.0625 · acc 90.0%");
+}
+
+TEST(LossCurves, RegressionShowsTestLoss) {
+    RunLog log;
+    for (std::int64_t s = 1; s <= 3; ++s) {
+        StepRecord r = loss_step(s, 2.0f, 3.0f);
+        if (s == 2) {
+            r.test_loss = 0.04f;
+            r.test_loss_ref = 0.05f;
+        }
+        log.append(r);
+    }
+    const LossCurves c = make_loss_curves(log.view(), true, 100);
+    EXPECT_TRUE(c.accuracy[0].points.empty());
+    EXPECT_TRUE(c.accuracy[1].points.empty());
+    expect_points(c.loss[2].points, {{2, static_cast<double>(0.04f)}});
+    // 0.04 .. 3: decades 10^-2 .. 10^1.
+    EXPECT_DOUBLE_EQ(c.loss_min, 0.01);
+    EXPECT_DOUBLE_EQ(c.loss_max, 10.0);
+    EXPECT_EQ(c.summary, "loss 2 (twin 3) · test loss 0.04 (twin 0.05)");
+}
+
+// Merged buckets keep the last evaluation they saw, drawn at the bucket's centre.
+TEST(LossCurves, MergedBucketKeepsItsLastEvaluation) {
+    RunLog log(RunLogLimits{4, 2, 16});
+    for (std::int64_t s = 1; s <= 4; ++s) {
+        StepRecord r = loss_step(s, 1.0f, 1.0f);
+        if (s <= 3) r.acc = 0.25f * static_cast<float>(s);
+        log.append(r);
+    }
+    const LossCurves c = make_loss_curves(log.view(), false, 10);
+    // Buckets (1-2) and (3-4): accuracy 0.5 at x 1.5, 0.75 at x 3.5.
+    expect_points(c.accuracy[0].points, {{1.5, 0.5}, {3.5, 0.75}});
+    EXPECT_EQ(c.summary, "loss 1 · acc 75.0%");
+}
+
+TEST(LossCurves, FlatLossGetsADecadeEachSide) {
+    RunLog log;
+    log.append(loss_step(1, 1.0f, 1.0f));
+    log.append(loss_step(2, 1.0f, 1.0f));
+    const LossCurves c = make_loss_curves(log.view(), true, 10);
+    EXPECT_DOUBLE_EQ(c.loss_min, 0.1);
+    EXPECT_DOUBLE_EQ(c.loss_max, 10.0);
+    EXPECT_EQ(c.summary, "loss 1 (twin 1)");
+}
+
+TEST(LossCurves, NothingDrawableKeepsTheDefaults) {
+    RunLog log;
+    log.append(loss_step(1, std::numeric_limits<float>::quiet_NaN(), 0.0f));
+    const LossCurves c = make_loss_curves(log.view(), true, 10);
+    EXPECT_TRUE(c.loss[0].points.empty());
+    EXPECT_TRUE(c.loss[1].points.empty());
+    EXPECT_EQ(c.loss_min, 1e-3);
+    EXPECT_EQ(c.loss_max, 1.0);
+    EXPECT_EQ(c.step_min, 0.0);
+    EXPECT_EQ(c.step_max, 1.0);
+    EXPECT_EQ(c.summary, "loss nan (twin 0)");
+}
+
+TEST(LossCurves, EmptyLog) {
+    const RunLog log;
+    const LossCurves c = make_loss_curves(log.view(), true, 10);
+    ASSERT_EQ(c.loss.size(), 4u);
+    ASSERT_EQ(c.accuracy.size(), 2u);
+    for (const Curve& curve : c.loss) EXPECT_TRUE(curve.points.empty());
+    EXPECT_EQ(c.step_min, 0.0);
+    EXPECT_EQ(c.step_max, 1.0);
+    EXPECT_EQ(c.summary, "no steps yet");
+}
+
+}  // namespace
+}  // namespace plab

@@ -1,0 +1,260 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ui/present/scale_trajectory.h"
+
+namespace plab {
+namespace {
+
+float pow2(int k) { return std::ldexp(1.0f, k); }
+
+// A step that used scale 2^k and left it at 2^k_after.
+StepRecord scaled_step(std::int64_t step, int k, int k_after) {
+    StepRecord r;
+    r.step = step;
+    r.loss = 1.0f;
+    r.scale = pow2(k);
+    r.scale_after = pow2(k_after);
+    return r;
+}
+
+StepRecord overflow_step(std::int64_t step, int k, bool skipped, bool backoff) {
+    StepRecord r = scaled_step(step, k, backoff ? k - 1 : k);
+    r.found_inf = true;
+    r.skipped = skipped;
+    r.backoff = backoff;
+    return r;
+}
+
+StepRecord growth_step(std::int64_t step, int k) {
+    StepRecord r = scaled_step(step, k, k + 1);
+    r.growth = true;
+    return r;
+}
+
+RunConfig config_of(ScalerKind kind, int growth_interval = 2000) {
+    RunConfig c;
+    c.scaler.kind = kind;
+    c.scaler.growth_interval = growth_interval;
+    return c;
+}
+
+struct WantMarker {
+    ScaleEventKind kind;
+    double step;
+    double log2_scale;
+    std::string text;
+};
+
+void expect_markers(const std::vector<ScaleMarker>& got, const std::vector<WantMarker>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got[i].kind, want[i].kind) << "marker " << i;
+        EXPECT_EQ(got[i].step, want[i].step) << "marker " << i;
+        EXPECT_EQ(got[i].log2_scale, want[i].log2_scale) << "marker " << i;
+        EXPECT_EQ(got[i].text, want[i].text) << "marker " << i;
+    }
+}
+
+void expect_line(const std::vector<XY>& got, const std::vector<ColumnRange>& columns) {
+    ASSERT_EQ(got.size(), 2 * columns.size());
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+        EXPECT_EQ(got[2 * i].x, columns[i].x) << "column " << i;
+        EXPECT_EQ(got[2 * i].y, columns[i].lo) << "column " << i;
+        EXPECT_EQ(got[2 * i + 1].x, columns[i].x) << "column " << i;
+        EXPECT_EQ(got[2 * i + 1].y, columns[i].hi) << "column " << i;
+    }
+}
+
+// Twenty steps, one series point each (stride 1), drawn in ten columns two
+// steps wide: column c holds steps 2c and 2c + 1 (step 20 the last column).
+//   steps 1-4 at 2^16; 4 and 5 overflow and back off (to 2^15, then 2^14);
+//   9 grows 2^14 -> 2^15; after step 12 an edit switches the scaler off, so
+//   steps 13-20 use scale 1, and step 13 overflows unchecked (applied).
+RunLog twenty_step_log() {
+    RunLog log;
+    log.add_edit(0, "scaler.init_scale=65536");
+    for (std::int64_t s = 1; s <= 3; ++s) log.append(scaled_step(s, 16, 16));
+    log.append(overflow_step(4, 16, true, true));
+    log.append(overflow_step(5, 15, true, true));
+    for (std::int64_t s = 6; s <= 8; ++s) log.append(scaled_step(s, 14, 14));
+    log.append(growth_step(9, 14));
+    for (std::int64_t s = 10; s <= 12; ++s) log.append(scaled_step(s, 15, 15));
+    log.add_edit(12, "optimizer.lr=0.1");
+    log.add_edit(12, "scaler.kind=none");
+    log.append(overflow_step(13, 0, false, false));
+    for (std::int64_t s = 14; s <= 20; ++s) {
+        StepRecord r = scaled_step(s, 0, 0);
+        r.growth_tracker = 7;  // the latest step's tracker is what the panel shows
+        log.append(r);
+    }
+    return log;
+}
+
+TEST(ScaleTrajectory, LineAxesAndTotalsOfAShortRun) {
+    const RunLog log = twenty_step_log();
+    const ScaleTrajectory t = make_scale_trajectory(log.view(), config_of(ScalerKind::none), 10);
+    EXPECT_EQ(t.step_min, 0.0);
+    EXPECT_EQ(t.step_max, 20.0);
+    EXPECT_EQ(t.log2_min, 0.0);
+    EXPECT_EQ(t.log2_max, 16.0);
+    expect_line(t.line, {{1, 16, 16},
+                         {3, 16, 16},
+                         {5, 15, 16},
+                         {7, 14, 14},
+                         {9, 14, 14},
+                         {11, 15, 15},
+                         {13, 0, 15},
+                         {15, 0, 0},
+                         {17, 0, 0},
+                         {19, 0, 0}});
+    EXPECT_EQ(t.growth_tracker, 7);
+    EXPECT_EQ(t.growth_interval, 0);  // kind none does not grow
+    EXPECT_EQ(t.summary, "scale 2^0 · 3 overflows · 2 backoffs · 1 growth");
+}
+
+TEST(ScaleTrajectory, MarkersMergePerColumn) {
+    const RunLog log = twenty_step_log();
+    const ScaleTrajectory t = make_scale_trajectory(log.view(), config_of(ScalerKind::none), 10);
+    expect_markers(t.markers,
+                   {
+                       // Steps 4 and 5 share column 2: one marker each kind, at the first, as high as the highest.
+                       {ScaleEventKind::overflow, 4, 16, "steps 4-5: 2 overflows, steps skipped"},
+                       {ScaleEventKind::overflow, 13, 0, "step 13: overflow, step applied"},
+                       {ScaleEventKind::backoff, 4, 16, "steps 4-5: 2 backoffs"},
+                       {ScaleEventKind::growth, 9, 14, "step 9: growth"},
+                       // The edit before step 1 sits at the scale of the nearest point, step 1's.
+                       {ScaleEventKind::edit, 0, 16, "before step 1: scaler.init_scale=65536"},
+                       // "optimizer.lr=0.1" is no scaler edit.
+                       {ScaleEventKind::edit, 12, 15, "after step 12: scaler.kind=none"},
+                   });
+}
+
+TEST(ScaleTrajectory, WideEnoughPlotKeepsEveryEvent) {
+    const RunLog log = twenty_step_log();
+    const ScaleTrajectory t = make_scale_trajectory(log.view(), config_of(ScalerKind::none), 20);
+    ASSERT_EQ(t.markers.size(), 8u);
+    EXPECT_EQ(t.markers[0].text, "step 4: overflow, step skipped");
+    EXPECT_EQ(t.markers[1].text, "step 5: overflow, step skipped");
+    EXPECT_EQ(t.markers[1].log2_scale, 15.0);
+    EXPECT_EQ(t.markers[3].text, "step 4: backoff");
+    EXPECT_EQ(t.markers[4].text, "step 5: backoff");
+}
+
+// Series capacity 4 over 8 steps: the points merge pairwise into buckets
+// (1-2), (3-4), (5-6), (7-8), each drawn at its centre.
+TEST(ScaleTrajectory, MergedBucketsCountTheirEvents) {
+    RunLog log(RunLogLimits{4, 4, 16});
+    log.append(growth_step(1, 10));
+    log.append(growth_step(2, 11));
+    log.append(overflow_step(3, 12, true, true));
+    log.append(overflow_step(4, 11, false, false));
+    log.append(scaled_step(5, 11, 11));
+    log.add_edit(5, "scaler.growth_interval=100");
+    log.append(scaled_step(6, 11, 11));
+    log.append(overflow_step(7, 11, true, true));
+    log.append(scaled_step(8, 10, 10));
+    const RunLogView view = log.view();
+    ASSERT_EQ(view.series.size(), 4u);
+
+    // 16 columns half a step wide: no two buckets share one.
+    const ScaleTrajectory t = make_scale_trajectory(view, config_of(ScalerKind::dynamic, 100), 16);
+    EXPECT_EQ(t.step_min, 0.0);
+    EXPECT_EQ(t.step_max, 8.0);
+    EXPECT_EQ(t.log2_min, 10.0);
+    EXPECT_EQ(t.log2_max, 12.0);
+    expect_line(t.line, {{1.75, 10, 11}, {3.75, 11, 12}, {5.75, 11, 11}, {7.75, 10, 11}});
+    expect_markers(t.markers, {
+                                  {ScaleEventKind::overflow, 3.5, 12, "steps 3-4: 2 overflows, 1 skipped"},
+                                  {ScaleEventKind::overflow, 7.5, 11, "steps 7-8: 1 overflow, step skipped"},
+                                  {ScaleEventKind::backoff, 3.5, 12, "steps 3-4: 1 backoff"},
+                                  {ScaleEventKind::backoff, 7.5, 11, "steps 7-8: 1 backoff"},
+                                  {ScaleEventKind::growth, 1.5, 11, "steps 1-2: 2 growths"},
+                                  {ScaleEventKind::edit, 5, 11, "after step 5: scaler.growth_interval=100"},
+                              });
+    EXPECT_EQ(t.growth_interval, 100);
+    EXPECT_EQ(t.summary, "scale 2^10 · 3 overflows · 2 backoffs · 2 growths");
+}
+
+TEST(ScaleTrajectory, ManyEditsInOneColumnListTheFirstThree) {
+    RunLog log;
+    for (std::int64_t s = 1; s <= 6; ++s) log.append(scaled_step(s, 8, 8));
+    for (int i = 1; i <= 5; ++i) log.add_edit(i, "scaler.growth_interval=" + std::to_string(10 * i));
+    const ScaleTrajectory t = make_scale_trajectory(log.view(), config_of(ScalerKind::dynamic), 1);
+    expect_markers(t.markers, {{ScaleEventKind::edit, 1, 8,
+                                "after steps 1-5: 5 edits: scaler.growth_interval=10; scaler.growth_interval=20; "
+                                "scaler.growth_interval=30; +2 more"}});
+}
+
+// A fork's log starts after the fork step; edits it inherited from before
+// are off its axis.
+TEST(ScaleTrajectory, EditsBeforeTheAxisAreLeftOut) {
+    RunLog log;
+    log.add_edit(3, "scaler.init_scale=256");
+    log.add_edit(10, "scaler.backoff_factor=0.25");
+    for (std::int64_t s = 11; s <= 14; ++s) log.append(scaled_step(s, 4, 4));
+    const ScaleTrajectory t = make_scale_trajectory(log.view(), config_of(ScalerKind::dynamic), 100);
+    EXPECT_EQ(t.step_min, 10.0);
+    EXPECT_EQ(t.step_max, 14.0);
+    expect_markers(t.markers, {{ScaleEventKind::edit, 10, 4, "after step 10: scaler.backoff_factor=0.25"}});
+}
+
+TEST(ScaleTrajectory, FlatScaleIsCentredAndNamedAsAPower) {
+    RunLog log;
+    for (std::int64_t s = 1; s <= 3; ++s) log.append(scaled_step(s, 12, 12));
+    const ScaleTrajectory t = make_scale_trajectory(log.view(), config_of(ScalerKind::static_scale), 300);
+    EXPECT_EQ(t.log2_min, 11.0);
+    EXPECT_EQ(t.log2_max, 13.0);
+    EXPECT_EQ(t.growth_interval, 0);
+    EXPECT_EQ(t.summary, "scale 2^12 · 0 overflows · 0 backoffs · 0 growths");
+    EXPECT_TRUE(t.markers.empty());
+}
+
+TEST(ScaleTrajectory, ScaleThatIsNoPowerOfTwoIsADecimal) {
+    RunLog log;
+    StepRecord r = scaled_step(1, 16, 16);
+    r.scale = r.scale_after = 98304.0f;  // 1.5 * 2^16
+    log.append(r);
+    StepRecord q = scaled_step(2, 0, 0);
+    q.scale_after = 1.5f;
+    const ScaleTrajectory first = make_scale_trajectory(log.view(), config_of(ScalerKind::hysteresis, 30), 10);
+    EXPECT_EQ(first.summary, "scale 98304 · 0 overflows · 0 backoffs · 0 growths");
+    EXPECT_EQ(first.growth_interval, 30);
+    // log2(98304) = 16.58...: bounds 16 and 17.
+    EXPECT_EQ(first.log2_min, 16.0);
+    EXPECT_EQ(first.log2_max, 17.0);
+    log.append(q);
+    EXPECT_EQ(make_scale_trajectory(log.view(), config_of(ScalerKind::dynamic), 10).summary,
+              "scale 1.5 · 0 overflows · 0 backoffs · 0 growths");
+}
+
+TEST(ScaleTrajectory, EmptyLogKeepsTheDefaults) {
+    RunLog log;
+    log.add_edit(0, "scaler.init_scale=1024");
+    const ScaleTrajectory t = make_scale_trajectory(log.view(), config_of(ScalerKind::dynamic, 500), 800);
+    EXPECT_TRUE(t.line.empty());
+    EXPECT_TRUE(t.markers.empty());
+    EXPECT_EQ(t.step_min, 0.0);
+    EXPECT_EQ(t.step_max, 1.0);
+    EXPECT_EQ(t.log2_min, 0.0);
+    EXPECT_EQ(t.log2_max, 1.0);
+    EXPECT_EQ(t.growth_tracker, 0);
+    EXPECT_EQ(t.growth_interval, 500);
+    EXPECT_EQ(t.summary, "no steps yet");
+}
+
+TEST(ScaleTrajectory, ZeroWidthPlotGetsOneColumn) {
+    const RunLog log = twenty_step_log();
+    const ScaleTrajectory t = make_scale_trajectory(log.view(), config_of(ScalerKind::none), 0);
+    expect_line(t.line, {{10, 0, 16}});
+    ASSERT_EQ(t.markers.size(), 4u);  // overflow, backoff, growth, edit
+    EXPECT_EQ(t.markers[0].text, "steps 4-13: 3 overflows, 2 skipped");
+    EXPECT_EQ(t.markers[3].text, "after steps 0-12: 2 edits: scaler.init_scale=65536; scaler.kind=none");
+}
+
+}  // namespace
+}  // namespace plab

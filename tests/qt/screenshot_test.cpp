@@ -1,0 +1,91 @@
+// The workbench as a person sees it: precision-lab renders the whole window
+// and every panel offscreen after a short run; each image must exist, have
+// the expected size and show something (many colours, not one flat fill).
+#include <gtest/gtest.h>
+
+#include <QImage>
+#include <QSet>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+namespace {
+
+struct Shot {
+    int exit_code = -1;
+    QImage image;
+};
+
+Shot screenshot(const std::string& args, const std::string& name) {
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / ("plab-shot-" + name + ".png");
+    std::filesystem::remove(file);
+    const std::string command = std::string(PLAB_WORKBENCH) + " --preset spirals-amp-fp16 --steps 120 " + args +
+                                " --screenshot " + file.string() + " > /dev/null";
+    Shot s;
+    const int status = std::system(command.c_str());
+    s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    s.image.load(QString::fromStdString(file.string()));
+    return s;
+}
+
+// Distinct colours over a grid of samples, and the share of samples that
+// differ from the most common one (the background).
+struct Variety {
+    int colours = 0;
+    double not_background = 0;
+};
+
+Variety variety(const QImage& img) {
+    QHash<QRgb, int> counts;
+    int samples = 0;
+    for (int y = 0; y < img.height(); y += 3)
+        for (int x = 0; x < img.width(); x += 3) {
+            ++counts[img.pixel(x, y)];
+            ++samples;
+        }
+    int most = 0;
+    for (int c : counts) most = std::max(most, c);
+    return {static_cast<int>(counts.size()), samples ? 1.0 - static_cast<double>(most) / samples : 0.0};
+}
+
+void expect_drawn(const Shot& s, int min_width, int min_height) {
+    ASSERT_EQ(s.exit_code, 0);
+    ASSERT_FALSE(s.image.isNull()) << "no image written";
+    EXPECT_GE(s.image.width(), min_width);
+    EXPECT_GE(s.image.height(), min_height);
+    const Variety v = variety(s.image);
+    EXPECT_GE(v.colours, 20) << "nearly flat image";
+    EXPECT_GE(v.not_background, 0.05) << "almost everything is background";
+}
+
+TEST(Screenshot, WholeWindow) { expect_drawn(screenshot("", "window"), 1200, 700); }
+
+class PanelShot : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PanelShot, IsDrawn) { expect_drawn(screenshot(std::string("--panel ") + GetParam(), GetParam()), 250, 150); }
+
+INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss"));
+
+TEST(Screenshot, UnknownPanelIsAnErrorNamingTheAllowedOnes) {
+    const Shot s = screenshot("--panel nope", "nope");
+    EXPECT_EQ(s.exit_code, 2);
+    EXPECT_TRUE(s.image.isNull());
+}
+
+TEST(Screenshot, UnwritablePathIsAnErrorNotACrash) {
+    const std::string command = std::string(PLAB_WORKBENCH) +
+                                " --steps 1 --screenshot /nonexistent-dir/x.png > /dev/null 2>&1";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+TEST(Screenshot, BadPresetIsAnError) {
+    const std::string command = std::string(PLAB_WORKBENCH) +
+                                " --preset no-such-preset --screenshot /tmp/plab-bad.png > /dev/null 2>&1";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+}  // namespace

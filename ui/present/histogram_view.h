@@ -1,0 +1,62 @@
+#pragma once
+// View model of the gradient-histogram panel: one layer's log2 |x| histogram
+// of one tensor, scaled (as held) or unscaled (divided by the loss scale),
+// against the representable ranges of chosen formats, with the per-layer
+// counters. Built from the engine's Log2Histogram and TensorStats.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/numeric/format.h"
+#include "engine/numeric/tensor_stats.h"
+#include "engine/train/step_record.h"
+
+namespace plab {
+
+enum class HistTensor { weight, grad, act, act_grad };
+
+struct HistBar {
+    double log2_lo = 0, log2_hi = 0;  // the bin's edges, in binades
+    std::int64_t count = 0;
+    double fraction = 0;  // of all values counted (zeros, NaN and Inf included)
+};
+
+// Where a format's classes begin, in log2 |x| of the values drawn: below
+// log2_nonzero they flush to zero, below log2_normal they are subnormal, at
+// or above log2_overflow they overflow. Exact boundaries (the rounding
+// midpoints of engine/numeric/tensor_stats_bounds.h), in the same units as
+// the bars.
+struct FormatBand {
+    FormatId format = FormatId::fp16;
+    std::string label;  // "FP16"
+    double log2_nonzero = 0, log2_normal = 0, log2_overflow = 0;
+};
+
+struct HistogramView {
+    std::string title;  // "fc2 · weight grad · unscaled"
+    std::vector<HistBar> bars;  // the non-empty bins, plus one empty bin each side, in order
+    std::vector<FormatBand> bands;
+    double shift_log2 = 0;  // how far the unscaled view lies left of the scaled one: log2(scale); 0 when scaled
+    std::int64_t zeros = 0, nans = 0, infs = 0, total = 0;
+    double x_min = -30, x_max = 10;  // binades to show, whole: the bars and the band edges within 12 binades of them (all edges when no bars)
+    double y_max = 1;  // largest fraction, > 0
+};
+
+// `scale` is the loss scale of the step the histograms were taken at; the
+// unscaled view exists for grad and act_grad only (weights and activations
+// are not scaled: for them `unscaled` is ignored).
+HistogramView make_histogram_view(const LayerHistograms& h, const std::string& layer_name, HistTensor tensor,
+                                  bool unscaled, float scale, std::span<const FormatId> formats);
+
+// Per-layer counters of one tensor view for one format, in percent of count.
+struct HistCounters {
+    double zero = 0, underflow = 0, subnormal = 0, overflow = 0, nan = 0, inf = 0;
+};
+HistCounters make_hist_counters(const TensorStats& s, FormatId format);
+
+// Tooltip of one bar: its range in powers of two and decimal, its count and
+// fraction, e.g. "2^-14.25 .. 2^-14 (5.1e-05 .. 6.1e-05): 312 values, 3.8%".
+std::string bar_tooltip(const HistBar& bar);
+
+}  // namespace plab

@@ -1,0 +1,126 @@
+#include "ui/present/loss_curves.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <optional>
+
+#include "engine/common/number_text.h"
+#include "ui/present/series_axes.h"
+
+namespace plab {
+
+namespace {
+
+constexpr const char* kAmpName = " (AMP)";
+constexpr const char* kTwinName = " (FP32 twin)";
+
+Curve empty_curve(const char* what, bool twin, bool test) {
+    return {std::string(what) + (twin ? kTwinName : kAmpName), twin, test, {}};
+}
+
+// The loss as plotted on a log axis: NaN (left out) unless finite and > 0.
+double plotted_loss(float loss) {
+    return std::isfinite(loss) && loss > 0 ? static_cast<double>(loss) : std::numeric_limits<double>::quiet_NaN();
+}
+
+double plotted_accuracy(float acc) {
+    return std::isfinite(acc) ? static_cast<double>(acc) : std::numeric_limits<double>::quiet_NaN();
+}
+
+// One point per evaluation the series kept (the last of each bucket), at the
+// bucket's x like every other series value.
+template <typename Map>
+std::vector<XY> evaluation_points(const std::vector<SeriesPoint>& series, std::optional<float> SeriesPoint::*field,
+                                  Map map) {
+    std::vector<XY> points;
+    for (const SeriesPoint& p : series) {
+        if (!(p.*field)) continue;
+        const double y = map(*(p.*field));
+        if (!std::isnan(y)) points.push_back({series_x(p), y});
+    }
+    return points;
+}
+
+// Powers of ten around every plotted loss; the defaults when there is none.
+void set_loss_bounds(LossCurves& c) {
+    Extent decades;
+    for (const Curve& curve : c.loss) {
+        for (const XY& p : curve.points) decades.add(std::log10(p.y));
+    }
+    if (decades.empty()) return;
+    const Bounds b = integer_bounds(decades);
+    c.loss_min = std::pow(10.0, b.lo);
+    c.loss_max = std::pow(10.0, b.hi);
+}
+
+std::string loss_text(float loss) { return significant_text(loss, 3); }
+
+std::string percent_text(float fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * static_cast<double>(fraction));
+    return buf;
+}
+
+// " (twin X)" when the twin reported a value.
+std::string twin_part(bool twin, const std::optional<float>& value, std::string (*text)(float)) {
+    return twin && value ? " (twin " + text(*value) + ")" : "";
+}
+
+// The latest evaluation kept in the series that holds `field`, or null.
+const SeriesPoint* last_evaluation(const std::vector<SeriesPoint>& series, std::optional<float> SeriesPoint::*field) {
+    for (auto it = series.rbegin(); it != series.rend(); ++it) {
+        if ((*it).*field) return &*it;
+    }
+    return nullptr;
+}
+
+// "loss 0.0412 (twin 0.0398) · acc 97.1% (twin 96.7%)": the latest step's
+// train loss and the latest evaluation; a regression run, which reports test
+// loss instead of accuracy, shows "test loss ...".
+std::string loss_summary(const RunLogView& log, bool twin) {
+    const StepRecord* latest = log.latest();
+    if (latest == nullptr) return "no steps yet";
+    std::string text = "loss " + loss_text(latest->loss) + twin_part(twin, latest->loss_ref, loss_text);
+    if (const SeriesPoint* p = last_evaluation(log.series, &SeriesPoint::acc)) {
+        text += " · acc " + percent_text(*p->acc) + twin_part(twin, p->acc_ref, percent_text);
+    } else if (const SeriesPoint* q = last_evaluation(log.series, &SeriesPoint::test_loss)) {
+        text += " · test loss " + loss_text(*q->test_loss) + twin_part(twin, q->test_loss_ref, loss_text);
+    }
+    return text;
+}
+
+void fill_curves(LossCurves& c, const std::vector<SeriesPoint>& series, bool twin, int columns) {
+    const StepAxis axis = step_axis(series);
+    c.step_min = axis.min;
+    c.step_max = axis.max;
+    const auto train = [&](MinMax SeriesPoint::*field) {
+        return column_polyline(series_columns(series, field, plotted_loss, axis, columns));
+    };
+    std::size_t i = 0;
+    c.loss[i++].points = train(&SeriesPoint::loss);
+    if (twin) c.loss[i++].points = train(&SeriesPoint::loss_ref);
+    c.loss[i++].points = evaluation_points(series, &SeriesPoint::test_loss, plotted_loss);
+    if (twin) c.loss[i].points = evaluation_points(series, &SeriesPoint::test_loss_ref, plotted_loss);
+    c.accuracy[0].points = evaluation_points(series, &SeriesPoint::acc, plotted_accuracy);
+    if (twin) c.accuracy[1].points = evaluation_points(series, &SeriesPoint::acc_ref, plotted_accuracy);
+}
+
+}  // namespace
+
+LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns) {
+    LossCurves c;
+    c.loss.push_back(empty_curve("train", false, false));
+    if (twin) c.loss.push_back(empty_curve("train", true, false));
+    c.loss.push_back(empty_curve("test", false, true));
+    if (twin) c.loss.push_back(empty_curve("test", true, true));
+    c.accuracy.push_back(empty_curve("test", false, true));
+    if (twin) c.accuracy.push_back(empty_curve("test", true, true));
+    c.summary = loss_summary(log, twin);
+    if (log.series.empty()) return c;
+    fill_curves(c, log.series, twin, columns);
+    set_loss_bounds(c);
+    return c;
+}
+
+}  // namespace plab

@@ -1,0 +1,39 @@
+#pragma once
+// View model of the loss-scale panel: log2 of the loss scale over the steps
+// of a run, the scaler's events as markers, and its progress toward the next
+// growth. Built from a RunLogView (any length of run: it reads the decimated
+// series) for a plot `columns` pixels wide.
+#include <string>
+#include <vector>
+
+#include "engine/train/run_config.h"
+#include "engine/train/run_log.h"
+#include "ui/present/plot_columns.h"
+
+namespace plab {
+
+enum class ScaleEventKind { overflow, backoff, growth, edit };
+
+struct ScaleMarker {
+    ScaleEventKind kind = ScaleEventKind::overflow;
+    double step = 0;        // x
+    double log2_scale = 0;  // y: the scale at that step
+    std::string text;       // tooltip: "step 412: overflow, step skipped"
+};
+
+struct ScaleTrajectory {
+    std::vector<XY> line;              // log2(scale used), min/max per column (column_polyline)
+    std::vector<ScaleMarker> markers;  // at most one per kind per column
+    double step_min = 0, step_max = 1;        // x axis (step_max > step_min even for an empty log)
+    double log2_min = 0, log2_max = 1;        // y axis: integer bounds around the data, at least 1 apart
+    int growth_tracker = 0;                   // clean steps since the last growth or backoff
+    int growth_interval = 0;                  // from the config (0 when the scaler does not grow)
+    std::string summary;                      // "scale 2^16 · 3 overflows · 2 backoffs · 1 growth"
+};
+
+// Overflow markers come from series points with found_inf > 0, backoff and
+// growth ones from their counts; edit markers from log.edits whose key starts
+// with "scaler." (text: the assignment). `config` is the run's current one.
+ScaleTrajectory make_scale_trajectory(const RunLogView& log, const RunConfig& config, int columns);
+
+}  // namespace plab

@@ -1,0 +1,119 @@
+#include "ui/qt/chart_kit.h"
+
+#include <QApplication>
+#include <QFont>
+#include <QLegend>
+#include <QPalette>
+#include <QStyle>
+
+namespace plab::qt {
+
+namespace {
+
+Theme make_theme(bool dark) {
+    Theme t;
+    t.dark = dark;
+    if (dark) {
+        t.window = QColor(0x1e, 0x21, 0x26);
+        t.text = QColor(0xe6, 0xe6, 0xe6);
+        t.grid = QColor(0x3a, 0x3f, 0x47);
+        t.amp = QColor(0x4f, 0xa3, 0xff);
+        t.twin = QColor(0xff, 0xa6, 0x3d);
+    } else {
+        t.window = QColor(0xfb, 0xfb, 0xfc);
+        t.text = QColor(0x20, 0x22, 0x26);
+        t.grid = QColor(0xdd, 0xdf, 0xe3);
+        t.amp = QColor(0x1f, 0x6f, 0xd1);
+        t.twin = QColor(0xd9, 0x6b, 0x00);
+    }
+    t.overflow = QColor(0xe0, 0x24, 0x24);
+    t.backoff = QColor(0xb0, 0x4a, 0xd6);
+    t.growth = QColor(0x1f, 0xa8, 0x4f);
+    t.edit = dark ? QColor(0xf0, 0xd0, 0x40) : QColor(0x9a, 0x7b, 0x00);
+    return t;
+}
+
+Theme& current() {
+    static Theme t = make_theme(false);
+    return t;
+}
+
+QPalette palette_for(const Theme& t) {
+    if (!t.dark) return QApplication::style() ? QApplication::style()->standardPalette() : QPalette();
+    QPalette p;
+    p.setColor(QPalette::Window, t.window);
+    p.setColor(QPalette::WindowText, t.text);
+    p.setColor(QPalette::Base, QColor(0x16, 0x18, 0x1c));
+    p.setColor(QPalette::AlternateBase, t.window);
+    p.setColor(QPalette::Text, t.text);
+    p.setColor(QPalette::Button, QColor(0x2a, 0x2e, 0x35));
+    p.setColor(QPalette::ButtonText, t.text);
+    p.setColor(QPalette::Highlight, t.amp);
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::ToolTipBase, t.window);
+    p.setColor(QPalette::ToolTipText, t.text);
+    return p;
+}
+
+}  // namespace
+
+const Theme& theme() { return current(); }
+
+void set_dark_theme(bool dark) {
+    current() = make_theme(dark);
+    if (qApp) qApp->setPalette(palette_for(current()));
+}
+
+QChart* make_chart() {
+    auto* chart = new QChart();
+    const Theme& t = theme();
+    chart->setBackgroundBrush(t.window);
+    chart->setBackgroundRoundness(0);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->legend()->setLabelColor(t.text);
+    QFont legend = chart->legend()->font();
+    legend.setPointSizeF(11);
+    chart->legend()->setFont(legend);
+    chart->setAnimationOptions(QChart::NoAnimation);
+    return chart;
+}
+
+QChartView* make_chart_view(QChart* chart, QWidget* parent) {
+    auto* view = new QChartView(chart, parent);
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumSize(320, 200);
+    return view;
+}
+
+QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment where) {
+    const Theme& t = theme();
+    auto* axis = new QValueAxis(chart);
+    axis->setTitleText(title);
+    QFont f = axis->labelsFont();
+    f.setPointSizeF(11);
+    axis->setLabelsFont(f);
+    f.setPointSizeF(11.5);
+    axis->setTitleFont(f);
+    axis->setLabelsColor(t.text);
+    axis->setTitleBrush(t.text);
+    axis->setGridLineColor(t.grid);
+    axis->setLinePenColor(t.grid);
+    chart->addAxis(axis, where);
+    return axis;
+}
+
+void set_points(QXYSeries* series, const std::vector<XY>& points) {
+    QList<QPointF> list;
+    list.reserve(static_cast<qsizetype>(points.size()));
+    for (const XY& p : points) list.append(QPointF(p.x, p.y));
+    series->replace(list);
+}
+
+int plot_columns(const QChartView* view) {
+    const QChart* chart = view->chart();
+    const int width = chart ? static_cast<int>(chart->plotArea().width()) : view->width();
+    return width > 16 ? width : 16;
+}
+
+}  // namespace plab::qt

@@ -1,0 +1,37 @@
+#pragma once
+// What every chart panel shares: the palette of the current theme, chart and
+// axis construction with fonts readable from across a room, and the transfer
+// of presenter points into Qt series (one replace() per series and frame).
+#include <QChart>
+#include <QChartView>
+#include <QColor>
+#include <QValueAxis>
+#include <QXYSeries>
+#include <vector>
+
+#include "ui/present/plot_columns.h"
+
+namespace plab::qt {
+
+struct Theme {
+    bool dark = false;
+    QColor window, text, grid;
+    QColor amp;       // the mixed-precision run
+    QColor twin;      // the FP32 twin
+    QColor overflow;  // overflow + skipped step
+    QColor backoff, growth, edit;
+};
+
+const Theme& theme();
+void set_dark_theme(bool dark);  // applies the matching QPalette to the application too
+
+// A chart styled for the theme: no title (the dock says what it is), legend at the bottom.
+QChart* make_chart();
+QChartView* make_chart_view(QChart* chart, QWidget* parent);
+QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment where);
+
+void set_points(QXYSeries* series, const std::vector<XY>& points);
+// Pixel columns a plot in this view has for its data (at least 16).
+int plot_columns(const QChartView* view);
+
+}  // namespace plab::qt

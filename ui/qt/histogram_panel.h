@@ -1,0 +1,61 @@
+#pragma once
+// Panel 2, gradient histograms: one layer's log2 |x| histogram of one tensor
+// over the representable ranges of the chosen formats (flush-to-zero,
+// subnormal, overflow bands), scaled or unscaled, with the layer's counters.
+// Hovering a bar shows its range; clicking it sends its lower edge to the
+// bit-layout panel.
+#include <QAreaSeries>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineSeries>
+#include <functional>
+#include <vector>
+
+#include "ui/present/histogram_view.h"
+#include "ui/qt/chart_kit.h"
+#include "ui/qt/panel.h"
+
+namespace plab::qt {
+
+class HistogramPanel : public Panel {
+public:
+    using PickValue = std::function<void(float)>;
+    explicit HistogramPanel(PickValue pick, QWidget* parent = nullptr);
+    void show_snapshot(const SessionSnapshot& snapshot) override;
+
+private:
+    struct Band {
+        FormatId format;
+        QCheckBox* toggle = nullptr;
+        QAreaSeries* flush = nullptr;
+        QAreaSeries* subnormal = nullptr;
+        QAreaSeries* overflow = nullptr;
+    };
+
+    QWidget* make_controls();
+    void redraw();
+    std::vector<FormatId> chosen_formats() const;
+    void hovered(const QPointF& point, bool state);
+    void clicked(const QPointF& point);
+
+    PickValue pick_;
+    QComboBox* layer_ = nullptr;
+    QComboBox* tensor_ = nullptr;
+    QCheckBox* unscaled_ = nullptr;
+    std::vector<Band> bands_;
+    QChartView* view_ = nullptr;
+    QValueAxis* x_ = nullptr;
+    QValueAxis* y_ = nullptr;
+    QAreaSeries* bars_ = nullptr;
+    QLineSeries* bars_outline_ = nullptr;
+    QLabel* counters_ = nullptr;
+    QLabel* caption_ = nullptr;
+
+    // What the last snapshot held, kept to redraw when a control changes.
+    std::shared_ptr<const StepRecord> record_;  // the latest record with histograms
+    std::vector<std::string> layer_names_;
+    HistogramView shown_;
+};
+
+}  // namespace plab::qt

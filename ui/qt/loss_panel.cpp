@@ -1,0 +1,95 @@
+#include "ui/qt/loss_panel.h"
+
+#include <QVBoxLayout>
+
+#include "ui/present/loss_curves.h"
+
+namespace plab::qt {
+
+LossPanel::LossPanel(QWidget* parent) : Panel("loss", "Loss and accuracy", parent) {
+    QChart* chart = make_chart();
+    const Theme& t = theme();
+    x_ = make_value_axis("step", chart, Qt::AlignBottom);
+    x_->setLabelFormat("%d");
+    loss_axis_ = new QLogValueAxis(chart);
+    loss_axis_->setTitleText("loss (log)");
+    loss_axis_->setLabelFormat("%g");
+    loss_axis_->setLabelsColor(t.text);
+    loss_axis_->setTitleBrush(t.text);
+    loss_axis_->setGridLineColor(t.grid);
+    QFont f = loss_axis_->labelsFont();
+    f.setPointSizeF(11);
+    loss_axis_->setLabelsFont(f);
+    loss_axis_->setTitleFont(f);
+    chart->addAxis(loss_axis_, Qt::AlignLeft);
+    acc_axis_ = make_value_axis("test accuracy %", chart, Qt::AlignRight);
+    acc_axis_->setRange(0, 100);
+    acc_axis_->setLabelFormat("%d");
+    acc_axis_->setGridLineVisible(false);
+    view_ = make_chart_view(chart, this);
+
+    // The twin's lines go in first so that the AMP run's are drawn over them:
+    // where the two agree, the AMP colour shows.
+    QLineSeries* train_twin = add_line("train twin", t.twin, Qt::SolidLine, loss_axis_);
+    QLineSeries* test_twin = add_line("test twin", t.twin, Qt::DashLine, loss_axis_);
+    QLineSeries* acc_twin = add_line("acc twin", t.twin.darker(130), Qt::DotLine, acc_axis_);
+    QLineSeries* train_amp = add_line("train AMP", t.amp, Qt::SolidLine, loss_axis_);
+    QLineSeries* test_amp = add_line("test AMP", t.amp, Qt::DashLine, loss_axis_);
+    QLineSeries* acc_amp = add_line("acc AMP", t.amp.darker(130), Qt::DotLine, acc_axis_);
+    loss_ = {train_amp, train_twin, test_amp, test_twin};  // LossCurves order
+    acc_ = {acc_amp, acc_twin};
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(view_, 1);
+    summary_ = new QLabel(this);
+    QFont s = summary_->font();
+    s.setPointSizeF(11.5);
+    summary_->setFont(s);
+    layout->addWidget(summary_);
+}
+
+QLineSeries* LossPanel::add_line(const QString& name, const QColor& colour, Qt::PenStyle style, QAbstractAxis* y) {
+    auto* s = new QLineSeries();
+    s->setName(name);
+    QPen pen(colour);
+    pen.setWidthF(style == Qt::SolidLine ? 1.6 : 2.2);
+    pen.setStyle(style);
+    s->setPen(pen);
+    view_->chart()->addSeries(s);
+    s->attachAxis(x_);
+    s->attachAxis(y);
+    return s;
+}
+
+namespace {
+
+// The presenter lists only the curves the run has (no twin curves without a
+// twin), in the order of `series`; the twin's series hide without a twin.
+void show_curves(const std::vector<QLineSeries*>& series, const std::vector<Curve>& curves, bool twin, double y_scale) {
+    std::size_t next = 0;
+    for (QLineSeries* s : series) {
+        const bool wanted = twin || !s->name().contains("twin");
+        s->setVisible(wanted);
+        if (!wanted) continue;
+        std::vector<XY> points = next < curves.size() ? curves[next].points : std::vector<XY>{};
+        for (XY& p : points) p.y *= y_scale;
+        set_points(s, points);
+        ++next;
+    }
+}
+
+}  // namespace
+
+void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
+    const RunView& run = snapshot.main;
+    if (!run.config) return;
+    const bool twin = run.config->twin;
+    const LossCurves c = make_loss_curves(run.log, twin, plot_columns(view_));
+    show_curves(loss_, c.loss, twin, 1.0);
+    show_curves(acc_, c.accuracy, twin, 100.0);  // the axis is in percent
+    x_->setRange(c.step_min, c.step_max);
+    loss_axis_->setRange(c.loss_min, c.loss_max);
+    summary_->setText(QString::fromStdString(c.summary));
+}
+
+}  // namespace plab::qt

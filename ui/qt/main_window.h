@@ -1,0 +1,61 @@
+#pragma once
+// The workbench window: a toolbar of run controls, the panels as dockable,
+// closable docks, and a 60 Hz timer that hands each panel the session's
+// latest snapshot (the UI thread never waits for the trainer).
+#include <QAction>
+#include <QComboBox>
+#include <QLabel>
+#include <QMainWindow>
+#include <QSpinBox>
+#include <QTimer>
+#include <memory>
+#include <vector>
+
+#include "engine/train/session.h"
+#include "ui/qt/panel.h"
+
+namespace plab::qt {
+
+class BitLayoutPanel;
+class ScalePanel;
+
+class MainWindow : public QMainWindow {
+public:
+    // Loads `preset` (plab::Error on a bad one, before any window exists).
+    // With use_settings, the window restores and saves its layout and last
+    // preset (QSettings); screenshots and tests run without, so they are the same everywhere.
+    MainWindow(const std::string& preset, bool use_settings, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    Session& session() { return *session_; }
+    // Takes the latest snapshot now and shows it in every panel (the timer does this at 60 Hz).
+    void refresh();
+    // The panel whose id() is `id`, or nullptr.
+    Panel* panel(const QString& id) const;
+    const std::vector<Panel*>& panels() const { return panels_; }
+    ScalePanel* scale_panel() const { return scale_; }
+
+private:
+    void make_panels();
+    void size_docks();
+    void make_toolbar();
+    void make_menus();
+    void load(const std::string& preset);
+    void report(const QString& message);
+    void save_layout();
+    void restore_layout();
+
+    std::unique_ptr<Session> session_;
+    std::string preset_;
+    bool use_settings_ = true;
+    std::vector<Panel*> panels_;
+    BitLayoutPanel* bits_ = nullptr;
+    ScalePanel* scale_ = nullptr;
+    QComboBox* presets_ = nullptr;
+    QLabel* status_ = nullptr;
+    QTimer frame_timer_;
+    std::shared_ptr<const SessionSnapshot> shown_;
+    std::uint64_t errors_seen_ = 0;
+};
+
+}  // namespace plab::qt

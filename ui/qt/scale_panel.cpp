@@ -1,0 +1,175 @@
+#include "ui/qt/scale_panel.h"
+
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "engine/common/number_text.h"
+#include "ui/present/scale_trajectory.h"
+
+namespace plab::qt {
+
+namespace {
+
+QScatterSeries* marker_series(const QString& name, const QColor& colour, QScatterSeries::MarkerShape shape,
+                              double size) {
+    auto* s = new QScatterSeries();
+    s->setName(name);
+    s->setColor(colour);
+    s->setBorderColor(colour);
+    s->setMarkerShape(shape);
+    s->setMarkerSize(size);
+    return s;
+}
+
+// A spin box edit is sent when it is finished (Enter or focus out), not per keystroke.
+template <typename Box, typename Fn>
+void on_finished(Box* box, Fn fn) {
+    QObject::connect(box, &Box::editingFinished, box, fn);
+}
+
+}  // namespace
+
+ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale", parent), set_(std::move(set)) {
+    QChart* chart = make_chart();
+    const Theme& t = theme();
+    line_ = new QLineSeries();
+    line_->setName("scale");
+    QPen pen(t.amp);
+    pen.setWidthF(2.0);
+    line_->setPen(pen);
+    overflow_ = marker_series("overflow (skipped)", t.overflow, QScatterSeries::MarkerShapeCircle, 10);
+    backoff_ = marker_series("backoff", t.backoff, QScatterSeries::MarkerShapeRectangle, 9);
+    growth_ = marker_series("growth", t.growth, QScatterSeries::MarkerShapeRectangle, 9);
+    edit_ = marker_series("edit", t.edit, QScatterSeries::MarkerShapeRectangle, 12);
+    x_ = make_value_axis("step", chart, Qt::AlignBottom);
+    x_->setLabelFormat("%d");
+    chart->legend()->hide();  // too narrow for five entries: the key sits under the chart
+    y_ = make_value_axis("log2 scale", chart, Qt::AlignLeft);
+    y_->setLabelFormat("%d");
+    for (QXYSeries* s : std::initializer_list<QXYSeries*>{line_, overflow_, backoff_, growth_, edit_}) {
+        chart->addSeries(s);
+        s->attachAxis(x_);
+        s->attachAxis(y_);
+    }
+    view_ = make_chart_view(chart, this);
+
+    auto* layout = new QHBoxLayout(this);
+    auto* left = new QVBoxLayout();
+    left->addWidget(view_, 1);
+    auto dot = [](const QColor& c, const char* what) {
+        return QString("<span style='color:%1'>&#9632;</span> %2 &nbsp; ").arg(c.name(), what);
+    };
+    key_ = dot(t.amp, "scale") + dot(t.overflow, "overflow, step skipped") + dot(t.backoff, "backoff") +
+           dot(t.growth, "growth") + dot(t.edit, "edit");
+    summary_ = new QLabel(this);
+    summary_->setTextFormat(Qt::RichText);
+    QFont f = summary_->font();
+    f.setPointSizeF(11.5);
+    summary_->setFont(f);
+    left->addWidget(summary_);
+    layout->addLayout(left, 1);
+    layout->addWidget(make_controls());
+}
+
+QWidget* ScalePanel::make_controls() {
+    auto* box = new QWidget(this);
+    auto* form = new QFormLayout(box);
+    kind_ = new QComboBox(box);
+    for (ScalerKind k : kAllScalerKinds) kind_->addItem(QString::fromUtf8(std::string(scaler_kind_name(k)).c_str()));
+    form->addRow("kind", kind_);
+    init_log2_ = new QSpinBox(box);
+    init_log2_->setRange(-24, 64);
+    init_log2_->setPrefix("2^");
+    form->addRow("init_scale", init_log2_);
+    growth_factor_ = new QDoubleSpinBox(box);
+    growth_factor_->setRange(1.0, 1024.0);
+    growth_factor_->setDecimals(3);
+    form->addRow("growth_factor", growth_factor_);
+    backoff_factor_ = new QDoubleSpinBox(box);
+    backoff_factor_->setRange(0.001, 0.999);
+    backoff_factor_->setDecimals(3);
+    backoff_factor_->setSingleStep(0.05);
+    form->addRow("backoff_factor", backoff_factor_);
+    growth_interval_ = new QSpinBox(box);
+    growth_interval_->setRange(1, 1000000);
+    form->addRow("growth_interval", growth_interval_);
+    hysteresis_ = new QSpinBox(box);
+    hysteresis_->setRange(1, 1000);
+    form->addRow("hysteresis", hysteresis_);
+    min_scale_ = new QDoubleSpinBox(box);
+    min_scale_->setRange(0.0, 1e30);
+    min_scale_->setDecimals(6);
+    form->addRow("min_scale", min_scale_);
+    max_scale_ = new QDoubleSpinBox(box);
+    max_scale_->setRange(0.0, 1e30);
+    max_scale_->setDecimals(0);
+    max_scale_->setSpecialValueText("none");
+    form->addRow("max_scale", max_scale_);
+    tracker_ = new QProgressBar(box);
+    tracker_->setFormat("%v / %m");
+    tracker_->setToolTip("clean steps since the last growth or backoff, of growth_interval");
+    form->addRow("to next growth", tracker_);
+
+    connect(kind_, &QComboBox::activated, this, [this](int i) { send("kind", kind_->itemText(i).toStdString()); });
+    on_finished(init_log2_, [this] { send("init_scale", shortest_text(std::ldexp(1.0, init_log2_->value()))); });
+    on_finished(growth_factor_, [this] { send("growth_factor", shortest_text(growth_factor_->value())); });
+    on_finished(backoff_factor_, [this] { send("backoff_factor", shortest_text(backoff_factor_->value())); });
+    on_finished(growth_interval_, [this] { send("growth_interval", std::to_string(growth_interval_->value())); });
+    on_finished(hysteresis_, [this] { send("hysteresis", std::to_string(hysteresis_->value())); });
+    on_finished(min_scale_, [this] { send("min_scale", shortest_text(min_scale_->value())); });
+    on_finished(max_scale_, [this] { send("max_scale", shortest_text(max_scale_->value())); });
+    box->setMaximumWidth(260);
+    return box;
+}
+
+void ScalePanel::send(const std::string& field, const std::string& value) { set_("scaler." + field + "=" + value); }
+
+void ScalePanel::show_config(const ScalerConfig& s) {
+    // A field being edited keeps what the person is typing.
+    auto quiet = [](QWidget* w) { return !w->hasFocus(); };
+    const QSignalBlocker blocks[] = {QSignalBlocker(kind_),           QSignalBlocker(init_log2_),
+                                     QSignalBlocker(growth_factor_),  QSignalBlocker(backoff_factor_),
+                                     QSignalBlocker(growth_interval_), QSignalBlocker(hysteresis_),
+                                     QSignalBlocker(min_scale_),       QSignalBlocker(max_scale_)};
+    (void)blocks;
+    if (quiet(kind_)) kind_->setCurrentIndex(static_cast<int>(s.kind));
+    if (quiet(init_log2_)) init_log2_->setValue(static_cast<int>(std::lround(std::log2(s.init_scale))));
+    if (quiet(growth_factor_)) growth_factor_->setValue(s.growth_factor);
+    if (quiet(backoff_factor_)) backoff_factor_->setValue(s.backoff_factor);
+    if (quiet(growth_interval_)) growth_interval_->setValue(s.growth_interval);
+    if (quiet(hysteresis_)) hysteresis_->setValue(s.hysteresis);
+    if (quiet(min_scale_)) min_scale_->setValue(s.min_scale);
+    if (quiet(max_scale_)) max_scale_->setValue(s.max_scale);
+}
+
+void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
+    const RunView& run = snapshot.main;
+    if (!run.config) return;
+    const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, plot_columns(view_));
+    set_points(line_, t.line);
+    std::vector<XY> kinds[4];
+    // Overflows sit a little above the line: an overflow and its backoff share a
+    // step, and one marker must not hide the other.
+    for (const ScaleMarker& m : t.markers)
+        kinds[static_cast<int>(m.kind)].push_back(
+            {m.step, m.log2_scale + (m.kind == ScaleEventKind::overflow ? 0.45 : 0.0)});
+    set_points(overflow_, kinds[static_cast<int>(ScaleEventKind::overflow)]);
+    set_points(backoff_, kinds[static_cast<int>(ScaleEventKind::backoff)]);
+    set_points(growth_, kinds[static_cast<int>(ScaleEventKind::growth)]);
+    set_points(edit_, kinds[static_cast<int>(ScaleEventKind::edit)]);
+    x_->setRange(t.step_min, t.step_max);
+    y_->setRange(t.log2_min, t.log2_max + 0.5);  // room for the overflow markers above the line
+    y_->setTickType(QValueAxis::TicksDynamic);
+    y_->setTickAnchor(0);
+    y_->setTickInterval(std::max(1.0, std::ceil((t.log2_max - t.log2_min) / 8.0)));
+    tracker_->setEnabled(t.growth_interval > 0);
+    tracker_->setRange(0, t.growth_interval > 0 ? t.growth_interval : 1);
+    tracker_->setValue(t.growth_interval > 0 ? std::min(t.growth_tracker, t.growth_interval) : 0);
+    summary_->setText(QString::fromStdString(t.summary) + "<br>" + key_);
+    show_config(run.config->scaler);
+}
+
+}  // namespace plab::qt

@@ -1,0 +1,58 @@
+#pragma once
+// Panel 3, loss-scale trajectory: log2 of the scale over the run with its
+// overflow / backoff / growth / edit markers, and beside it the scaler's
+// controls. An edit goes to the session as "scaler.<field>=<value>", applies
+// at the next step and comes back as an edit marker.
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineSeries>
+#include <QProgressBar>
+#include <QScatterSeries>
+#include <QSpinBox>
+#include <functional>
+#include <string>
+
+#include "ui/qt/chart_kit.h"
+#include "ui/qt/panel.h"
+
+namespace plab::qt {
+
+class ScalePanel : public Panel {
+public:
+    using Setter = std::function<void(const std::string& assignment)>;
+    ScalePanel(Setter set, QWidget* parent = nullptr);
+
+    void show_snapshot(const SessionSnapshot& snapshot) override;
+
+    // The controls, for tests (a QTest edits them as a person would).
+    QSpinBox* growth_interval_box() const { return growth_interval_; }
+
+private:
+    QWidget* make_controls();
+    void show_config(const ScalerConfig& s);
+    void send(const std::string& field, const std::string& value);
+
+    Setter set_;
+    QChartView* view_ = nullptr;
+    QValueAxis* x_ = nullptr;
+    QValueAxis* y_ = nullptr;
+    QLineSeries* line_ = nullptr;
+    QScatterSeries* overflow_ = nullptr;
+    QScatterSeries* backoff_ = nullptr;
+    QScatterSeries* growth_ = nullptr;
+    QScatterSeries* edit_ = nullptr;
+    QComboBox* kind_ = nullptr;
+    QSpinBox* init_log2_ = nullptr;
+    QDoubleSpinBox* growth_factor_ = nullptr;
+    QDoubleSpinBox* backoff_factor_ = nullptr;
+    QSpinBox* growth_interval_ = nullptr;
+    QSpinBox* hysteresis_ = nullptr;
+    QDoubleSpinBox* min_scale_ = nullptr;
+    QDoubleSpinBox* max_scale_ = nullptr;
+    QProgressBar* tracker_ = nullptr;
+    QLabel* summary_ = nullptr;
+    QString key_;  // the colour key of the markers
+};
+
+}  // namespace plab::qt
