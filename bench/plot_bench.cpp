@@ -8,14 +8,10 @@
 
 #include <cmath>
 #include <cstdint>
-#include <map>
-#include <memory>
 #include <random>
-#include <string>
-#include <utility>
 #include <vector>
 
-#include "engine/amp/loss_scaler.h"
+#include "bench/synthetic_run.h"
 #include "engine/train/run_log.h"
 #include "ui/present/loss_curves.h"
 #include "ui/present/plot_columns.h"
@@ -25,47 +21,7 @@ namespace {
 
 constexpr int kColumns = 1600;
 
-// A run of `steps` steps with default RunLogLimits: a real loss scaler fed
-// rare overflows (so the scale saws up and down), a decaying noisy loss, an
-// evaluation every 100 steps and a scaler edit every 10000.
-std::unique_ptr<plab::RunLog> synthetic_log(std::int64_t steps) {
-    auto log = std::make_unique<plab::RunLog>();
-    plab::LossScaler scaler(plab::ScalerConfig{});
-    std::mt19937 rng(1);
-    std::bernoulli_distribution overflow(0.002);
-    std::normal_distribution<float> noise(0.0f, 0.05f);
-    for (std::int64_t s = 1; s <= steps; ++s) {
-        const plab::ScalerEvent ev = scaler.update(overflow(rng));
-        plab::StepRecord r;
-        r.step = s;
-        const float trend = 2.0f * std::exp(-static_cast<float>(s) / 20000.0f) + 0.01f;
-        r.loss = trend * (1.0f + noise(rng));
-        r.loss_ref = trend * (1.0f + noise(rng));
-        r.scale = ev.scale_before;
-        r.scale_after = ev.scale_after;
-        r.growth_tracker = ev.growth_tracker_after;
-        r.found_inf = ev.found_inf;
-        r.skipped = ev.skipped;
-        r.backoff = ev.backoff;
-        r.growth = ev.growth;
-        if (s % 100 == 0) {
-            r.acc = 1.0f - trend / 2.1f;
-            r.acc_ref = 1.0f - trend / 2.2f;
-            r.test_loss = trend;
-            r.test_loss_ref = trend * 0.95f;
-        }
-        log->append(std::move(r));
-        if (s % 10000 == 0) log->add_edit(s, "scaler.growth_interval=" + std::to_string(1000 + s / 10000));
-    }
-    return log;
-}
-
-const plab::RunLog& log_of(std::int64_t steps) {
-    static std::map<std::int64_t, std::unique_ptr<plab::RunLog>> logs;
-    auto& log = logs[steps];
-    if (!log) log = synthetic_log(steps);
-    return *log;
-}
+const plab::RunLog& log_of(std::int64_t steps) { return plab::bench::synthetic_log_of(steps); }
 
 void scale_trajectory(benchmark::State& state) {
     const plab::RunLogView view = log_of(state.range(0)).view();

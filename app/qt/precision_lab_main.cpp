@@ -45,15 +45,19 @@ int take_screenshot(QApplication& app, plab::qt::MainWindow& window, const Optio
     }
     window.refresh();
     settle(app);
-    window.refresh();  // once more at the laid-out plot widths
+    window.redraw();  // once more at the laid-out plot widths
     QWidget* target = &window;
     if (!o.panel.empty()) {
-        target = window.panel(QString::fromStdString(o.panel));
-        if (!target) {
+        plab::qt::Panel* panel = window.panel(QString::fromStdString(o.panel));
+        if (!panel) {
             std::cerr << "precision-lab: --panel: unknown panel '" << o.panel
                       << "'; allowed: " << panel_ids(window).toStdString() << '\n';
             return 2;
         }
+        window.show_panel(panel);  // a tabbed panel comes to the front, laid out at its size
+        settle(app);
+        window.redraw();
+        target = panel;
     }
     const QPixmap image = target->grab();
     QImageWriter writer(QString::fromStdString(o.screenshot));
@@ -71,11 +75,12 @@ int take_screenshot(QApplication& app, plab::qt::MainWindow& window, const Optio
 int main(int argc, char** argv) {
     Options o;
     CLI::App cli("Precision Lab workbench: watch mixed-precision training live", "precision-lab");
-    cli.add_option("--preset", o.preset, "Preset name or .json file")->capture_default_str();
+    CLI::Option* preset = cli.add_option("--preset", o.preset, "Preset name or .json file (default: the last one opened, "
+                                                               "else spirals-amp-fp16)");
     cli.add_option("--steps", o.steps, "Steps to train before showing (with --screenshot: before the capture)")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{10000000}));
     cli.add_option("--screenshot", o.screenshot, "Render into this image file (PNG, ...) and exit");
-    cli.add_option("--panel", o.panel, "With --screenshot: only this panel (bits|histograms|scale|loss)");
+    cli.add_option("--panel", o.panel, "With --screenshot: only this panel (histograms|scale|loss|bits|divergence|events)");
     cli.add_flag("--dark", o.dark, "Dark theme");
     CLI11_PARSE(cli, argc, argv);
     if (!o.panel.empty() && o.screenshot.empty()) {
@@ -88,6 +93,8 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName("precision-lab");
     const bool interactive = o.screenshot.empty();
     plab::qt::set_dark_theme(o.dark || (interactive && QSettings().value("theme/dark", false).toBool()));
+    if (interactive && preset->count() == 0)
+        o.preset = QSettings().value("run/preset", QString::fromStdString(o.preset)).toString().toStdString();
     try {
         plab::qt::MainWindow window(o.preset, interactive);
         if (!interactive) return take_screenshot(app, window, o);

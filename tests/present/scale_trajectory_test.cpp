@@ -5,29 +5,19 @@
 #include <string>
 #include <vector>
 
+#include "tests/present/step_record_builders.h"
 #include "ui/present/scale_trajectory.h"
 
 namespace plab {
 namespace {
 
-float pow2(int k) { return std::ldexp(1.0f, k); }
+using test::pow2;
 
 // A step that used scale 2^k and left it at 2^k_after.
-StepRecord scaled_step(std::int64_t step, int k, int k_after) {
-    StepRecord r;
-    r.step = step;
-    r.loss = 1.0f;
-    r.scale = pow2(k);
-    r.scale_after = pow2(k_after);
-    return r;
-}
+StepRecord scaled_step(std::int64_t step, int k, int k_after) { return test::scaled_step(step, k, k_after, 1.0f); }
 
 StepRecord overflow_step(std::int64_t step, int k, bool skipped, bool backoff) {
-    StepRecord r = scaled_step(step, k, backoff ? k - 1 : k);
-    r.found_inf = true;
-    r.skipped = skipped;
-    r.backoff = backoff;
-    return r;
+    return test::overflow_step(step, k, skipped, backoff, 1.0f);
 }
 
 StepRecord growth_step(std::int64_t step, int k) {

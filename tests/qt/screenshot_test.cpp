@@ -64,7 +64,7 @@ class PanelShot : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PanelShot, IsDrawn) { expect_drawn(screenshot(std::string("--panel ") + GetParam(), GetParam()), 250, 150); }
 
-INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss"));
+INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events"));
 
 TEST(Screenshot, UnknownPanelIsAnErrorNamingTheAllowedOnes) {
     const Shot s = screenshot("--panel nope", "nope");

@@ -84,17 +84,6 @@ void parse_raw_options(const RawRunOptions& raw, RunOptions& o) {
         throw Error("--format: '" + raw.format + "' is not a record format; allowed: jsonl|csv");
 }
 
-RunHeader make_header(const Trainer& trainer, const Backend& backend) {
-    RunHeader h;
-    h.config_json = run_config_to_json(trainer.config(), false);
-    h.layer_names = trainer.layer_names();
-    for (const Linear& l : trainer.model().linears())
-        h.layer_shapes.push_back(std::to_string(l.in_features()) + "x" + std::to_string(l.out_features()));
-    h.backend = backend.name();
-    h.twin = trainer.twin() != nullptr;
-    return h;
-}
-
 struct Totals {
     std::int64_t overflows = 0, skipped = 0, backoffs = 0, growths = 0;
     StepRecord last;
@@ -143,7 +132,7 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
     CpuBackend backend;
     Trainer trainer(backend, config, {.trace_nan = o.trace_nan});
     const auto writer = make_run_writer(o.format, records);
-    writer->header(make_header(trainer, backend));
+    writer->header(make_run_header(trainer, backend));
     ProgressBar bar(log, config.steps, progress);
     Totals totals;
     const auto start = std::chrono::steady_clock::now();

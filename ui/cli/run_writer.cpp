@@ -1,5 +1,7 @@
 #include "ui/cli/run_writer.h"
 
+#include "engine/train/preset_io.h"
+
 #include <ostream>
 
 #include "engine/common/number_text.h"
@@ -102,6 +104,11 @@ public:
             .number("input_amax", r.input_amax).number("scale", r.loss_scale).string("diagnosis", r.diagnosis);
     }
 
+    void edit(std::int64_t after_step, const std::string& assignment) override {
+        JsonLine j(buffer_);
+        j.string("type", "edit").integer("step", after_step).string("assignment", assignment);
+    }
+
     void flush() override {
         out_ << buffer_;
         out_.flush();
@@ -173,6 +180,7 @@ public:
     }
     void histograms(std::int64_t, const std::vector<LayerHistograms>&) override {}  // JSON Lines only
     void nan(const NanReport&) override {}  // reported on stderr; CSV rows have no room for it
+    void edit(std::int64_t, const std::string&) override {}  // JSON Lines only
     void flush() override {
         out_ << buffer_;
         out_.flush();
@@ -192,6 +200,17 @@ private:
 std::unique_ptr<RunWriter> make_run_writer(RecordFormat format, std::ostream& out) {
     if (format == RecordFormat::csv) return std::make_unique<CsvWriter>(out);
     return std::make_unique<JsonlWriter>(out);
+}
+
+RunHeader make_run_header(const Trainer& trainer, const Backend& backend) {
+    RunHeader h;
+    h.config_json = run_config_to_json(trainer.config(), false);
+    h.layer_names = trainer.layer_names();
+    for (const Linear& l : trainer.model().linears())
+        h.layer_shapes.push_back(std::to_string(l.in_features()) + "x" + std::to_string(l.out_features()));
+    h.backend = backend.name();
+    h.twin = trainer.twin() != nullptr;
+    return h;
 }
 
 }  // namespace plab

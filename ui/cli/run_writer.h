@@ -11,6 +11,7 @@
 #include "engine/train/nan_tracer.h"
 #include "engine/train/step_record.h"
 #include "engine/train/telemetry.h"
+#include "engine/train/trainer.h"
 
 namespace plab {
 
@@ -31,10 +32,15 @@ public:
     virtual void step(const StepRecord& record, std::optional<double> micros = std::nullopt) = 0;
     virtual void histograms(std::int64_t step, const std::vector<LayerHistograms>& layers) = 0;
     virtual void nan(const NanReport& report) = 0;
+    // A live edit applied after step `after_step` (0: before the first), so it acts from the next step on.
+    virtual void edit(std::int64_t after_step, const std::string& assignment) = 0;
     virtual void flush() = 0;
 };
 
 enum class RecordFormat { jsonl, csv };
+
+// The header of a trainer's run: its config as it stands, layers and backend.
+RunHeader make_run_header(const Trainer& trainer, const Backend& backend);
 
 // The writer keeps a reference to `out`; it buffers and writes in large blocks.
 std::unique_ptr<RunWriter> make_run_writer(RecordFormat format, std::ostream& out);

@@ -81,7 +81,7 @@ QChart* make_chart() {
 
 QChartView* make_chart_view(QChart* chart, QWidget* parent) {
     auto* view = new QChartView(chart, parent);
-    view->setRenderHint(QPainter::Antialiasing);
+    view->setRenderHint(QPainter::Antialiasing, false);
     view->setMinimumSize(320, 200);
     return view;
 }
@@ -111,9 +111,11 @@ void set_points(QXYSeries* series, const std::vector<XY>& points) {
 }
 
 int plot_columns(const QChartView* view) {
+    // One column per two pixels: a min/max stroke per column looks the same,
+    // and Qt Charts' per-point path work (most of a redraw) halves.
     const QChart* chart = view->chart();
     const int width = chart ? static_cast<int>(chart->plotArea().width()) : view->width();
-    return width > 16 ? width : 16;
+    return width / 2 > 16 ? width / 2 : 16;
 }
 
 }  // namespace plab::qt

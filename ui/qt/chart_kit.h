@@ -31,7 +31,7 @@ QChartView* make_chart_view(QChart* chart, QWidget* parent);
 QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment where);
 
 void set_points(QXYSeries* series, const std::vector<XY>& points);
-// Pixel columns a plot in this view has for its data (at least 16).
+// Columns a plot in this view decimates its data to: one per two pixels (at least 16).
 int plot_columns(const QChartView* view);
 
 }  // namespace plab::qt

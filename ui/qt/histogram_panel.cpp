@@ -130,6 +130,15 @@ QWidget* HistogramPanel::make_controls() {
         h->addWidget(b.toggle);
     }
     h->addStretch(1);
+    latest_ = new QPushButton("latest", row);
+    latest_->setToolTip("Follow the run again (after a jump to a step from the Events panel)");
+    latest_->setEnabled(false);
+    connect(latest_, &QPushButton::clicked, this, [this] {
+        focus_.reset();
+        latest_->setEnabled(false);
+        pick_record();
+    });
+    h->addWidget(latest_);
     connect(layer_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
     connect(tensor_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
     connect(unscaled_, &QCheckBox::toggled, this, [this] { redraw(); });
@@ -144,11 +153,24 @@ std::vector<FormatId> HistogramPanel::chosen_formats() const {
 }
 
 void HistogramPanel::show_snapshot(const SessionSnapshot& snapshot) {
-    // The latest record that holds histograms (every telemetry.hist_every steps).
-    const auto& recent = snapshot.main.log.recent;
+    with_histograms_.clear();
+    for (const auto& r : snapshot.main.log.recent)
+        if (r->histograms) with_histograms_.push_back(r);
+    pick_record();
+}
+
+void HistogramPanel::focus_step(std::int64_t step) {
+    focus_ = step;
+    latest_->setEnabled(true);
+    pick_record();
+}
+
+// The latest record with histograms (taken every telemetry.hist_every steps),
+// at or before the focused step when there is one.
+void HistogramPanel::pick_record() {
     std::shared_ptr<const StepRecord> found;
-    for (auto it = recent.rbegin(); it != recent.rend(); ++it)
-        if ((*it)->histograms) {
+    for (auto it = with_histograms_.rbegin(); it != with_histograms_.rend(); ++it)
+        if (!focus_ || (*it)->step <= *focus_) {
             found = *it;
             break;
         }

@@ -9,6 +9,8 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineSeries>
+#include <QPushButton>
+#include <optional>
 #include <functional>
 #include <vector>
 
@@ -23,6 +25,9 @@ public:
     using PickValue = std::function<void(float)>;
     explicit HistogramPanel(PickValue pick, QWidget* parent = nullptr);
     void show_snapshot(const SessionSnapshot& snapshot) override;
+    // Shows the histograms of `step` (or the last histogram step before it)
+    // instead of following the run, until "latest" is pressed.
+    void focus_step(std::int64_t step);
 
 private:
     struct Band {
@@ -43,6 +48,8 @@ private:
     QComboBox* layer_ = nullptr;
     QComboBox* tensor_ = nullptr;
     QCheckBox* unscaled_ = nullptr;
+    QPushButton* latest_ = nullptr;  // back to following the run
+    std::optional<std::int64_t> focus_;  // the step asked for, while not following
     std::vector<Band> bands_;
     QChartView* view_ = nullptr;
     QValueAxis* x_ = nullptr;
@@ -52,7 +59,10 @@ private:
     QLabel* counters_ = nullptr;
     QLabel* caption_ = nullptr;
 
+    void pick_record();
+
     // What the last snapshot held, kept to redraw when a control changes.
+    std::vector<std::shared_ptr<const StepRecord>> with_histograms_;  // of the snapshot's recent records, oldest first
     std::shared_ptr<const StepRecord> record_;  // the latest record with histograms
     std::vector<std::string> layer_names_;
     HistogramView shown_;

@@ -52,7 +52,9 @@ QLineSeries* LossPanel::add_line(const QString& name, const QColor& colour, Qt::
     auto* s = new QLineSeries();
     s->setName(name);
     QPen pen(colour);
-    pen.setWidthF(style == Qt::SolidLine ? 1.6 : 2.2);
+    // Train loss has a point per column: a 1-pixel pen keeps Qt Charts off its slow
+    // wide-stroke path; the sparse test curves can afford a wider one.
+    pen.setWidthF(style == Qt::SolidLine ? 1.0 : 2.0);
     pen.setStyle(style);
     s->setPen(pen);
     view_->chart()->addSeries(s);

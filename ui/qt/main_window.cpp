@@ -1,11 +1,14 @@
 #include "ui/qt/main_window.h"
 
 #include <QApplication>
+#include <QClipboard>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QKeySequence>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressDialog>
 #include <QSettings>
 #include <QStatusBar>
 #include <QToolBar>
@@ -14,26 +17,37 @@
 #include "engine/common/error.h"
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer_factory.h"
+#include "ui/cli/run_export.h"
+#include "ui/present/scaler_snippet.h"
 #include "ui/qt/bit_layout_panel.h"
 #include "ui/qt/chart_kit.h"
+#include "ui/qt/divergence_panel.h"
+#include "ui/qt/events_panel.h"
 #include "ui/qt/histogram_panel.h"
 #include "ui/qt/loss_panel.h"
+#include "ui/qt/plot_export.h"
 #include "ui/qt/scale_panel.h"
 
 namespace plab::qt {
 
 namespace {
 
-// Each session gets its own backend: while a new preset loads, the old
+// Each session gets its own backend: while another preset loads, the old
 // session's worker may still be using its own.
-std::unique_ptr<Session> make_session(const std::string& preset) {
-    return std::make_unique<Session>(load_preset(preset), trainer_factory(std::make_shared<CpuBackend>()));
+std::unique_ptr<Session> make_session(const RunConfig& config) {
+    return std::make_unique<Session>(config, trainer_factory(std::make_shared<CpuBackend>()));
 }
+
+QString text_of(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 }  // namespace
 
 MainWindow::MainWindow(const std::string& preset, bool use_settings, QWidget* parent)
-    : QMainWindow(parent), session_(make_session(preset)), preset_(preset), use_settings_(use_settings) {
+    : QMainWindow(parent),
+      preset_(preset),
+      base_config_(load_preset(preset)),
+      use_settings_(use_settings) {
+    session_ = make_session(base_config_);
     setWindowTitle("Precision Lab");
     setDockNestingEnabled(true);
     make_panels();
@@ -43,7 +57,10 @@ MainWindow::MainWindow(const std::string& preset, bool use_settings, QWidget* pa
     statusBar()->addWidget(status_, 1);
     size_docks();
     if (use_settings_) restore_layout();
-    connect(&frame_timer_, &QTimer::timeout, this, [this] { refresh(); });
+    connect(&frame_timer_, &QTimer::timeout, this, [this] {
+        pace();
+        refresh();
+    });
     frame_timer_.start(16);  // ~60 frames per second
     refresh();
 }
@@ -57,10 +74,11 @@ void MainWindow::make_panels() {
     scale_ = new ScalePanel([this](const std::string& a) { session_->set(a); }, this);
     auto* hist = new HistogramPanel([this](float x) { bits_->set_value(x); }, this);
     auto* loss = new LossPanel(this);
-    panels_ = {hist, scale_, loss, bits_};
-    setCentralWidget(nullptr);
-    const Qt::DockWidgetArea area[] = {Qt::LeftDockWidgetArea, Qt::RightDockWidgetArea, Qt::RightDockWidgetArea,
-                                       Qt::LeftDockWidgetArea};
+    auto* divergence = new DivergencePanel(this);
+    auto* events = new EventsPanel([this, hist](std::int64_t step) { jump_to(hist, step); }, this);
+    panels_ = {hist, scale_, loss, bits_, divergence, events};
+    const Qt::DockWidgetArea area[] = {Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::RightDockWidgetArea,
+                                       Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea};
     for (std::size_t i = 0; i < panels_.size(); ++i) {
         auto* dock = new QDockWidget(panels_[i]->title(), this);
         dock->setObjectName("dock-" + panels_[i]->id());  // the key saveState() stores the layout under
@@ -69,11 +87,30 @@ void MainWindow::make_panels() {
                           QDockWidget::DockWidgetFloatable);
         addDockWidget(area[i], dock);
     }
+    // Divergence shares the loss panel's place and Events the bit layout's, as tabs.
+    tabifyDockWidget(dock_of(loss), dock_of(divergence));
+    tabifyDockWidget(dock_of(bits_), dock_of(events));
+    dock_of(loss)->raise();
+    dock_of(bits_)->raise();
+}
+
+QDockWidget* MainWindow::dock_of(Panel* panel) { return static_cast<QDockWidget*>(panel->parentWidget()); }
+
+void MainWindow::show_panel(Panel* panel) {
+    QDockWidget* dock = dock_of(panel);
+    dock->show();
+    dock->raise();
+}
+
+void MainWindow::jump_to(HistogramPanel* histograms, std::int64_t step) {
+    histograms->focus_step(step);
+    show_panel(histograms);
+    report(QString("Histograms at step %1 (or the last histogram step before it); "
+                   "'latest' in the histogram panel follows the run again.").arg(step));
 }
 
 void MainWindow::size_docks() {
     // The histograms are what people come for: most of the left column.
-    auto dock_of = [this](Panel* p) { return static_cast<QDockWidget*>(p->parentWidget()); };
     resizeDocks({dock_of(panels_[0]), dock_of(panels_[3])}, {64, 36}, Qt::Vertical);
     resizeDocks({dock_of(panels_[1]), dock_of(panels_[2])}, {50, 50}, Qt::Vertical);
     resizeDocks({dock_of(panels_[0]), dock_of(panels_[1])}, {55, 45}, Qt::Horizontal);
@@ -91,6 +128,32 @@ void MainWindow::make_toolbar() {
     presets_->setCurrentText(QString::fromStdString(preset_));
     connect(presets_, &QComboBox::activated, this, [this](int i) { load(presets_->itemText(i).toStdString()); });
     bar->addWidget(presets_);
+    bar->addWidget(new QLabel(" Recipe ", bar));
+    recipe_ = new QComboBox(bar);
+    for (Recipe r : kAllRecipes) recipe_->addItem(text_of(recipe_name(r)));
+    recipe_->setToolTip("Precision recipe: a new run from step 0 (the scaler follows the recipe's default)");
+    connect(recipe_, &QComboBox::activated, this, [this](int i) {
+        RunConfig c = base_config_;
+        c.precision.recipe = kAllRecipes[i];
+        c.scaler.kind = recipe_default_scaler(c.precision.recipe);
+        start(c, "recipe " + recipe_->itemText(i));
+    });
+    bar->addWidget(recipe_);
+    bar->addWidget(new QLabel(" Seed ", bar));
+    seed_ = new QSpinBox(bar);
+    seed_->setRange(0, 1000000000);
+    seed_->setToolTip("Seed of data, initialisation and batch order: a new run from step 0");
+    connect(seed_, &QSpinBox::editingFinished, this, [this] {
+        if (static_cast<std::uint64_t>(seed_->value()) == base_config_.seed) return;
+        RunConfig c = base_config_;
+        c.seed = static_cast<std::uint64_t>(seed_->value());
+        start(c, QString("seed %1").arg(seed_->value()));
+    });
+    bar->addWidget(seed_);
+    bar->addWidget(new QLabel(" Backend ", bar));
+    auto* backend = new QLabel("CPU (exact emulation)", bar);
+    backend->setToolTip("The CUDA backend is not part of the workbench yet");
+    bar->addWidget(backend);
     bar->addSeparator();
     auto add = [&](const QString& text, const QKeySequence& key, const QString& tip, auto fn) {
         QAction* a = bar->addAction(text);
@@ -99,13 +162,51 @@ void MainWindow::make_toolbar() {
         connect(a, &QAction::triggered, this, fn);
         return a;
     };
-    add("▶ Play", QKeySequence(Qt::Key_Space), "Train until the preset's steps", [this] { session_->play(); });
-    add("⏸ Pause", QKeySequence(Qt::Key_P), "Pause at the next step boundary", [this] { session_->pause(); });
+    add("▶ Play", QKeySequence(Qt::Key_Space), "Train until the preset's steps", [this] {
+        paced_play_ = pace_->currentIndex() != pace_->count() - 1;
+        if (!paced_play_) session_->play();
+    });
+    add("Pause", QKeySequence(Qt::Key_P), "Pause at the next step boundary", [this] {
+        paced_play_ = false;
+        session_->pause();
+    });
     add("Step", QKeySequence(Qt::Key_S), "One optimizer step", [this] { session_->step(1); });
     add("Step 100", QKeySequence(Qt::SHIFT | Qt::Key_S), "A hundred optimizer steps", [this] { session_->step(100); });
-    add("⟲ Reset", QKeySequence(Qt::CTRL | Qt::Key_R), "Back to step 0 of the preset", [this] { session_->reset(); });
+    add("⟲ Reset", QKeySequence(Qt::CTRL | Qt::Key_R), "Back to step 0 of this run's config", [this] {
+        paced_play_ = false;
+        session_->reset();
+    });
     add("Fork", QKeySequence(Qt::CTRL | Qt::Key_F), "A second run from this step, trained alongside",
         [this] { session_->fork(session_->snapshot()->step); });
+    bar->addWidget(new QLabel(" Steps/frame ", bar));
+    pace_ = new QComboBox(bar);
+    for (const char* p : {"1", "10", "100", "max"}) pace_->addItem(p);
+    pace_->setCurrentIndex(pace_->count() - 1);
+    pace_->setToolTip("How fast Play goes: steps per frame (60 frames a second), or as fast as the CPU can");
+    bar->addWidget(pace_);
+    show_config_in_toolbar();
+}
+
+void MainWindow::show_config_in_toolbar() {
+    const QSignalBlocker b1(recipe_), b2(seed_), b3(presets_);
+    recipe_->setCurrentText(text_of(recipe_name(base_config_.precision.recipe)));
+    seed_->setValue(static_cast<int>(base_config_.seed));
+    presets_->setCurrentText(QString::fromStdString(preset_));
+}
+
+// Paced play: the frame timer queues a frame's steps once the worker has
+// done the previous ones, so the UI never waits and the queue never grows.
+void MainWindow::pace() {
+    if (!paced_play_) return;
+    const auto s = session_->snapshot();
+    if (s->playing) return;  // still working through the last frame's steps
+    const std::int64_t limit = s->main.config ? s->main.config->steps : 0;
+    if (s->step >= limit) {
+        paced_play_ = false;
+        return;
+    }
+    const std::int64_t per_frame = pace_->currentText().toLongLong();
+    session_->step(std::min(per_frame, limit - s->step));
 }
 
 void MainWindow::make_menus() {
@@ -116,6 +217,33 @@ void MainWindow::make_menus() {
         const QString path = QFileDialog::getOpenFileName(this, "Open preset", QString(), "Presets (*.json)");
         if (!path.isEmpty()) load(path.toStdString());
     });
+    QAction* save = file->addAction("&Save preset as…");
+    save->setShortcut(QKeySequence::Save);
+    connect(save, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, "Save preset", "preset.json", "Presets (*.json)");
+        if (path.isEmpty()) return;
+        const auto s = session_->snapshot();
+        const RunConfig& current = s->main.config ? *s->main.config : base_config_;
+        QFile out(path);
+        if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+            out.write(QByteArray::fromStdString(run_config_to_json(current, true) + "\n")) < 0) {
+            QMessageBox::warning(this, "Preset not saved", "Cannot write " + path + ": " + out.errorString());
+            return;
+        }
+        report("Saved the run's current config (live edits included) to " + path);
+    });
+    file->addSeparator();
+    QAction* export_records = file->addAction("&Export run (JSONL, CSV)…");
+    export_records->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    connect(export_records, &QAction::triggered, this, [this] { export_run(); });
+    QMenu* plots = file->addMenu("Export &plot (PNG, SVG)");
+    for (Panel* p : panels_)
+        connect(plots->addAction(p->title() + "…"), &QAction::triggered, this, [this, p] { export_plot(p); });
+    QMenu* snippets = file->addMenu("Export &scaler settings");
+    connect(snippets->addAction("Copy as PyTorch torch.amp.GradScaler(…)"), &QAction::triggered, this,
+            [this] { copy_snippet(false); });
+    connect(snippets->addAction("Copy as DeepSpeed \"fp16\" JSON block"), &QAction::triggered, this,
+            [this] { copy_snippet(true); });
     file->addSeparator();
     QAction* quit = file->addAction("&Quit");
     quit->setShortcut(QKeySequence::Quit);
@@ -129,22 +257,101 @@ void MainWindow::make_menus() {
     connect(dark, &QAction::toggled, this, [this](bool on) {
         set_dark_theme(on);
         if (use_settings_) QSettings().setValue("theme/dark", on);
-        report(on ? "Dark theme: charts follow on the next start." : "Light theme: charts follow on the next start.");
+        report(on ? "Dark theme: the charts follow on the next start." : "Light theme: the charts follow on the next start.");
     });
+}
+
+bool MainWindow::start(const RunConfig& config, const QString& what) {
+    try {
+        validate(config);
+        session_ = make_session(config);
+        base_config_ = config;
+        paced_play_ = false;
+        shown_.reset();
+        show_config_in_toolbar();
+        report("New run: " + what + ".");
+        return true;
+    } catch (const Error& e) {
+        QMessageBox::warning(this, "Run not started", QString::fromStdString(e.what()));
+        show_config_in_toolbar();
+        return false;
+    }
 }
 
 void MainWindow::load(const std::string& preset) {
     try {
-        auto next = make_session(preset);
-        session_ = std::move(next);
+        const RunConfig config = load_preset(preset);
+        const std::string previous = preset_;
         preset_ = preset;
-        shown_.reset();
+        if (!start(config, QString::fromStdString(preset))) {
+            preset_ = previous;
+            show_config_in_toolbar();
+            return;
+        }
         if (use_settings_) QSettings().setValue("run/preset", QString::fromStdString(preset));
-        report(QString("Loaded %1.").arg(QString::fromStdString(preset)));
     } catch (const Error& e) {
         QMessageBox::warning(this, "Preset not loaded", QString::fromStdString(e.what()));
-        presets_->setCurrentText(QString::fromStdString(preset_));
+        show_config_in_toolbar();
     }
+}
+
+void MainWindow::export_run() {
+    const auto s = session_->snapshot();
+    if (s->step == 0) {
+        report("Nothing to export yet: train a step first.");
+        return;
+    }
+    const QString path = QFileDialog::getSaveFileName(this, "Export run", QString::fromStdString(preset_ + ".jsonl"),
+                                                      "JSON Lines (*.jsonl);;CSV (*.csv)");
+    if (path.isEmpty()) return;
+    const bool csv = QFileInfo(path).suffix().compare("csv", Qt::CaseInsensitive) == 0;
+    QProgressDialog progress("Replaying the run to write every record…", "Cancel", 0, static_cast<int>(s->step), this);
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(300);
+    try {
+        const StepRecord last = plab::export_run(
+            {base_config_, &s->main.log.edits, s->step, csv ? RecordFormat::csv : RecordFormat::jsonl,
+             path.toStdString()},
+            [&](std::int64_t done) {
+                if (done % 64 == 0) {
+                    progress.setValue(static_cast<int>(done));
+                    QApplication::processEvents();
+                }
+                return !progress.wasCanceled();
+            });
+        progress.setValue(static_cast<int>(s->step));
+        const StepRecord* shown = s->main.log.latest();
+        if (shown && (shown->loss != last.loss || shown->scale_after != last.scale_after))
+            QMessageBox::warning(this, "Export differs",
+                                 "The replayed run ended with other values than the session shows; the file may "
+                                 "not match what you saw.");
+        report(QString("Exported %1 steps to %2").arg(s->step).arg(path));
+    } catch (const std::exception& e) {
+        progress.cancel();
+        QMessageBox::warning(this, "Run not exported", QString::fromStdString(e.what()));
+    }
+}
+
+void MainWindow::export_plot(Panel* panel) {
+    const QString path = QFileDialog::getSaveFileName(this, "Export " + panel->title(), panel->id() + ".png",
+                                                      "PNG image (*.png);;SVG drawing (*.svg)");
+    if (path.isEmpty()) return;
+    const QString error = save_widget_image(panel, path);
+    if (!error.isEmpty()) {
+        QMessageBox::warning(this, "Plot not exported", error);
+        return;
+    }
+    report("Saved " + panel->title() + " to " + path);
+}
+
+void MainWindow::copy_snippet(bool deepspeed) {
+    const auto s = session_->snapshot();
+    const ScalerConfig& scaler = s->main.config ? s->main.config->scaler : base_config_.scaler;
+    const ScalerSnippet snippet = deepspeed ? deepspeed_fp16_block(scaler) : pytorch_grad_scaler(scaler);
+    QApplication::clipboard()->setText(QString::fromStdString(snippet.code));
+    QString message = QString::fromStdString(snippet.code);
+    if (!snippet.note.empty()) message += "\n\nNote: " + QString::fromStdString(snippet.note);
+    QMessageBox::information(this, deepspeed ? "DeepSpeed fp16 block copied" : "GradScaler copied", message);
 }
 
 void MainWindow::report(const QString& message) { statusBar()->showMessage(message, 8000); }
@@ -156,11 +363,11 @@ void MainWindow::refresh() {
     for (Panel* p : panels_) p->show_snapshot(*s);
     const RunView& run = s->main;
     const StepRecord* last = run.log.latest();
-    QString text = QString("%1 · step %2 / %3 · %4")
-                       .arg(QString::fromStdString(preset_))
+    QString text = QString("%1 · %2 · step %3 / %4 · %5")
+                       .arg(QString::fromStdString(preset_), text_of(recipe_name(base_config_.precision.recipe)))
                        .arg(s->step)
                        .arg(run.config ? run.config->steps : 0)
-                       .arg(s->playing ? "training" : "paused");
+                       .arg(s->playing || paced_play_ ? "training" : "paused");
     if (last) text += QString(" · loss %1").arg(static_cast<double>(last->loss), 0, 'g', 4);
     if (s->fork) text += QString(" · fork from step %1").arg(s->fork->forked_at);
     status_->setText(text);

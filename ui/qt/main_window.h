@@ -4,6 +4,7 @@
 // latest snapshot (the UI thread never waits for the trainer).
 #include <QAction>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QMainWindow>
 #include <QSpinBox>
@@ -11,12 +12,14 @@
 #include <memory>
 #include <vector>
 
+#include "engine/train/run_config.h"
 #include "engine/train/session.h"
 #include "ui/qt/panel.h"
 
 namespace plab::qt {
 
 class BitLayoutPanel;
+class HistogramPanel;
 class ScalePanel;
 
 class MainWindow : public QMainWindow {
@@ -30,28 +33,49 @@ public:
     Session& session() { return *session_; }
     // Takes the latest snapshot now and shows it in every panel (the timer does this at 60 Hz).
     void refresh();
+    // Shows the latest snapshot in every panel even when it was shown already (after a resize).
+    void redraw() {
+        shown_.reset();
+        refresh();
+    }
     // The panel whose id() is `id`, or nullptr.
     Panel* panel(const QString& id) const;
     const std::vector<Panel*>& panels() const { return panels_; }
     ScalePanel* scale_panel() const { return scale_; }
+    // Brings a panel's dock to the front (shown, its tab raised).
+    void show_panel(Panel* panel);
 
 private:
     void make_panels();
+    static QDockWidget* dock_of(Panel* panel);
+    void jump_to(HistogramPanel* histograms, std::int64_t step);
     void size_docks();
     void make_toolbar();
     void make_menus();
     void load(const std::string& preset);
+    // A fresh session on `config` (the toolbar's recipe and seed, a preset); false when it is invalid.
+    bool start(const RunConfig& config, const QString& what);
+    void show_config_in_toolbar();
+    void pace();
+    void export_run();
+    void export_plot(Panel* panel);
+    void copy_snippet(bool deepspeed);
     void report(const QString& message);
     void save_layout();
     void restore_layout();
 
     std::unique_ptr<Session> session_;
     std::string preset_;
+    RunConfig base_config_;  // what the session started from: the preset, with the toolbar's recipe and seed
     bool use_settings_ = true;
     std::vector<Panel*> panels_;
     BitLayoutPanel* bits_ = nullptr;
     ScalePanel* scale_ = nullptr;
     QComboBox* presets_ = nullptr;
+    QComboBox* recipe_ = nullptr;
+    QSpinBox* seed_ = nullptr;
+    QComboBox* pace_ = nullptr;  // steps per frame: "max" plays flat out on the worker
+    bool paced_play_ = false;    // playing at a chosen pace: the frame timer queues the steps
     QLabel* status_ = nullptr;
     QTimer frame_timer_;
     std::shared_ptr<const SessionSnapshot> shown_;

@@ -1,0 +1,58 @@
+#include "ui/cli/run_export.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/common/error.h"
+#include "engine/train/trainer.h"
+
+namespace plab {
+
+namespace {
+
+StepRecord write_replay(const RunExport& e, std::ostream& out, const ExportProgress& progress) {
+    CpuBackend backend;
+    Trainer trainer(backend, e.initial);
+    const auto writer = make_run_writer(e.format, out);
+    writer->header(make_run_header(trainer, backend));
+    std::size_t next_edit = 0;
+    const std::size_t edit_count = e.edits ? e.edits->size() : 0;
+    StepRecord last;
+    for (std::int64_t done = 0; done < e.steps; ++done) {
+        // Edits logged after step `done` apply before step done + 1, in order.
+        for (; next_edit < edit_count && (*e.edits)[next_edit].step <= done; ++next_edit) {
+            const LiveEdit& edit = (*e.edits)[next_edit];
+            trainer.apply(edit.assignment);
+            writer->edit(edit.step, edit.assignment);
+        }
+        last = trainer.step();
+        writer->step(last);
+        if (trainer.has_histograms()) writer->histograms(last.step, trainer.histograms());
+        if (progress && !progress(last.step)) throw Error("export cancelled");
+    }
+    writer->flush();
+    return last;
+}
+
+}  // namespace
+
+StepRecord export_run(const RunExport& e, const ExportProgress& progress) {
+    const std::string partial = e.path + ".part";
+    std::ofstream file(partial, std::ios::binary);
+    if (!file) throw Error("cannot write '" + partial + "': is the folder there and writable?");
+    try {
+        const StepRecord last = write_replay(e, file, progress);
+        file.close();
+        if (!file) throw Error("writing '" + partial + "' failed (disk full?)");
+        std::filesystem::rename(partial, e.path);
+        return last;
+    } catch (...) {
+        file.close();
+        std::error_code ignored;
+        std::filesystem::remove(partial, ignored);
+        throw;
+    }
+}
+
+}  // namespace plab
