@@ -19,7 +19,7 @@ using cli_test::Result;
 using cli_test::run_plab;
 using cli_test::scratch_dir;
 
-const char* kShipped[] = {"scaler-sawtooth", "spirals-amp-fp16", "spirals-bf16", "spirals-fp32"};
+const char* kShipped[] = {"fp16-static-overflow", "scaler-sawtooth", "spirals-amp-fp16", "spirals-bf16", "spirals-fp32"};
 
 TEST(PresetsCli, TableListsTheShippedPresets) {
     const Result r = run_plab("presets");
@@ -35,13 +35,13 @@ TEST(PresetsCli, TableListsTheShippedPresets) {
     }
 }
 
-TEST(PresetsCli, JsonListHasTheFour) {
+TEST(PresetsCli, JsonListHasTheShippedOnes) {
     const Result r = run_plab("presets --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json list = nlohmann::json::parse(r.out);
     ASSERT_TRUE(list.is_array());
-    ASSERT_EQ(list.size(), 4u);
-    for (std::size_t i = 0; i < 4; ++i) {
+    ASSERT_EQ(list.size(), std::size(kShipped));
+    for (std::size_t i = 0; i < std::size(kShipped); ++i) {
         EXPECT_EQ(list[i]["name"], kShipped[i]);
         EXPECT_EQ(list[i]["description"], load_preset(kShipped[i]).description);
         EXPECT_TRUE(fs::exists(list[i]["path"].get<std::string>())) << list[i];
@@ -91,7 +91,7 @@ TEST(PresetsCli, ShowAFileAndItsErrors) {
 TEST(PresetsCli, UnknownNameAndBadSettingExitTwo) {
     const Result unknown = run_plab("presets --show spirals-fp64");
     EXPECT_EQ(unknown.exit_code, 2);
-    EXPECT_EQ(unknown.err.rfind("plab: unknown preset \"spirals-fp64\"; known presets: scaler-sawtooth, ", 0), 0u)
+    EXPECT_EQ(unknown.err.rfind("plab: unknown preset \"spirals-fp64\"; known presets: fp16-static-overflow, ", 0), 0u)
         << unknown.err;
     const Result bad_set = run_plab("presets --show spirals-fp32 --set optimizer.lr=abc");
     EXPECT_EQ(bad_set.exit_code, 2);

@@ -555,7 +555,7 @@ TEST(RunCliDeterminism, TimingAddsWallTimeAndNothingElse) {
 // ---- --dump-preset ---------------------------------------------------------------
 
 TEST(RunCliDumpPreset, EqualsPresetsShowForEveryShippedPreset) {
-    for (const char* name : {"scaler-sawtooth", "spirals-amp-fp16", "spirals-bf16", "spirals-fp32"}) {
+    for (const char* name : {"fp16-static-overflow", "scaler-sawtooth", "spirals-amp-fp16", "spirals-bf16", "spirals-fp32"}) {
         const Result dump = run_plab(std::string("run --dump-preset --preset ") + name);
         const Result show = run_plab(std::string("presets --show ") + name);
         ASSERT_EQ(dump.exit_code, 0) << name << ": " << dump.err;
@@ -713,8 +713,8 @@ const BadInput kBadInputs[] = {
      {"plab: precision.recipe: \"fp64\" is not allowed; allowed fp32|tf32|amp-fp16|amp-bf16|fp16-pure"}},
     {"set_without_value", "--set scaler.init_scale", {"plab: --set: \"scaler.init_scale\" is not allowed; allowed"}},
     {"unknown_preset", "--preset spirals-fp64",
-     {"plab: unknown preset \"spirals-fp64\"; known presets: scaler-sawtooth, spirals-amp-fp16, spirals-bf16, "
-      "spirals-fp32"}},
+     {"plab: unknown preset \"spirals-fp64\"; known presets: fp16-static-overflow, scaler-sawtooth, spirals-amp-fp16, "
+      "spirals-bf16, spirals-fp32"}},
     {"invalid_json_file", "--preset {dir}/bad.json", {"plab: {dir}/bad.json:1:26: invalid JSON: "}},
     {"missing_file", "--preset {dir}/absent.json", {"plab: preset file \"{dir}/absent.json\": cannot be read"}},
     {"format_xml", "--format xml", {"plab: --format", "xml", "jsonl", "csv"}},

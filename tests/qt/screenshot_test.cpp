@@ -16,10 +16,11 @@ struct Shot {
     QImage image;
 };
 
-Shot screenshot(const std::string& args, const std::string& name) {
+Shot screenshot(const std::string& args, const std::string& name, const std::string& preset = "spirals-amp-fp16",
+                int steps = 120) {
     const std::filesystem::path file = std::filesystem::temp_directory_path() / ("plab-shot-" + name + ".png");
     std::filesystem::remove(file);
-    const std::string command = std::string(PLAB_WORKBENCH) + " --preset spirals-amp-fp16 --steps 120 " + args +
+    const std::string command = std::string(PLAB_WORKBENCH) + " --preset " + preset + " --steps " + std::to_string(steps) + " " + args +
                                 " --screenshot " + file.string() + " > /dev/null";
     Shot s;
     const int status = std::system(command.c_str());
@@ -62,9 +63,15 @@ TEST(Screenshot, WholeWindow) { expect_drawn(screenshot("", "window"), 1200, 700
 
 class PanelShot : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(PanelShot, IsDrawn) { expect_drawn(screenshot(std::string("--panel ") + GetParam(), GetParam()), 250, 150); }
+TEST_P(PanelShot, IsDrawn) {
+    // The diagnosis panel has something to show once a run has overflowed.
+    const bool nan = std::string(GetParam()) == "nan";
+    expect_drawn(screenshot(std::string("--panel ") + GetParam(), GetParam(), nan ? "fp16-static-overflow" : "spirals-amp-fp16",
+                            nan ? 270 : 120),
+                 250, 150);
+}
 
-INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events"));
+INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan"));
 
 TEST(Screenshot, UnknownPanelIsAnErrorNamingTheAllowedOnes) {
     const Shot s = screenshot("--panel nope", "nope");

@@ -77,9 +77,10 @@ TEST(PresetLibrary, FindsTheShippedFourInTheSourceTree) {
     ASSERT_EQ(dirs.size(), 1u);  // a build tree has no share/precision-lab next to it
     EXPECT_TRUE(ends_with(dirs[0], "assets/presets")) << dirs[0];
     const std::vector<PresetInfo> presets = list_presets();
-    ASSERT_EQ(presets.size(), 4u);
-    const char* names[] = {"scaler-sawtooth", "spirals-amp-fp16", "spirals-bf16", "spirals-fp32"};  // sorted
-    for (std::size_t i = 0; i < 4; ++i) {
+    ASSERT_EQ(presets.size(), 5u);
+    const char* names[] = {"fp16-static-overflow", "scaler-sawtooth", "spirals-amp-fp16", "spirals-bf16",
+                           "spirals-fp32"};  // sorted
+    for (std::size_t i = 0; i < 5; ++i) {
         EXPECT_EQ(presets[i].name, names[i]);
         EXPECT_EQ(presets[i].path, (fs::path(dirs[0]) / (std::string(names[i]) + ".json")).string());
         EXPECT_EQ(presets[i].error, "");
@@ -101,12 +102,12 @@ TEST(PresetLibrary, EnvDirComesFirstAndShadows) {
     const std::vector<PresetInfo> presets = list_presets();
     std::vector<std::string> names;
     for (const PresetInfo& p : presets) names.push_back(p.name);
-    EXPECT_EQ(names, (std::vector<std::string>{"broken", "scaler-sawtooth", "spirals-amp-fp16", "spirals-bf16",
-                                               "spirals-fp32", "zz-custom"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"broken", "fp16-static-overflow", "scaler-sawtooth", "spirals-amp-fp16",
+                                               "spirals-bf16", "spirals-fp32", "zz-custom"}));
     // The broken file is listed with what is wrong with it.
     EXPECT_EQ(presets[0].error, (dir.path() / "broken.json").string() + ": steps: 0 is out of range; allowed 1..10000000");
-    EXPECT_EQ(presets[4].description, "my own");
-    EXPECT_EQ(presets[4].path, (dir.path() / "spirals-fp32.json").string());
+    EXPECT_EQ(presets[5].description, "my own");
+    EXPECT_EQ(presets[5].path, (dir.path() / "spirals-fp32.json").string());
 
     EXPECT_EQ(load_preset("spirals-fp32").description, "my own");
     EXPECT_EQ(load_preset("zz-custom").steps, 5);
@@ -133,8 +134,8 @@ TEST(PresetLibrary, LoadByPath) {
 TEST(PresetLibrary, UnknownNameListsTheKnownOnes) {
     PresetDirEnv env(std::nullopt);
     const std::string message = error_of("spirals-fp64");
-    EXPECT_EQ(message.rfind("unknown preset \"spirals-fp64\"; known presets: scaler-sawtooth, spirals-amp-fp16, "
-                            "spirals-bf16, spirals-fp32 (in ",
+    EXPECT_EQ(message.rfind("unknown preset \"spirals-fp64\"; known presets: fp16-static-overflow, scaler-sawtooth, "
+                            "spirals-amp-fp16, spirals-bf16, spirals-fp32 (in ",
                             0),
               0u)
         << message;

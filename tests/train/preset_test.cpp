@@ -20,7 +20,8 @@
 namespace plab {
 namespace {
 
-const std::vector<std::string> kShipped = {"scaler-sawtooth", "spirals-amp-fp16", "spirals-bf16", "spirals-fp32"};
+const std::vector<std::string> kShipped = {"fp16-static-overflow", "scaler-sawtooth", "spirals-amp-fp16", "spirals-bf16",
+                                           "spirals-fp32"};
 
 std::uint32_t bits(float x) {
     std::uint32_t u;

@@ -113,3 +113,28 @@ TEST(PresetTraining, Fp32PresetLearnsAndMatchesItsTwinExactly) {
 
 }  // namespace
 }  // namespace plab
+
+namespace plab {
+namespace {
+
+// fp16-static-overflow's description promises a first overflow at step 261
+// that the static scaler skips without backing off.
+TEST(PresetTraining, Fp16StaticOverflowPresetOverflowsFirstAtStep261) {
+    RunConfig config = load_preset("fp16-static-overflow");
+    ASSERT_EQ(config.scaler.kind, ScalerKind::static_scale);
+    config.steps = 265;
+    CpuBackend backend;
+    Trainer trainer(backend, config);
+    for (int s = 1; s <= 265; ++s) {
+        const StepRecord r = trainer.step();
+        EXPECT_EQ(r.found_inf, s == 261 || s == 263) << "step " << s;
+        if (r.found_inf) {
+            EXPECT_TRUE(r.skipped);
+            EXPECT_FALSE(r.backoff);
+            EXPECT_EQ(r.scale_after, 65536.0f);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace plab

@@ -25,6 +25,7 @@
 #include "ui/qt/events_panel.h"
 #include "ui/qt/histogram_panel.h"
 #include "ui/qt/loss_panel.h"
+#include "ui/qt/nan_panel.h"
 #include "ui/qt/plot_export.h"
 #include "ui/qt/scale_panel.h"
 
@@ -76,9 +77,19 @@ void MainWindow::make_panels() {
     auto* loss = new LossPanel(this);
     auto* divergence = new DivergencePanel(this);
     auto* events = new EventsPanel([this, hist](std::int64_t step) { jump_to(hist, step); }, this);
-    panels_ = {hist, scale_, loss, bits_, divergence, events};
-    const Qt::DockWidgetArea area[] = {Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::RightDockWidgetArea,
-                                       Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea};
+    auto* nan = new NanPanel(
+        [this](std::int64_t at, const std::vector<std::string>& changes) {
+            session_->fork(at, changes);
+            report(QString("Forked at step %1%2: both runs train side by side.")
+                       .arg(at)
+                       .arg(changes.empty() ? QString() : " with " + QString::fromStdString(changes.front()) +
+                                                              (changes.size() > 1 ? " …" : "")));
+        },
+        this);
+    panels_ = {hist, scale_, loss, bits_, divergence, events, nan};
+    const Qt::DockWidgetArea area[] = {Qt::LeftDockWidgetArea, Qt::RightDockWidgetArea, Qt::RightDockWidgetArea,
+                                       Qt::LeftDockWidgetArea, Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea,
+                                       Qt::RightDockWidgetArea};
     for (std::size_t i = 0; i < panels_.size(); ++i) {
         auto* dock = new QDockWidget(panels_[i]->title(), this);
         dock->setObjectName("dock-" + panels_[i]->id());  // the key saveState() stores the layout under
@@ -90,6 +101,7 @@ void MainWindow::make_panels() {
     // Divergence shares the loss panel's place and Events the bit layout's, as tabs.
     tabifyDockWidget(dock_of(loss), dock_of(divergence));
     tabifyDockWidget(dock_of(bits_), dock_of(events));
+    tabifyDockWidget(dock_of(loss), dock_of(nan));
     dock_of(loss)->raise();
     dock_of(bits_)->raise();
 }

@@ -1,0 +1,149 @@
+// The diagnosis in words of the first overflow or NaN, and the remedies it
+// offers, on hand-made runs.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tests/present/step_record_builders.h"
+#include "ui/present/nan_diagnosis.h"
+
+namespace plab {
+namespace {
+
+const std::vector<std::string> kNames = {"fc1", "fc2", "fc3"};
+
+StepRecord with_layers(StepRecord r) {
+    r.layers.resize(3);
+    for (LayerRecord& l : r.layers) {
+        l.grad.count = 4096;
+        l.act.count = 8192;
+    }
+    return r;
+}
+
+RunConfig amp_fp16(ScalerKind kind) {
+    RunConfig c;
+    c.precision.recipe = Recipe::amp_fp16;
+    c.scaler.kind = kind;
+    return c;
+}
+
+TEST(NanDiagnosis, CleanRunHasNothingToSay) {
+    RunLog log;
+    for (int s = 1; s <= 3; ++s) log.append(with_layers(test::scaled_step(s, 16, 16, 0.5f)));
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), amp_fp16(ScalerKind::dynamic), kNames);
+    EXPECT_FALSE(d.found);
+    EXPECT_EQ(d.headline, "No overflow or NaN so far.");
+    EXPECT_EQ(d.detail.rfind("When a gradient overflows or the loss turns NaN, this says where it began", 0), 0u);
+    EXPECT_TRUE(d.remedies.empty());
+}
+
+TEST(NanDiagnosis, BackwardOverflowCaughtByTheDynamicScaler) {
+    RunLog log;
+    for (int s = 1; s <= 3; ++s) log.append(with_layers(test::scaled_step(s, 16, 16, 0.5f)));
+    StepRecord bad = with_layers(test::overflow_step(4, 16, true, true, 0.5f));
+    bad.first_nonfinite_layer = 1;
+    bad.layers[1].grad.pos_infs = 10;
+    bad.layers[1].grad.neg_infs = 2;
+    bad.layers[1].grad.nans = 3;
+    log.append(bad);
+    log.append(with_layers(test::overflow_step(5, 15, true, true, 0.5f)));  // later ones do not matter
+
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), amp_fp16(ScalerKind::dynamic), kNames);
+    ASSERT_TRUE(d.found);
+    EXPECT_EQ(d.step, 4);
+    EXPECT_EQ(d.last_finite_step, 3);
+    EXPECT_EQ(d.headline, "Step 4: gradient overflow in fc2 (backward) at loss scale 2^16");
+    EXPECT_EQ(d.detail,
+              "The weight gradient of fc2 held 12 Inf and 3 NaN of 4096 values as scaled by 2^16 (the first layer in "
+              "backward order to do so). The step was skipped and the scale backed off to 2^15. That is the dynamic "
+              "scaler working as designed; many such steps mean the scale starts too high.");
+    ASSERT_EQ(d.remedies.size(), 3u);
+    EXPECT_EQ(d.remedies[0].label, "Lower the loss scale to 2^12");
+    EXPECT_EQ(d.remedies[0].changes, (std::vector<std::string>{"scaler.scale=4096", "scaler.init_scale=4096"}));
+    EXPECT_EQ(d.remedies[1].label, "Keep fc2 in FP32");
+    EXPECT_EQ(d.remedies[1].changes, (std::vector<std::string>{"precision.layer_overrides.fc2=fp32"}));
+    EXPECT_EQ(d.remedies[2].label, "Switch to BF16 (amp-bf16)");
+    EXPECT_EQ(d.remedies[2].changes, (std::vector<std::string>{"precision.recipe=amp-bf16", "scaler.kind=none"}));
+}
+
+TEST(NanDiagnosis, ForwardNanWithoutAScalerNamesTheFirstLayerThatOverflowed) {
+    RunLog log;
+    log.append(with_layers(test::scaled_step(1, 0, 0, 0.5f)));
+    StepRecord bad = with_layers(test::scaled_step(2, 0, 0, std::numeric_limits<float>::quiet_NaN()));
+    bad.layers[1].act.pos_infs = 7;  // fc2 overflowed first; fc3 only inherited it
+    bad.layers[1].act.amax = 60000.0f;
+    bad.layers[2].act.nans = 384;
+    log.append(bad);
+    RunConfig config = amp_fp16(ScalerKind::none);
+    config.optimizer.lr = 0.5f;
+
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), config, kNames);
+    ASSERT_TRUE(d.found);
+    EXPECT_EQ(d.step, 2);
+    EXPECT_EQ(d.headline, "Step 2: the loss is nan (forward): the activation of fc2 overflowed first");
+    EXPECT_EQ(d.detail,
+              "The output of fc2 held 7 Inf of 8192 values; its largest finite |x| was 60000. The update went ahead "
+              "with those gradients (scaler kind none skips nothing), so the weights may now hold NaN.");
+    ASSERT_EQ(d.remedies.size(), 3u);
+    EXPECT_EQ(d.remedies[0].changes, (std::vector<std::string>{"precision.layer_overrides.fc2=fp32"}));
+    EXPECT_EQ(d.remedies[1].label, "Switch to BF16 (amp-bf16)");
+    EXPECT_EQ(d.remedies[2].changes, (std::vector<std::string>{"optimizer.lr=0.25"}));
+}
+
+TEST(NanDiagnosis, AStepThatLeftTheRecentRecordsIsStillNamed) {
+    RunLogLimits limits;
+    limits.recent = 2;
+    RunLog log(limits);
+    log.append(with_layers(test::scaled_step(1, 16, 16, 0.5f)));
+    StepRecord bad = with_layers(test::overflow_step(2, 16, true, true, 0.5f));
+    bad.first_nonfinite_layer = 0;
+    log.append(bad);
+    for (int s = 3; s <= 6; ++s) log.append(with_layers(test::scaled_step(s, 15, 15, 0.5f)));
+
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), amp_fp16(ScalerKind::dynamic), kNames);
+    ASSERT_TRUE(d.found);
+    EXPECT_EQ(d.step, 2);
+    EXPECT_EQ(d.last_finite_step, 1);
+    EXPECT_EQ(d.headline, "Step 2: the first overflow or NaN of this run");
+    EXPECT_TRUE(d.remedies.empty());
+}
+
+TEST(NanDiagnosis, AnOverflowInABiasGradientSaysSo) {
+    RunLog log;
+    StepRecord bad = with_layers(test::overflow_step(1, 16, true, false, 0.5f));
+    bad.first_nonfinite_layer = 0;
+    bad.layers[0].grad.amax = 12288.0f;  // finite: the bias gradient held the Inf
+    log.append(bad);
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), amp_fp16(ScalerKind::static_scale), kNames);
+    EXPECT_EQ(d.detail,
+              "The bias gradient of fc1 overflowed (the first layer in backward order to do so); its weight gradient "
+              "stayed finite, largest |g| 12288 as scaled by 2^16. The step was skipped; the scale stayed at 2^16.");
+}
+
+TEST(NanDiagnosis, Fp16PureGetsNoFp32LayerRemedyForAGradientOverflow) {
+    RunLog log;
+    StepRecord bad = with_layers(test::overflow_step(1, 16, true, false, 0.5f));
+    bad.first_nonfinite_layer = 0;
+    log.append(bad);
+    RunConfig config = amp_fp16(ScalerKind::static_scale);
+    config.precision.recipe = Recipe::fp16_pure;
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), config, kNames);
+    ASSERT_EQ(d.remedies.size(), 1u);  // no FP32 layer (gradients stay FP16), no BF16 switch (weights are FP16)
+    EXPECT_EQ(d.remedies[0].label, "Lower the loss scale to 2^12");
+}
+
+TEST(NanDiagnosis, NoScaleToLowerWithoutAScalerOrBelowOne) {
+    RunLog log;
+    StepRecord bad = with_layers(test::overflow_step(1, 2, true, true, 0.5f));  // scale 4: 4/16 < 1
+    bad.first_nonfinite_layer = 2;
+    log.append(bad);
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), amp_fp16(ScalerKind::dynamic), kNames);
+    ASSERT_EQ(d.remedies.size(), 2u);
+    EXPECT_EQ(d.remedies[0].label, "Keep fc3 in FP32");
+}
+
+}  // namespace
+}  // namespace plab

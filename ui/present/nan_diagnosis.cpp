@@ -1,0 +1,147 @@
+#include "ui/present/nan_diagnosis.h"
+
+#include <cmath>
+
+#include "engine/common/number_text.h"
+
+namespace plab {
+
+namespace {
+
+bool nonfinite_loss(const StepRecord& r) { return !std::isfinite(r.loss); }
+
+const StepRecord* first_nonfinite_record(const RunLogView& log) {
+    for (const auto& r : log.recent)
+        if (r->found_inf || nonfinite_loss(*r)) return r.get();
+    return nullptr;
+}
+
+std::string layer_name(const std::vector<std::string>& names, int index) {
+    if (index >= 0 && static_cast<std::size_t>(index) < names.size()) return names[static_cast<std::size_t>(index)];
+    return "layer " + std::to_string(index + 1);
+}
+
+std::int64_t nonfinite_count(const TensorStats& s) { return s.nans + s.pos_infs + s.neg_infs; }
+
+// "12 Inf and 3 NaN of 4096 values"
+std::string count_text(const TensorStats& s) {
+    std::string t;
+    const std::int64_t infs = s.pos_infs + s.neg_infs;
+    if (infs > 0) t += std::to_string(infs) + " Inf";
+    if (s.nans > 0) t += (t.empty() ? "" : " and ") + std::to_string(s.nans) + " NaN";
+    return t + " of " + std::to_string(s.count) + " values";
+}
+
+// The first layer, in forward order, whose activation is not finite: where a forward overflow began.
+int first_nonfinite_activation(const StepRecord& r) {
+    for (std::size_t i = 0; i < r.layers.size(); ++i)
+        if (nonfinite_count(r.layers[i].act) > 0) return static_cast<int>(i);
+    return -1;
+}
+
+std::string scaler_outcome(const StepRecord& r) {
+    if (!r.skipped) return "The update went ahead with those gradients (scaler kind none skips nothing), so the weights may now hold NaN.";
+    std::string s = "The step was skipped";
+    if (r.backoff) s += " and the scale backed off to " + power_of_two_text(r.scale_after);
+    else s += "; the scale stayed at " + power_of_two_text(r.scale_after);
+    return s + ".";
+}
+
+void add_backward_remedies(const StepRecord& r, const RunConfig& config, const std::string& layer,
+                           NanDiagnosis& d) {
+    if (config.scaler.kind != ScalerKind::none) {
+        const float lower = r.scale / 16.0f;
+        if (lower >= 1.0f) {
+            const std::string value = shortest_text(lower);
+            d.remedies.push_back({"Lower the loss scale to " + power_of_two_text(lower),
+                                  "Sixteen times less headroom used: |g| x scale stays under the format's maximum.",
+                                  {"scaler.scale=" + value, "scaler.init_scale=" + value}});
+        }
+    }
+    // In fp16-pure the parameters and their gradients stay FP16 whatever the
+    // layer computes in, so an FP32 override would not stop this overflow.
+    if (!layer.empty() && config.precision.recipe != Recipe::fp16_pure)
+        d.remedies.push_back({"Keep " + layer + " in FP32",
+                              "Its gradients and activations get FP32's range; the other layers stay as they are.",
+                              {"precision.layer_overrides." + layer + "=fp32"}});
+}
+
+void add_format_remedy(const RunConfig& config, NanDiagnosis& d) {
+    if (config.precision.recipe == Recipe::amp_fp16)
+        d.remedies.push_back({"Switch to BF16 (amp-bf16)",
+                              "BF16 has FP32's exponent range: nothing this size overflows, and no loss scale is needed.",
+                              {"precision.recipe=amp-bf16", "scaler.kind=none"}});
+}
+
+void describe(const StepRecord& r, const RunConfig& config, const std::vector<std::string>& names, NanDiagnosis& d) {
+    const std::string at = "Step " + std::to_string(r.step) + ": ";
+    const std::string scale = power_of_two_text(r.scale);
+    if (nonfinite_loss(r)) {
+        const int layer = first_nonfinite_activation(r);
+        const std::string where = layer >= 0 ? layer_name(names, layer) : "";
+        d.headline = at + "the loss is " + shortest_text(r.loss) + " (forward)" +
+                     (where.empty() ? "" : ": the activation of " + where + " overflowed first");
+        if (layer >= 0) {
+            const TensorStats& a = r.layers[static_cast<std::size_t>(layer)].act;
+            d.detail = "The output of " + where + " held " + count_text(a) + "; its largest finite |x| was " +
+                       shortest_text(a.amax) + ". ";
+        }
+        d.detail += scaler_outcome(r);
+        if (!where.empty())
+            d.remedies.push_back({"Keep " + where + " in FP32", "Its activations get FP32's range.",
+                                  {"precision.layer_overrides." + where + "=fp32"}});
+        add_format_remedy(config, d);
+        d.remedies.push_back({"Halve the learning rate", "Large updates grow the weights until activations overflow.",
+                              {"optimizer.lr=" + shortest_text(config.optimizer.lr / 2)}});
+        return;
+    }
+    const std::string layer = r.first_nonfinite_layer >= 0 ? layer_name(names, r.first_nonfinite_layer) : "";
+    d.headline = at + "gradient overflow" + (layer.empty() ? "" : " in " + layer) + " (backward) at loss scale " + scale;
+    if (!layer.empty() && static_cast<std::size_t>(r.first_nonfinite_layer) < r.layers.size()) {
+        const LayerRecord& l = r.layers[static_cast<std::size_t>(r.first_nonfinite_layer)];
+        // The layer's non-finite gradient was its weight's or else its bias's
+        // (telemetry keeps statistics of the weight gradient only).
+        if (nonfinite_count(l.grad) > 0)
+            d.detail = "The weight gradient of " + layer + " held " + count_text(l.grad) + " as scaled by " + scale +
+                       " (the first layer in backward order to do so). ";
+        else
+            d.detail = "The bias gradient of " + layer + " overflowed (the first layer in backward order to do so); "
+                       "its weight gradient stayed finite, largest |g| " + shortest_text(l.grad.amax) +
+                       " as scaled by " + scale + ". ";
+    }
+    d.detail += scaler_outcome(r);
+    if (r.skipped && config.scaler.kind == ScalerKind::dynamic)
+        d.detail += " That is the dynamic scaler working as designed; many such steps mean the scale starts too high.";
+    add_backward_remedies(r, config, layer, d);
+    add_format_remedy(config, d);
+}
+
+}  // namespace
+
+NanDiagnosis diagnose_first_nonfinite(const RunLogView& log, const RunConfig& config,
+                                      const std::vector<std::string>& layer_names) {
+    NanDiagnosis d;
+    const StepRecord* first = first_nonfinite_record(log);
+    const std::int64_t first_step = log.totals.first_nonfinite_step;
+    if (!first && first_step < 0) {
+        d.headline = "No overflow or NaN so far.";
+        d.detail = "When a gradient overflows or the loss turns NaN, this says where it began (step, phase, layer), "
+                   "what the loss scaler did about it, and offers remedies to try on a fork from the step before.";
+        return d;
+    }
+    d.found = true;
+    if (!first || (first_step >= 0 && first_step < first->step)) {
+        d.step = first_step;
+        d.last_finite_step = first_step - 1;
+        d.headline = "Step " + std::to_string(first_step) + ": the first overflow or NaN of this run";
+        d.detail = "That step has left the recent records, so its tensors are no longer here to examine; "
+                   "rewind to step " + std::to_string(first_step - 1) + " to see it again.";
+        return d;
+    }
+    d.step = first->step;
+    d.last_finite_step = first->step - 1;
+    describe(*first, config, layer_names, d);
+    return d;
+}
+
+}  // namespace plab

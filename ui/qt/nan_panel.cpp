@@ -1,0 +1,94 @@
+#include "ui/qt/nan_panel.h"
+
+#include "ui/qt/chart_kit.h"
+
+namespace plab::qt {
+
+namespace {
+
+std::vector<std::string> layer_names_of(const RunView& run) {
+    std::vector<std::string> names;
+    const StepRecord* last = run.log.latest();
+    for (std::size_t i = 0; last && i < last->layers.size(); ++i) names.push_back("fc" + std::to_string(i + 1));
+    return names;
+}
+
+QString fork_text(const SessionSnapshot& s) {
+    if (!s.fork) return {};
+    const StepRecord* main = s.main.log.latest();
+    const StepRecord* fork = s.fork->log.latest();
+    QString t = QString("A fork from step %1 trains alongside the run").arg(s.fork->forked_at);
+    if (main && fork)
+        t += QString(": at step %1 its loss is %2 against the run's %3, %4 overflows against %5.")
+                 .arg(fork->step)
+                 .arg(static_cast<double>(fork->loss), 0, 'g', 4)
+                 .arg(static_cast<double>(main->loss), 0, 'g', 4)
+                 .arg(s.fork->log.totals.overflows)
+                 .arg(s.main.log.totals.overflows);
+    return t;
+}
+
+}  // namespace
+
+NanPanel::NanPanel(Fork fork, QWidget* parent) : Panel("nan", "NaN / overflow diagnosis", parent), fork_(std::move(fork)) {
+    auto* layout = new QVBoxLayout(this);
+    headline_ = new QLabel(this);
+    QFont f = headline_->font();
+    f.setPointSizeF(14);
+    f.setBold(true);
+    headline_->setFont(f);
+    headline_->setWordWrap(true);
+    layout->addWidget(headline_);
+    detail_ = new QLabel(this);
+    QFont d = detail_->font();
+    d.setPointSizeF(11.5);
+    detail_->setFont(d);
+    detail_->setWordWrap(true);
+    detail_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(detail_);
+    buttons_ = new QVBoxLayout();
+    layout->addLayout(buttons_);
+    fork_state_ = new QLabel(this);
+    fork_state_->setWordWrap(true);
+    fork_state_->setFont(d);
+    layout->addWidget(fork_state_);
+    layout->addStretch(1);
+}
+
+void NanPanel::show_snapshot(const SessionSnapshot& snapshot) {
+    const RunView& run = snapshot.main;
+    if (!run.config) return;
+    show_diagnosis(diagnose_first_nonfinite(run.log, *run.config, layer_names_of(run)));
+    fork_state_->setText(fork_text(snapshot));
+}
+
+void NanPanel::show_diagnosis(const NanDiagnosis& d) {
+    std::string key = d.headline;
+    for (const Remedy& r : d.remedies) key += "|" + r.label;
+    if (key == shown_key_) return;
+    shown_key_ = key;
+    headline_->setText(QString::fromStdString(d.headline));
+    headline_->setStyleSheet(d.found ? QString("color:%1").arg(theme().overflow.name()) : QString("color:%1").arg(theme().growth.name()));
+    detail_->setText(QString::fromStdString(d.detail));
+    for (QPushButton* b : shown_buttons_) b->deleteLater();
+    shown_buttons_.clear();
+    if (!d.found) return;
+    auto add = [this](const QString& text, const QString& tip, std::int64_t at, std::vector<std::string> changes) {
+        auto* b = new QPushButton(text, this);
+        b->setToolTip(tip);
+        b->setMinimumHeight(30);
+        connect(b, &QPushButton::clicked, this, [this, at, changes] { fork_(at, changes); });
+        buttons_->addWidget(b);
+        shown_buttons_.push_back(b);
+    };
+    add(QString("Rewind to step %1 (a fork, no change)").arg(d.last_finite_step),
+        "Replays the run up to the last finite step on a fork, to try a change by hand", d.last_finite_step, {});
+    for (const Remedy& r : d.remedies) {
+        QString tip = QString::fromStdString(r.why) + "\nOn a fork from step " + QString::number(d.last_finite_step) + ":";
+        for (const std::string& c : r.changes) tip += "\n  " + QString::fromStdString(c);
+        add(QString::fromStdString(r.label) + QString(" (fork from step %1)").arg(d.last_finite_step), tip,
+            d.last_finite_step, r.changes);
+    }
+}
+
+}  // namespace plab::qt
