@@ -9,6 +9,8 @@
 #include <QPixmap>
 #include <QSettings>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "engine/common/error.h"
 #include "ui/qt/chart_kit.h"
@@ -22,6 +24,9 @@ struct Options {
     std::string screenshot;
     std::string panel;
     bool dark = false;
+    std::int64_t fork_at = -1;
+    std::vector<std::string> fork_set;
+    std::int64_t after_fork = 0;
 };
 
 QString panel_ids(const plab::qt::MainWindow& w) {
@@ -42,6 +47,17 @@ int take_screenshot(QApplication& app, plab::qt::MainWindow& window, const Optio
     if (o.steps > 0) {
         window.session().step(o.steps);
         window.session().wait_until_idle();
+    }
+    if (o.fork_at >= 0) {
+        plab::Session& session = window.session();
+        session.fork(o.fork_at, o.fork_set);
+        if (o.after_fork > 0) session.step(o.after_fork);
+        session.wait_until_idle();
+        const auto snap = session.snapshot();
+        if (!snap->fork) {
+            std::cerr << "precision-lab: --fork: " << snap->last_error << '\n';
+            return 2;
+        }
     }
     window.refresh();
     settle(app);
@@ -82,9 +98,15 @@ int main(int argc, char** argv) {
     cli.add_option("--screenshot", o.screenshot, "Render into this image file (PNG, ...) and exit");
     cli.add_option("--panel", o.panel, "With --screenshot: only this panel (histograms|scale|loss|bits|divergence|events|nan)");
     cli.add_flag("--dark", o.dark, "Dark theme");
+    CLI::Option* fork = cli.add_option("--fork", o.fork_at, "With --screenshot: fork the run at this step (<= --steps)")
+                            ->check(CLI::NonNegativeNumber);
+    cli.add_option("--fork-set", o.fork_set, "A change for the fork, KEY.PATH=VALUE (repeatable)")->needs(fork);
+    cli.add_option("--after-fork", o.after_fork, "Steps both runs train after the fork")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{10000000}))
+        ->needs(fork);
     CLI11_PARSE(cli, argc, argv);
-    if (!o.panel.empty() && o.screenshot.empty()) {
-        std::cerr << "precision-lab: --panel needs --screenshot\n";
+    if ((!o.panel.empty() || o.fork_at >= 0) && o.screenshot.empty()) {
+        std::cerr << "precision-lab: --panel and --fork need --screenshot\n";
         return 2;
     }
 

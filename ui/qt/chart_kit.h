@@ -18,6 +18,7 @@ struct Theme {
     QColor window, text, grid;
     QColor amp;       // the mixed-precision run
     QColor twin;      // the FP32 twin
+    QColor fork;      // a fork of the run (a remedy, a what-if)
     QColor overflow;  // overflow + skipped step
     QColor backoff, growth, edit;
 };

@@ -1,5 +1,6 @@
 #include "ui/qt/loss_panel.h"
 
+#include <QLegendMarker>
 #include <QVBoxLayout>
 
 #include "ui/present/loss_curves.h"
@@ -36,12 +37,14 @@ LossPanel::LossPanel(QWidget* parent) : Panel("loss", "Loss and accuracy", paren
     QLineSeries* train_amp = add_line("train AMP", t.amp, Qt::SolidLine, loss_axis_);
     QLineSeries* test_amp = add_line("test AMP", t.amp, Qt::DashLine, loss_axis_);
     QLineSeries* acc_amp = add_line("acc AMP", t.amp.darker(130), Qt::DotLine, acc_axis_);
+    fork_ = add_line("train fork", t.fork, Qt::SolidLine, loss_axis_);
     loss_ = {train_amp, train_twin, test_amp, test_twin};  // LossCurves order
     acc_ = {acc_amp, acc_twin};
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(view_, 1);
     summary_ = new QLabel(this);
+    summary_->setTextFormat(Qt::RichText);
     QFont s = summary_->font();
     s.setPointSizeF(11.5);
     summary_->setFont(s);
@@ -89,9 +92,25 @@ void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
     const LossCurves c = make_loss_curves(run.log, twin, plot_columns(view_));
     show_curves(loss_, c.loss, twin, 1.0);
     show_curves(acc_, c.accuracy, twin, 100.0);  // the axis is in percent
-    x_->setRange(c.step_min, c.step_max);
-    loss_axis_->setRange(c.loss_min, c.loss_max);
-    summary_->setText(QString::fromStdString(c.summary));
+    double loss_min = c.loss_min, loss_max = c.loss_max, step_max = c.step_max;
+    QString summary = QString::fromStdString(c.summary);
+    fork_->setVisible(snapshot.fork.has_value());
+    for (QLegendMarker* m : view_->chart()->legend()->markers(fork_)) m->setVisible(snapshot.fork.has_value());
+    if (snapshot.fork) {
+        // The fork's train loss over the main run's, from the step it branched at.
+        const LossCurves f = make_loss_curves(snapshot.fork->log, false, plot_columns(view_));
+        set_points(fork_, f.loss.empty() ? std::vector<XY>{} : f.loss.front().points);
+        loss_min = std::min(loss_min, f.loss_min);
+        loss_max = std::max(loss_max, f.loss_max);
+        step_max = std::max(step_max, f.step_max);
+        summary += QString("<br><span style='color:%1'>fork from step %2: %3</span>")
+                       .arg(theme().fork.name())
+                       .arg(snapshot.fork->forked_at)
+                       .arg(QString::fromStdString(f.summary));
+    }
+    x_->setRange(c.step_min, step_max);
+    loss_axis_->setRange(loss_min, loss_max);
+    summary_->setText(summary);
 }
 
 }  // namespace plab::qt

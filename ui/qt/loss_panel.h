@@ -28,6 +28,7 @@ private:
     // In LossCurves order: train AMP, train twin, test AMP, test twin; then accuracy AMP, twin.
     std::vector<QLineSeries*> loss_;
     std::vector<QLineSeries*> acc_;
+    QLineSeries* fork_ = nullptr;  // the fork's train loss, while there is a fork
     QLabel* summary_ = nullptr;
 };
 

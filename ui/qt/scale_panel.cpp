@@ -40,6 +40,12 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
     QPen pen(t.amp);
     pen.setWidthF(2.0);
     line_->setPen(pen);
+    fork_line_ = new QLineSeries();
+    fork_line_->setName("fork");
+    QPen fork_pen(t.fork);
+    fork_pen.setWidthF(2.0);
+    fork_pen.setStyle(Qt::DashLine);
+    fork_line_->setPen(fork_pen);
     overflow_ = marker_series("overflow (skipped)", t.overflow, QScatterSeries::MarkerShapeCircle, 10);
     backoff_ = marker_series("backoff", t.backoff, QScatterSeries::MarkerShapeRectangle, 9);
     growth_ = marker_series("growth", t.growth, QScatterSeries::MarkerShapeRectangle, 9);
@@ -49,7 +55,7 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
     chart->legend()->hide();  // too narrow for five entries: the key sits under the chart
     y_ = make_value_axis("log2 scale", chart, Qt::AlignLeft);
     y_->setLabelFormat("%d");
-    for (QXYSeries* s : std::initializer_list<QXYSeries*>{line_, overflow_, backoff_, growth_, edit_}) {
+    for (QXYSeries* s : std::initializer_list<QXYSeries*>{line_, fork_line_, overflow_, backoff_, growth_, edit_}) {
         chart->addSeries(s);
         s->attachAxis(x_);
         s->attachAxis(y_);
@@ -63,9 +69,10 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
         return QString("<span style='color:%1'>&#9632;</span> %2 &nbsp; ").arg(c.name(), what);
     };
     key_ = dot(t.amp, "scale") + dot(t.overflow, "overflow, step skipped") + dot(t.backoff, "backoff") +
-           dot(t.growth, "growth") + dot(t.edit, "edit");
+           dot(t.growth, "growth") + dot(t.edit, "edit") + dot(t.fork, "fork");
     summary_ = new QLabel(this);
     summary_->setTextFormat(Qt::RichText);
+    summary_->setWordWrap(true);  // the key wraps instead of widening the window
     QFont f = summary_->font();
     f.setPointSizeF(11.5);
     summary_->setFont(f);
@@ -160,11 +167,20 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     set_points(backoff_, kinds[static_cast<int>(ScaleEventKind::backoff)]);
     set_points(growth_, kinds[static_cast<int>(ScaleEventKind::growth)]);
     set_points(edit_, kinds[static_cast<int>(ScaleEventKind::edit)]);
-    x_->setRange(t.step_min, t.step_max);
-    y_->setRange(t.log2_min, t.log2_max + 0.5);  // room for the overflow markers above the line
+    double step_max = t.step_max, log2_min = t.log2_min, log2_max = t.log2_max;
+    fork_line_->setVisible(snapshot.fork.has_value());
+    if (snapshot.fork && snapshot.fork->config) {
+        const ScaleTrajectory f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, plot_columns(view_));
+        set_points(fork_line_, f.line);
+        step_max = std::max(step_max, f.step_max);
+        log2_min = std::min(log2_min, f.log2_min);
+        log2_max = std::max(log2_max, f.log2_max);
+    }
+    x_->setRange(t.step_min, step_max);
+    y_->setRange(log2_min, log2_max + 0.5);  // room for the overflow markers above the line
     y_->setTickType(QValueAxis::TicksDynamic);
     y_->setTickAnchor(0);
-    y_->setTickInterval(std::max(1.0, std::ceil((t.log2_max - t.log2_min) / 8.0)));
+    y_->setTickInterval(std::max(1.0, std::ceil((log2_max - log2_min) / 8.0)));
     tracker_->setEnabled(t.growth_interval > 0);
     tracker_->setRange(0, t.growth_interval > 0 ? t.growth_interval : 1);
     tracker_->setValue(t.growth_interval > 0 ? std::min(t.growth_tracker, t.growth_interval) : 0);

@@ -38,6 +38,7 @@ private:
     QValueAxis* x_ = nullptr;
     QValueAxis* y_ = nullptr;
     QLineSeries* line_ = nullptr;
+    QLineSeries* fork_line_ = nullptr;  // the fork's scale, while there is a fork
     QScatterSeries* overflow_ = nullptr;
     QScatterSeries* backoff_ = nullptr;
     QScatterSeries* growth_ = nullptr;
