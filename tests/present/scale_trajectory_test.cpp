@@ -124,6 +124,27 @@ TEST(ScaleTrajectory, MarkersMergePerColumn) {
                    });
 }
 
+// Markers can be bucketed apart from the line: 10 line columns, one marker
+// column for the whole 0..20 axis.
+TEST(ScaleTrajectory, MarkerColumnsBucketTheMarkersOnly) {
+    const RunLog log = twenty_step_log();
+    const ScaleTrajectory fine = make_scale_trajectory(log.view(), config_of(ScalerKind::none), 10);
+    const ScaleTrajectory coarse = make_scale_trajectory(log.view(), config_of(ScalerKind::none), 10, 1);
+    EXPECT_EQ(coarse.line.size(), fine.line.size());
+    for (std::size_t i = 0; i < fine.line.size(); ++i) {
+        EXPECT_EQ(coarse.line[i].x, fine.line[i].x);
+        EXPECT_EQ(coarse.line[i].y, fine.line[i].y);
+    }
+    std::size_t overflows = 0, edits = 0;
+    for (const ScaleMarker& m : coarse.markers) {
+        overflows += m.kind == ScaleEventKind::overflow;
+        edits += m.kind == ScaleEventKind::edit;
+    }
+    EXPECT_EQ(overflows, 1u);  // steps 4-5 and 13 (two markers with 10 columns) in one
+    EXPECT_EQ(edits, 1u);      // before step 1 and after step 12 likewise
+    EXPECT_EQ(coarse.markers.size(), 4u);  // one per kind: overflow, backoff, growth, edit
+}
+
 TEST(ScaleTrajectory, WideEnoughPlotKeepsEveryEvent) {
     const RunLog log = twenty_step_log();
     const ScaleTrajectory t = make_scale_trajectory(log.view(), config_of(ScalerKind::none), 20);

@@ -200,7 +200,8 @@ std::string scale_summary(const RunLogView& log) {
 
 }  // namespace
 
-ScaleTrajectory make_scale_trajectory(const RunLogView& log, const RunConfig& config, int columns) {
+ScaleTrajectory make_scale_trajectory(const RunLogView& log, const RunConfig& config, int columns,
+                                      int marker_columns) {
     ScaleTrajectory t;
     const StepRecord* latest = log.latest();
     t.growth_tracker = latest != nullptr ? latest->growth_tracker : 0;
@@ -220,7 +221,7 @@ ScaleTrajectory make_scale_trajectory(const RunLogView& log, const RunConfig& co
         t.log2_min = b.lo;
         t.log2_max = b.hi;
     }
-    t.markers = scale_markers(log, axis, columns);
+    t.markers = scale_markers(log, axis, marker_columns > 0 ? marker_columns : columns);
     return t;
 }
 

@@ -23,7 +23,7 @@ struct ScaleMarker {
 
 struct ScaleTrajectory {
     std::vector<XY> line;              // log2(scale used), min/max per column (column_polyline)
-    std::vector<ScaleMarker> markers;  // at most one per kind per column
+    std::vector<ScaleMarker> markers;  // at most one per kind per marker column
     double step_min = 0, step_max = 1;        // x axis (step_max > step_min even for an empty log)
     double log2_min = 0, log2_max = 1;        // y axis: integer bounds around the data, at least 1 apart
     int growth_tracker = 0;                   // clean steps since the last growth or backoff
@@ -34,6 +34,9 @@ struct ScaleTrajectory {
 // Overflow markers come from series points with found_inf > 0, backoff and
 // growth ones from their counts; edit markers from log.edits whose key starts
 // with "scaler." (text: the assignment). `config` is the run's current one.
-ScaleTrajectory make_scale_trajectory(const RunLogView& log, const RunConfig& config, int columns);
+// `marker_columns` (0: the same as `columns`) buckets the markers apart from the line:
+// a marker is several pixels wide, so a plot can ask for fewer marker columns than line columns.
+ScaleTrajectory make_scale_trajectory(const RunLogView& log, const RunConfig& config, int columns,
+                                      int marker_columns = 0);
 
 }  // namespace plab

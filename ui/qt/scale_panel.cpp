@@ -155,7 +155,10 @@ void ScalePanel::show_config(const ScalerConfig& s) {
 void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     const RunView& run = snapshot.main;
     if (!run.config) return;
-    const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, plot_columns(view_));
+    // Markers are about ten pixels wide: one per eight pixels is all the eye can separate, and
+    // every scatter point costs Qt Charts an item of its own.
+    const int columns = plot_columns(view_);
+    const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, std::max(1, columns / 4));
     set_points(line_, t.line);
     std::vector<XY> kinds[4];
     // Overflows sit a little above the line: an overflow and its backoff share a
