@@ -97,6 +97,10 @@ void MainWindow::make_panels() {
         dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
                           QDockWidget::DockWidgetFloatable);
         addDockWidget(area[i], dock);
+        Panel* panel = panels_[i];
+        connect(dock, &QDockWidget::visibilityChanged, this, [this, panel](bool visible) {
+            if (visible && shown_) panel->show_snapshot(*shown_);
+        });
     }
     // Divergence shares the loss panel's place and Events the bit layout's, as tabs.
     tabifyDockWidget(dock_of(loss), dock_of(divergence));
@@ -372,7 +376,10 @@ void MainWindow::refresh() {
     std::shared_ptr<const SessionSnapshot> s = session_->snapshot();
     if (!s || s == shown_) return;
     shown_ = s;
-    for (Panel* p : panels_) p->show_snapshot(*s);
+    // Panels out of sight (a closed dock, a tab behind another) wait: they
+    // catch up when they are shown (see make_panels).
+    for (Panel* p : panels_)
+        if (p->isVisible()) p->show_snapshot(*s);
     const RunView& run = s->main;
     const StepRecord* last = run.log.latest();
     QString text = QString("%1 · %2 · step %3 / %4 · %5")
