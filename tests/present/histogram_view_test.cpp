@@ -308,5 +308,15 @@ TEST(BarTooltip, OfABarFromAView) {
     EXPECT_EQ(bar_tooltip(v.bars[1]), "2^-20 .. 2^-19.75 (9.5e-07 .. 1.1e-06): 3 values, 37.5%");
 }
 
+TEST(BarEdgeBits, TheLowerEdgeInTheChosenFormat) {
+    HistBar normal{-14.0, -13.75, 1, 0.1};  // 2^-14: FP16's smallest normal
+    EXPECT_EQ(bar_edge_bits(normal, FormatId::fp16), "FP16 0 00001 0000000000 (0x0400) normal");
+    HistBar tiny{-24.0, -23.75, 1, 0.1};  // 2^-24: FP16's smallest subnormal
+    EXPECT_EQ(bar_edge_bits(tiny, FormatId::fp16), "FP16 0 00000 0000000001 (0x0001) subnormal");
+    EXPECT_EQ(bar_edge_bits(tiny, FormatId::bf16), "BF16 0 01100111 0000000 (0x3380) normal");
+    HistBar below{-26.0, -25.75, 1, 0.1};  // 2^-26 flushes to zero in FP16
+    EXPECT_EQ(bar_edge_bits(below, FormatId::fp16), "FP16 0 00000 0000000000 (0x0000) zero");
+}
+
 }  // namespace
 }  // namespace plab

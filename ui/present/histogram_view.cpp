@@ -1,5 +1,7 @@
 #include "ui/present/histogram_view.h"
 
+#include "ui/present/bit_layout.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -208,6 +210,19 @@ std::string bar_tooltip(const HistBar& bar) {
     char percent[32];
     std::snprintf(percent, sizeof percent, "%.1f%%", 100.0 * bar.fraction);
     return range + ": " + std::to_string(bar.count) + (bar.count == 1 ? " value, " : " values, ") + percent;
+}
+
+std::string bar_edge_bits(const HistBar& bar, FormatId f) {
+    const CastReport r = describe_cast(f, static_cast<float>(std::exp2(bar.log2_lo)));
+    const BitLayout layout = make_bit_layout(r);
+    std::string bits;
+    BitRole previous = BitRole::sign;
+    for (const BitCell& c : layout.cells) {
+        if (c.role != previous) bits += ' ';
+        bits += c.set ? '1' : '0';
+        previous = c.role;
+    }
+    return layout.format_label + " " + bits + " (" + layout.hex + ") " + layout.value_class;
 }
 
 }  // namespace plab

@@ -59,4 +59,9 @@ HistCounters make_hist_counters(const TensorStats& s, FormatId format);
 // fraction, e.g. "2^-14.25 .. 2^-14 (5.1e-05 .. 6.1e-05): 312 values, 3.8%".
 std::string bar_tooltip(const HistBar& bar);
 
+// The bit layout of a bar's lower edge 2^log2_lo (rounded to FP32, as a tensor
+// would hold it) in format f, sign / exponent / mantissa apart, e.g.
+// "FP16 0 00001 0000000000 (0x0400) normal".
+std::string bar_edge_bits(const HistBar& bar, FormatId f);
+
 }  // namespace plab

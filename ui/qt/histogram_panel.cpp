@@ -259,7 +259,9 @@ void HistogramPanel::hovered(const QPointF& point, bool state) {
     }
     for (const HistBar& b : shown_.bars)
         if (point.x() >= b.log2_lo && point.x() < b.log2_hi) {
-            QToolTip::showText(QCursor::pos(), QString::fromStdString(bar_tooltip(b)) + "\nclick: its lower edge in the bit layout");
+            QString tip = QString::fromStdString(bar_tooltip(b)) + "\nlower edge:";
+            for (FormatId f : chosen_formats()) tip += "\n  " + QString::fromStdString(bar_edge_bits(b, f));
+            QToolTip::showText(QCursor::pos(), tip + "\nclick: the edge in the bit layout panel");
             return;
         }
 }

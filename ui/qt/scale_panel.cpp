@@ -3,6 +3,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QSignalBlocker>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -61,6 +62,13 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
         s->attachAxis(y_);
     }
     view_ = make_chart_view(chart, this);
+    const std::pair<QScatterSeries*, ScaleEventKind> marker_kinds[] = {{overflow_, ScaleEventKind::overflow},
+                                                                      {backoff_, ScaleEventKind::backoff},
+                                                                      {growth_, ScaleEventKind::growth},
+                                                                      {edit_, ScaleEventKind::edit}};
+    for (const auto& [series, kind] : marker_kinds)
+        connect(series, &QScatterSeries::hovered, this,
+                [this, kind](const QPointF& p, bool state) { hovered(kind, p, state); });
 
     auto* layout = new QHBoxLayout(this);
     auto* left = new QVBoxLayout();
@@ -132,6 +140,19 @@ QWidget* ScalePanel::make_controls() {
     return box;
 }
 
+// The presenter's text of the marker of this kind nearest the hovered point.
+void ScalePanel::hovered(ScaleEventKind kind, const QPointF& point, bool state) {
+    if (!state) {
+        QToolTip::hideText();
+        return;
+    }
+    const ScaleMarker* nearest = nullptr;
+    for (const ScaleMarker& m : markers_)
+        if (m.kind == kind && (!nearest || std::abs(m.step - point.x()) < std::abs(nearest->step - point.x())))
+            nearest = &m;
+    if (nearest) QToolTip::showText(QCursor::pos(), QString::fromStdString(nearest->text));
+}
+
 void ScalePanel::send(const std::string& field, const std::string& value) { set_("scaler." + field + "=" + value); }
 
 void ScalePanel::show_config(const ScalerConfig& s) {
@@ -160,6 +181,7 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     const int columns = plot_columns(view_);
     const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, std::max(1, columns / 4));
     set_points(line_, t.line);
+    markers_ = t.markers;
     std::vector<XY> kinds[4];
     // Overflows sit a little above the line: an overflow and its backoff share a
     // step, and one marker must not hide the other.

@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 
+#include "ui/present/scale_trajectory.h"
 #include "ui/qt/chart_kit.h"
 #include "ui/qt/panel.h"
 
@@ -32,6 +33,7 @@ private:
     QWidget* make_controls();
     void show_config(const ScalerConfig& s);
     void send(const std::string& field, const std::string& value);
+    void hovered(ScaleEventKind kind, const QPointF& point, bool state);
 
     Setter set_;
     QChartView* view_ = nullptr;
@@ -53,6 +55,7 @@ private:
     QDoubleSpinBox* max_scale_ = nullptr;
     QProgressBar* tracker_ = nullptr;
     QLabel* summary_ = nullptr;
+    std::vector<ScaleMarker> markers_;  // as last shown, for their tooltips
     QString key_;  // the colour key of the markers
 };
 
