@@ -104,7 +104,22 @@ int main(int argc, char** argv) {
     cli.add_option("--after-fork", o.after_fork, "Steps both runs train after the fork")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{10000000}))
         ->needs(fork);
-    CLI11_PARSE(cli, argc, argv);
+    cli.footer(
+        "\nIn the window: Space play, P pause, S step, Shift+S 100 steps, Ctrl+R reset, Ctrl+F fork, Ctrl+E export run.\n"
+        "Examples:\n"
+        "  precision-lab                                          the last preset (first time: spirals-amp-fp16)\n"
+        "  precision-lab --preset scaler-sawtooth --steps 300     open after 300 steps\n"
+        "  precision-lab --steps 600 --screenshot shot.png        train, render the window into shot.png, exit\n"
+        "  precision-lab --steps 600 --panel histograms --screenshot h.png\n"
+        "Exit codes: 0 done; 2 bad input (the message names the option or preset field).");
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::Success& e) {  // --help
+        return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "precision-lab: " << e.what() << " (see --help)\n";
+        return 2;
+    }
     if ((!o.panel.empty() || o.fork_at >= 0) && o.screenshot.empty()) {
         std::cerr << "precision-lab: --panel and --fork need --screenshot\n";
         return 2;

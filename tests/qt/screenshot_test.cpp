@@ -87,6 +87,13 @@ TEST(Screenshot, UnwritablePathIsAnErrorNotACrash) {
     EXPECT_EQ(WEXITSTATUS(status), 2);
 }
 
+TEST(Screenshot, BadOptionValueIsAnErrorWithExitCodeTwo) {
+    const std::string command = std::string(PLAB_WORKBENCH) + " --steps -3 --screenshot /tmp/plab-bad.png > /dev/null 2>&1";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
 TEST(Screenshot, BadPresetIsAnError) {
     const std::string command = std::string(PLAB_WORKBENCH) +
                                 " --preset no-such-preset --screenshot /tmp/plab-bad.png > /dev/null 2>&1";
