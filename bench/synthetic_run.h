@@ -30,12 +30,7 @@ inline std::unique_ptr<RunLog> synthetic_log(std::int64_t steps) {
         r.loss = trend * (1.0f + noise(rng));
         r.loss_ref = trend * (1.0f + noise(rng));
         r.scale = ev.scale_before;
-        r.scale_after = ev.scale_after;
-        r.growth_tracker = ev.growth_tracker_after;
-        r.found_inf = ev.found_inf;
-        r.skipped = ev.skipped;
-        r.backoff = ev.backoff;
-        r.growth = ev.growth;
+        record_scaler_event(r, ev);
         if (s % 100 == 0) {
             r.acc = 1.0f - trend / 2.1f;
             r.acc_ref = 1.0f - trend / 2.2f;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/amp/loss_scaler.h"
 #include "engine/numeric/tensor_stats.h"
 
 namespace plab {
@@ -55,5 +56,15 @@ struct StepRecord {
     // Shared and immutable, so copies of the record (snapshots for the GUI) cost a pointer.
     std::shared_ptr<const std::vector<LayerHistograms>> histograms;
 };
+
+// What the loss scaler did in the step: its event into the record's fields.
+inline void record_scaler_event(StepRecord& r, const ScalerEvent& e) {
+    r.found_inf = e.found_inf;
+    r.skipped = e.skipped;
+    r.backoff = e.backoff;
+    r.growth = e.growth;
+    r.growth_tracker = e.growth_tracker_after;
+    r.scale_after = e.scale_after;
+}
 
 }  // namespace plab

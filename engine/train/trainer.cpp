@@ -191,7 +191,7 @@ StepRecord Trainer::step() {
     ++step_;
     record_telemetry(record, scale);
     fence.finish();
-    if (!histograms_.empty()) record.histograms = std::make_shared<const std::vector<LayerHistograms>>(histograms_);
+    record.histograms = histograms_;
     evaluate(record);  // overwrites the activations
     return record;
 }
@@ -205,12 +205,7 @@ void Trainer::update_mixed(StepRecord& record, float scale) {
         for (Parameter* p : side.backward_params)
             tracer_->check(Phase::unscale, p->name, "unscale", p->master_grad, &p->grad_sum, scale);
     const ScalerEvent event = scaler_.update(found_inf);
-    record.found_inf = event.found_inf;
-    record.skipped = event.skipped;
-    record.backoff = event.backoff;
-    record.growth = event.growth;
-    record.growth_tracker = event.growth_tracker_after;
-    record.scale_after = event.scale_after;
+    record_scaler_event(record, event);
     if (event.skipped) {
         record.grad_norm = global_grad_norm(backend_, side.params);
         return;
@@ -230,12 +225,19 @@ void Trainer::update_twin() {
     twin_->optimizer.step(backend_, twin_->params);
 }
 
+const std::vector<LayerHistograms>& Trainer::histograms() const {
+    static const std::vector<LayerHistograms> none;
+    return histograms_ ? *histograms_ : none;
+}
+
 void Trainer::record_telemetry(StepRecord& record, float scale) {
     const TelemetryConfig& t = config_.telemetry;
     if (t.enabled) queue_weight_stats(backend_, *mixed_->model, record.layers);
-    histograms_.clear();
-    if (t.hist_every > 0 && record.step % t.hist_every == 0)
-        queue_histograms(backend_, *mixed_->model, scale, histograms_);
+    histograms_.reset();
+    if (t.hist_every > 0 && record.step % t.hist_every == 0) {
+        histograms_ = std::make_shared<std::vector<LayerHistograms>>();
+        queue_histograms(backend_, *mixed_->model, scale, *histograms_);
+    }
     if (t.enabled && twin_) compare_with_twin(backend_, *mixed_->model, *twin_->model, record.layers);
 }
 

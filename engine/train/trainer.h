@@ -40,9 +40,10 @@ public:
     void apply(std::string_view assignment) override;
     std::unique_ptr<Run> clone() const override;
 
-    // Of the last step: per-layer histograms when it was a histogram step.
-    const std::vector<LayerHistograms>& histograms() const { return histograms_; }
-    bool has_histograms() const { return !histograms_.empty(); }
+    // Of the last step: per-layer histograms when it was a histogram step
+    // (empty otherwise); the step's record shares them.
+    const std::vector<LayerHistograms>& histograms() const;
+    bool has_histograms() const { return histograms_ != nullptr; }
     // The first non-finite value the tracer saw (trace mode), if any.
     const std::optional<NanReport>& nan_report() const;
     const Mlp& model() const;
@@ -77,7 +78,9 @@ private:
     std::unique_ptr<NanTracer> tracer_;
     Tensor batch_x_, batch_y_, test_x_, test_y_;
     std::vector<float> host_x_, host_y_;
-    std::vector<LayerHistograms> histograms_;
+    // A new vector every histogram step, never changed once the step is over:
+    // records (and the GUI's snapshots) hold on to it.
+    std::shared_ptr<std::vector<LayerHistograms>> histograms_;
     std::int64_t step_ = 0;
 };
 

@@ -20,14 +20,20 @@ constexpr double kBinWidth = 1.0 / Log2Histogram::kBinsPerBinade;
 
 bool is_gradient(HistTensor t) { return t == HistTensor::grad || t == HistTensor::act_grad; }
 
-const Log2Histogram& pick_histogram(const LayerHistograms& h, HistTensor tensor, bool unscaled) {
+// LayerHistograms and LayerRecord name their six tensors alike: one choice serves both.
+template <typename Layer>
+const auto& pick_tensor(const Layer& l, HistTensor tensor, bool unscaled) {
     switch (tensor) {
-        case HistTensor::weight: return h.weight;
-        case HistTensor::act: return h.act;
-        case HistTensor::grad: return unscaled ? h.grad_unscaled : h.grad;
-        case HistTensor::act_grad: return unscaled ? h.act_grad_unscaled : h.act_grad;
+        case HistTensor::weight: return l.weight;
+        case HistTensor::act: return l.act;
+        case HistTensor::grad: return unscaled ? l.grad_unscaled : l.grad;
+        case HistTensor::act_grad: return unscaled ? l.act_grad_unscaled : l.act_grad;
     }
-    return h.weight;
+    return l.weight;
+}
+
+const Log2Histogram& pick_histogram(const LayerHistograms& h, HistTensor tensor, bool unscaled) {
+    return pick_tensor(h, tensor, unscaled);
 }
 
 const char* tensor_text(HistTensor t) {
@@ -172,6 +178,10 @@ HistogramView make_histogram_view(const LayerHistograms& h, const std::string& l
     for (FormatId f : formats) v.bands.push_back(make_band(f));
     fit_axes(v);
     return v;
+}
+
+const TensorStats& pick_stats(const LayerRecord& r, HistTensor tensor, bool unscaled) {
+    return pick_tensor(r, tensor, unscaled);
 }
 
 HistCounters make_hist_counters(const TensorStats& s, FormatId format) {

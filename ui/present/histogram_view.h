@@ -54,6 +54,8 @@ struct HistCounters {
     double zero = 0, underflow = 0, subnormal = 0, overflow = 0, nan = 0, inf = 0;
 };
 HistCounters make_hist_counters(const TensorStats& s, FormatId format);
+// The statistics of the tensor a view shows (the unscaled view exists for grad and act_grad only).
+const TensorStats& pick_stats(const LayerRecord& r, HistTensor tensor, bool unscaled);
 
 // Tooltip of one bar: its range in powers of two and decimal, its count and
 // fraction, e.g. "2^-14.25 .. 2^-14 (5.1e-05 .. 6.1e-05): 312 values, 3.8%".

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "engine/numeric/format.h"
+#include "engine/train/preset_rules.h"
 
 namespace plab::qt {
 
@@ -153,6 +154,7 @@ std::vector<FormatId> HistogramPanel::chosen_formats() const {
 }
 
 void HistogramPanel::show_snapshot(const SessionSnapshot& snapshot) {
+    if (snapshot.main.config) config_layer_names_ = model_layer_names(snapshot.main.config->model);
     with_histograms_.clear();
     for (const auto& r : snapshot.main.log.recent)
         if (r->histograms) with_histograms_.push_back(r);
@@ -176,14 +178,11 @@ void HistogramPanel::pick_record() {
         }
     if (found == record_) return;
     record_ = found;
-    if (record_ && layer_names_.size() != record_->histograms->size()) {
-        layer_names_.clear();
+    if (config_layer_names_ != layer_names_) {
+        layer_names_ = config_layer_names_;
         const QSignalBlocker block(layer_);
         layer_->clear();
-        for (std::size_t i = 0; i < record_->histograms->size(); ++i) {
-            layer_names_.push_back("fc" + std::to_string(i + 1));
-            layer_->addItem(QString::fromStdString(layer_names_.back()));
-        }
+        for (const std::string& name : layer_names_) layer_->addItem(QString::fromStdString(name));
         layer_->setCurrentIndex(static_cast<int>(layer_names_.size()) - 1);
     }
     redraw();
@@ -192,7 +191,8 @@ void HistogramPanel::pick_record() {
 void HistogramPanel::redraw() {
     const std::vector<FormatId> formats = chosen_formats();
     const int layer = layer_->currentIndex();
-    if (!record_ || layer < 0 || static_cast<std::size_t>(layer) >= record_->histograms->size()) {
+    if (!record_ || layer < 0 || static_cast<std::size_t>(layer) >= record_->histograms->size() ||
+        static_cast<std::size_t>(layer) >= layer_names_.size()) {
         caption_->setText("No histograms yet: they are taken every telemetry.hist_every steps.");
         return;
     }
@@ -235,13 +235,9 @@ void HistogramPanel::redraw() {
     QString table = "<table cellspacing=6><tr><th></th><th>zero</th><th>underflow</th><th>subnormal</th>"
                     "<th>overflow</th><th>NaN</th><th>Inf</th></tr>";
     if (stats) {
-        const bool un = unscaled_->isChecked();
-        const TensorStats* s = tensor == HistTensor::weight ? &stats->weight
-                               : tensor == HistTensor::act  ? &stats->act
-                               : tensor == HistTensor::grad ? (un ? &stats->grad_unscaled : &stats->grad)
-                                                            : (un ? &stats->act_grad_unscaled : &stats->act_grad);
+        const TensorStats& s = pick_stats(*stats, tensor, unscaled_->isChecked());
         for (FormatId f : formats) {
-            const HistCounters c = make_hist_counters(*s, f);
+            const HistCounters c = make_hist_counters(s, f);
             table += QString("<tr><td style='color:%1'><b>%2</b></td><td>%3</td><td>%4</td><td>%5</td><td>%6</td>"
                              "<td>%7</td><td>%8</td></tr>")
                          .arg(band_colour(f).name(), QString::fromUtf8(std::string(format_display_name(f)).c_str()),

@@ -64,7 +64,8 @@ private:
     // What the last snapshot held, kept to redraw when a control changes.
     std::vector<std::shared_ptr<const StepRecord>> with_histograms_;  // of the snapshot's recent records, oldest first
     std::shared_ptr<const StepRecord> record_;  // the latest record with histograms
-    std::vector<std::string> layer_names_;
+    std::vector<std::string> layer_names_;         // in the layer chooser
+    std::vector<std::string> config_layer_names_;  // of the run's model (model_layer_names)
     HistogramView shown_;
 };
 

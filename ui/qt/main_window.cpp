@@ -279,8 +279,7 @@ void MainWindow::make_menus() {
 
 bool MainWindow::start(const RunConfig& config, const QString& what) {
     try {
-        validate(config);
-        session_ = make_session(config);
+        session_ = make_session(config);  // the session's first run validates the config (plab::Error)
         base_config_ = config;
         paced_play_ = false;
         shown_.reset();

@@ -1,17 +1,11 @@
 #include "ui/qt/nan_panel.h"
 
+#include "engine/train/preset_rules.h"
 #include "ui/qt/chart_kit.h"
 
 namespace plab::qt {
 
 namespace {
-
-std::vector<std::string> layer_names_of(const RunView& run) {
-    std::vector<std::string> names;
-    const StepRecord* last = run.log.latest();
-    for (std::size_t i = 0; last && i < last->layers.size(); ++i) names.push_back("fc" + std::to_string(i + 1));
-    return names;
-}
 
 QString fork_text(const SessionSnapshot& s) {
     if (!s.fork) return {};
@@ -58,7 +52,7 @@ NanPanel::NanPanel(Fork fork, QWidget* parent) : Panel("nan", "NaN / overflow di
 void NanPanel::show_snapshot(const SessionSnapshot& snapshot) {
     const RunView& run = snapshot.main;
     if (!run.config) return;
-    show_diagnosis(diagnose_first_nonfinite(run.log, *run.config, layer_names_of(run)));
+    show_diagnosis(diagnose_first_nonfinite(run.log, *run.config, model_layer_names(run.config->model)));
     fork_state_->setText(fork_text(snapshot));
 }
 
