@@ -9,6 +9,7 @@
 
 #include "engine/amp/loss_scaler.h"
 #include "engine/numeric/tensor_stats.h"
+#include "engine/train/decision_grid.h"
 
 namespace plab {
 
@@ -55,6 +56,9 @@ struct StepRecord {
     // Every layer's histograms on the steps that took them (telemetry.hist_every), else null.
     // Shared and immutable, so copies of the record (snapshots for the GUI) cost a pointer.
     std::shared_ptr<const std::vector<LayerHistograms>> histograms;
+    // The decision boundary on the steps that took one (TrainerOptions::boundary_every), else null;
+    // shared and immutable like the histograms.
+    std::shared_ptr<const DecisionGrid> boundary;
 };
 
 // What the loss scaler did in the step: its event into the record's fields.

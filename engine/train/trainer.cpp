@@ -7,6 +7,7 @@
 
 #include "engine/amp/precision_policy.h"
 #include "engine/common/error.h"
+#include "engine/common/field_check.h"
 #include "engine/model/init.h"
 #include "engine/optim/gradients.h"
 #include "engine/train/preset_io.h"
@@ -44,6 +45,16 @@ int layer_of(const std::string& name) { return std::stoi(name.substr(2, name.fin
 
 void upload_rows(Backend& backend, const std::vector<float>& host, Tensor& t) { backend.upload(host.data(), t); }
 
+// The predicted class of one row of softmax outputs: the first largest.
+std::size_t predicted_class(const float* row, std::size_t classes) {
+    return static_cast<std::size_t>(std::max_element(row, row + classes) - row);
+}
+
+void check_options(const TrainerOptions& o) {
+    check_int_field("boundary_every", o.boundary_every, 0, 1'000'000'000);
+    check_int_field("boundary_resolution", o.boundary_resolution, 2, 1024);
+}
+
 }  // namespace
 
 Trainer::Trainer(Backend& backend, const RunConfig& config, TrainerOptions options)
@@ -54,6 +65,7 @@ Trainer::Trainer(Backend& backend, const RunConfig& config, TrainerOptions optio
       sampler_(data_.train.rows, config.batch_size, batch_seed(config.seed)),
       scaler_(config.scaler) {
     validate(config_);
+    check_options(options_);
     const int layers = static_cast<int>(config_.model.hidden.size()) + 1;
     mixed_ = make_side(mlp_spec(config_, data_, false), mixed_pass_formats(config_.precision, layers));
     initialise(*mixed_, init_seed(config_.seed));
@@ -73,6 +85,18 @@ Trainer::Trainer(Backend& backend, const RunConfig& config, TrainerOptions optio
         targets[static_cast<std::size_t>(i)] = data_.num_classes > 0 ? static_cast<float>(data_.test.labels[i])
                                                                       : data_.test.targets[i];
     backend_.upload(targets.data(), test_y_);
+    if (options_.boundary_every > 0 && has_decision_grid(data_)) {
+        grid_frame_ = std::make_unique<const DecisionGrid>(make_empty_grid(data_, options_.boundary_resolution));
+        // Asked in chunks of the training batch's rows: the models' buffers
+        // keep their size, where one batch of every cell would reallocate
+        // them twice per grid (most of a grid's cost: ~50 ms at 64x64).
+        grid_inputs_ = grid_inputs(*grid_frame_);
+        grid_x_ = backend_.allocate({config_.batch_size, width}, FormatId::fp32);
+        grid_y_ = backend_.allocate({config_.batch_size, 1}, FormatId::fp32);
+        // Targets only feed the loss, which nobody reads here: class 0 everywhere.
+        const std::vector<float> zeros(static_cast<std::size_t>(config_.batch_size), 0.0f);
+        backend_.upload(zeros.data(), grid_y_);
+    }
 }
 
 Trainer::~Trainer() = default;
@@ -193,6 +217,7 @@ StepRecord Trainer::step() {
     fence.finish();
     record.histograms = histograms_;
     evaluate(record);  // overwrites the activations
+    take_boundary(record);  // so does this, after everything that reads them
     return record;
 }
 
@@ -241,21 +266,30 @@ void Trainer::record_telemetry(StepRecord& record, float scale) {
     if (t.enabled && twin_) compare_with_twin(backend_, *mixed_->model, *twin_->model, record.layers);
 }
 
+// Forward of one side on a batch (x, targets y) in the given formats, as
+// the test set is evaluated; the softmax outputs land in probs (rows x
+// classes). Returns the mean loss.
+float Trainer::predict(Side& side, const PassFormats& formats, const Tensor& x, const Tensor& y,
+                       std::vector<float>& probs) {
+    const float loss = side.model->forward(backend_, x, y, formats);
+    const Tensor& out = side.model->outputs();
+    probs.resize(out.size());
+    backend_.download(out, probs.data());
+    return loss;
+}
+
 // Mean test loss of one side, and its accuracy for classification.
 float Trainer::evaluate_side(Side& side, const PassFormats& formats, float* accuracy) {
-    const float loss = side.model->forward(backend_, test_x_, test_y_, formats);
-    if (data_.num_classes == 0) return loss;
-    const Tensor& probs = side.model->outputs();
-    std::vector<float> host(probs.size());
-    backend_.download(probs, host.data());
-    const auto classes = static_cast<std::size_t>(probs.cols());
+    if (data_.num_classes == 0) return side.model->forward(backend_, test_x_, test_y_, formats);
+    const float loss = predict(side, formats, test_x_, test_y_, host_probs_);
+    const auto classes = static_cast<std::size_t>(data_.num_classes);
     int correct = 0;
-    for (int i = 0; i < probs.rows(); ++i) {
-        const auto row = host.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i) * classes);
-        const auto best = std::max_element(row, row + static_cast<std::ptrdiff_t>(classes)) - row;
-        correct += best == data_.test.labels[static_cast<std::size_t>(i)];
+    for (int i = 0; i < data_.test.rows; ++i) {
+        const auto u = static_cast<std::size_t>(i);
+        correct += predicted_class(host_probs_.data() + u * classes, classes) ==
+                   static_cast<std::size_t>(data_.test.labels[u]);
     }
-    *accuracy = static_cast<float>(correct) / static_cast<float>(probs.rows());
+    *accuracy = static_cast<float>(correct) / static_cast<float>(data_.test.rows);
     return loss;
 }
 
@@ -267,6 +301,40 @@ void Trainer::evaluate(StepRecord& record) {
     if (!twin_) return;
     record.test_loss_ref = evaluate_side(*twin_, twin_->formats, &acc);
     if (data_.num_classes > 0) record.acc_ref = acc;
+}
+
+// The class and confidence of every grid cell as the side predicts them in
+// its own formats: the path the test set takes (predict), on the cell centres.
+void Trainer::classify_grid(Side& side, std::vector<std::uint8_t>& classes, std::vector<float>& confidence) {
+    const auto k = static_cast<std::size_t>(grid_frame_->classes);
+    const std::size_t cells = grid_inputs_.size() / 2;
+    const auto chunk = static_cast<std::size_t>(config_.batch_size);
+    classes.resize(cells);
+    confidence.resize(cells);
+    std::vector<float> points(2 * chunk);
+    for (std::size_t first = 0; first < cells; first += chunk) {
+        const std::size_t rows = std::min(chunk, cells - first);
+        // The last chunk's unused rows keep the previous chunk's points; their answers are dropped.
+        std::copy_n(grid_inputs_.begin() + static_cast<std::ptrdiff_t>(2 * first), 2 * rows, points.begin());
+        upload_rows(backend_, points, grid_x_);
+        predict(side, side.formats, grid_x_, grid_y_, host_probs_);
+        for (std::size_t r = 0; r < rows; ++r) {
+            const float* row = host_probs_.data() + r * k;
+            const std::size_t best = predicted_class(row, k);
+            classes[first + r] = static_cast<std::uint8_t>(best);
+            confidence[first + r] = row[best];
+        }
+    }
+}
+
+void Trainer::take_boundary(StepRecord& record) {
+    const int every = options_.boundary_every;
+    if (!grid_frame_ || (record.step % every != 0 && record.step != config_.steps)) return;
+    auto grid = std::make_shared<DecisionGrid>(*grid_frame_);
+    grid->step = record.step;
+    classify_grid(*mixed_, grid->amp, grid->amp_confidence);
+    if (twin_) classify_grid(*twin_, grid->twin, grid->twin_confidence);
+    record.boundary = std::move(grid);
 }
 
 }  // namespace plab

@@ -17,14 +17,22 @@
 #include "engine/model/mlp.h"
 #include "engine/optim/optimizer.h"
 #include "engine/train/batch_sampler.h"
+#include "engine/train/decision_grid.h"
 #include "engine/train/nan_tracer.h"
 #include "engine/train/run.h"
 #include "engine/train/telemetry.h"
 
 namespace plab {
 
+// How the trainer runs, beyond the config: what a viewer asks for. None of
+// it changes a number of the run's records.
 struct TrainerOptions {
     bool trace_nan = false;  // check every op's output (NanTracer)
+    // The decision boundary (decision_grid.h) of 2-D classification sets
+    // into StepRecord::boundary: every boundary_every steps (0 = never) and
+    // on the config's last step, on boundary_resolution cells per side.
+    int boundary_every = 0;
+    int boundary_resolution = 64;
 };
 
 class Trainer final : public Run {
@@ -63,6 +71,9 @@ private:
     void record_telemetry(StepRecord& record, float scale);
     void evaluate(StepRecord& record);
     float evaluate_side(Side& side, const PassFormats& formats, float* accuracy);
+    float predict(Side& side, const PassFormats& formats, const Tensor& x, const Tensor& y, std::vector<float>& probs);
+    void take_boundary(StepRecord& record);
+    void classify_grid(Side& side, std::vector<std::uint8_t>& classes, std::vector<float>& confidence);
     void load_batch(const std::vector<int>& rows);
     void apply_live(const RunConfig& next);
     void copy_state_from(const Trainer& other);
@@ -77,7 +88,14 @@ private:
     std::unique_ptr<Side> twin_;  // null when the twin is off
     std::unique_ptr<NanTracer> tracer_;
     Tensor batch_x_, batch_y_, test_x_, test_y_;
-    std::vector<float> host_x_, host_y_;
+    std::vector<float> host_x_, host_y_, host_probs_;
+    // The decision grid's bounds and points (fixed for the run), its cell
+    // centres (cells x 2) and a training-batch-sized tensor they go through
+    // in chunks; grid_frame_ is null unless options_ ask for grids and the
+    // data is 2-D classification.
+    std::unique_ptr<const DecisionGrid> grid_frame_;
+    std::vector<float> grid_inputs_;
+    Tensor grid_x_, grid_y_;
     // A new vector every histogram step, never changed once the step is over:
     // records (and the GUI's snapshots) hold on to it.
     std::shared_ptr<std::vector<LayerHistograms>> histograms_;

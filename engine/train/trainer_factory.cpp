@@ -4,9 +4,9 @@
 
 namespace plab {
 
-RunFactory trainer_factory(std::shared_ptr<Backend> backend) {
-    return [backend](const RunConfig& config) -> std::unique_ptr<Run> {
-        return std::make_unique<Trainer>(*backend, config);
+RunFactory trainer_factory(std::shared_ptr<Backend> backend, TrainerOptions options) {
+    return [backend, options](const RunConfig& config) -> std::unique_ptr<Run> {
+        return std::make_unique<Trainer>(*backend, config, options);
     };
 }
 

@@ -5,9 +5,11 @@
 
 #include "engine/backend/backend.h"
 #include "engine/train/run.h"
+#include "engine/train/trainer.h"
 
 namespace plab {
 
-RunFactory trainer_factory(std::shared_ptr<Backend> backend);
+// Every trainer gets `options` (a viewer asks for decision grids here).
+RunFactory trainer_factory(std::shared_ptr<Backend> backend, TrainerOptions options = {});
 
 }  // namespace plab

@@ -64,14 +64,16 @@ TEST(Screenshot, WholeWindow) { expect_drawn(screenshot("", "window"), 1200, 700
 class PanelShot : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PanelShot, IsDrawn) {
-    // The diagnosis panel has something to show once a run has overflowed.
-    const bool nan = std::string(GetParam()) == "nan";
-    expect_drawn(screenshot(std::string("--panel ") + GetParam(), GetParam(), nan ? "fp16-static-overflow" : "spirals-amp-fp16",
-                            nan ? 270 : 120),
-                 250, 150);
+    // The diagnosis panel has something to show once a run has overflowed; the
+    // decision panel once the first grid is taken (every 200 steps in the workbench).
+    const std::string panel = GetParam();
+    const bool nan = panel == "nan";
+    const int steps = nan ? 270 : (panel == "decision" ? 200 : 120);
+    expect_drawn(screenshot("--panel " + panel, panel, nan ? "fp16-static-overflow" : "spirals-amp-fp16", steps), 250,
+                 150);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan"));
+INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision"));
 
 TEST(Screenshot, UnknownPanelIsAnErrorNamingTheAllowedOnes) {
     const Shot s = screenshot("--panel nope", "nope");

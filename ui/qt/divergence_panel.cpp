@@ -487,25 +487,20 @@ void DivergencePanel::redraw() {
 }
 
 void DivergencePanel::match_layer_series(std::size_t layers) {
-    auto add = [](QChartView* view, std::vector<QLineSeries*>& lines, QAbstractAxis* x, QAbstractAxis* y) {
+    auto add = [](QChartView* view, std::vector<ChartLine>& lines, QAbstractAxis* x, QAbstractAxis* y) {
         auto* s = new QLineSeries();
         const std::size_t i = lines.size();
         s->setName(QString("fc%1").arg(i + 1));
         QPen pen(layer_colour(i));
         pen.setWidthF(2.0);
         s->setPen(pen);
-        view->chart()->addSeries(s);
-        s->attachAxis(x);
-        s->attachAxis(y);
-        lines.push_back(s);
+        lines.push_back(add_line(view->chart(), s, x, y));
     };
     while (dist_lines_.size() < layers) add(dist_view_, dist_lines_, dist_x_, dist_y_);
     while (cos_lines_.size() < layers) add(cos_view_, cos_lines_, cos_x_, cos_y_);
     for (auto* lines : {&dist_lines_, &cos_lines_}) {
         while (lines->size() > layers) {
-            QLineSeries* s = lines->back();
-            s->chart()->removeSeries(s);
-            delete s;
+            remove_line(lines->back());
             lines->pop_back();
         }
     }
@@ -514,8 +509,8 @@ void DivergencePanel::match_layer_series(std::size_t layers) {
 void DivergencePanel::show_lines(const DivergenceView& v) {
     match_layer_series(v.layers.size());
     for (std::size_t i = 0; i < v.layers.size(); ++i) {
-        set_points(dist_lines_[i], log10_points(v.layers[i].rel_dist));
-        set_points(cos_lines_[i], v.layers[i].grad_cos);
+        dist_lines_[i].item->set_points(log10_points(v.layers[i].rel_dist));
+        cos_lines_[i].item->set_points(v.layers[i].grad_cos);
     }
     set_step_range(dist_x_, v);
     set_step_range(cos_x_, v);

@@ -15,6 +15,7 @@
 
 #include "ui/present/divergence_view.h"
 #include "ui/qt/panel.h"
+#include "ui/qt/series_item.h"
 
 namespace plab::qt {
 
@@ -51,8 +52,8 @@ private:
     QChartView* cos_view_ = nullptr;
     QValueAxis* cos_x_ = nullptr;
     QValueAxis* cos_y_ = nullptr;
-    std::vector<QLineSeries*> dist_lines_;  // one per layer
-    std::vector<QLineSeries*> cos_lines_;
+    std::vector<ChartLine> dist_lines_;  // one per layer
+    std::vector<ChartLine> cos_lines_;
     HeatChartView* dist_heat_ = nullptr;
     HeatChartView* cos_heat_ = nullptr;
     QLabel* message_ = nullptr;

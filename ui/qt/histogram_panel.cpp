@@ -15,46 +15,6 @@ namespace {
 
 constexpr FormatId kBandFormats[] = {FormatId::fp16, FormatId::bf16, FormatId::e4m3, FormatId::e5m2};
 
-QColor band_colour(FormatId f) {
-    switch (f) {
-        case FormatId::fp16: return QColor(0xe0, 0x40, 0x40);
-        case FormatId::bf16: return QColor(0x30, 0x90, 0xe0);
-        case FormatId::e4m3: return QColor(0x40, 0xb0, 0x60);
-        default: return QColor(0xa0, 0x60, 0xd0);
-    }
-}
-
-// A rectangle [x0, x1] x [0, top] as an area series (its own two line series).
-QAreaSeries* band_series(QChart* chart, const QString& name, QColor colour, int alpha) {
-    auto* upper = new QLineSeries(chart);
-    auto* area = new QAreaSeries(upper);
-    area->setName(name);
-    colour.setAlpha(alpha);
-    area->setBrush(colour);
-    area->setPen(Qt::NoPen);
-    chart->addSeries(area);
-    return area;
-}
-
-void set_rect(QAreaSeries* area, double x0, double x1, double top) {
-    if (!(x1 > x0)) {
-        area->upperSeries()->clear();
-        return;
-    }
-    area->upperSeries()->replace(QList<QPointF>{{x0, top}, {x1, top}});
-}
-
-// The step outline of the bars: what an area series fills down to zero.
-std::vector<XY> outline(const std::vector<HistBar>& bars) {
-    std::vector<XY> pts;
-    pts.reserve(bars.size() * 2 + 2);
-    for (const HistBar& b : bars) {
-        pts.push_back({b.log2_lo, b.fraction});
-        pts.push_back({b.log2_hi, b.fraction});
-    }
-    return pts;
-}
-
 QString percent(double p) { return QString::number(p, 'g', 3) + "%"; }
 
 const char* const kTensorNames[] = {"weights", "weight grads", "activations", "activation grads"};
@@ -63,41 +23,19 @@ const char* const kTensorNames[] = {"weights", "weight grads", "activations", "a
 
 HistogramPanel::HistogramPanel(PickValue pick, QWidget* parent)
     : Panel("histograms", "Gradient histograms", parent), pick_(std::move(pick)) {
-    QChart* chart = make_chart();
-    const Theme& t = theme();
-    for (FormatId f : kBandFormats) {
-        Band b{f};
-        const QString name = QString::fromUtf8(std::string(format_display_name(f)).c_str());
-        b.flush = band_series(chart, name + " flushes to 0", band_colour(f), 60);
-        b.subnormal = band_series(chart, name + " subnormal", band_colour(f), 28);
-        b.overflow = band_series(chart, name + " overflows", band_colour(f), 60);
-        bands_.push_back(b);
-    }
-    bars_outline_ = new QLineSeries(chart);
-    bars_ = new QAreaSeries(bars_outline_);
-    bars_->setName("fraction of values");
-    QColor fill = t.amp;
-    fill.setAlpha(170);
-    bars_->setBrush(fill);
-    bars_->setPen(QPen(t.amp.darker(120), 1.0));
-    chart->addSeries(bars_);
-    x_ = make_value_axis("log2 |x|  (binades)", chart, Qt::AlignBottom);
-    x_->setLabelFormat("%d");
-    y_ = make_value_axis("fraction", chart, Qt::AlignLeft);
-    for (QAbstractSeries* s : chart->series()) {
-        s->attachAxis(x_);
-        s->attachAxis(y_);
-    }
-    // The band series are many; the legend keeps the bars and says the rest in the caption.
-    for (QAbstractSeries* s : chart->series())
-        if (s != bars_) chart->legend()->markers(s).value(0)->setVisible(false);
-    view_ = make_chart_view(chart, this);
-    connect(bars_, &QAreaSeries::hovered, this, [this](const QPointF& p, bool state) { hovered(p, state); });
-    connect(bars_, &QAreaSeries::clicked, this, [this](const QPointF& p) { clicked(p); });
+    for (FormatId f : kBandFormats) bands_.push_back({f});
+    pages_ = new QStackedWidget(this);
+    large_ = make_chart_widget(false);
+    pages_->addWidget(large_);
+    auto* grid_page = new QWidget(pages_);
+    grid_ = new QGridLayout(grid_page);
+    grid_->setContentsMargins(0, 0, 0, 0);
+    grid_->setSpacing(4);
+    pages_->addWidget(grid_page);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(make_controls());
-    layout->addWidget(view_, 1);
+    layout->addWidget(pages_, 1);
     caption_ = new QLabel(this);
     caption_->setWordWrap(true);
     layout->addWidget(caption_);
@@ -107,6 +45,12 @@ HistogramPanel::HistogramPanel(PickValue pick, QWidget* parent)
     counters_->setFont(f);
     counters_->setTextFormat(Qt::RichText);
     layout->addWidget(counters_);
+}
+
+HistogramChart* HistogramPanel::make_chart_widget(bool compact) {
+    return new HistogramChart(
+        compact, [this](const HistBar& bar, bool state) { hovered(bar, state); },
+        [this](const HistBar& bar) { pick_(static_cast<float>(std::exp2(bar.log2_lo))); }, this);
 }
 
 QWidget* HistogramPanel::make_controls() {
@@ -183,6 +127,7 @@ void HistogramPanel::pick_record() {
         const QSignalBlocker block(layer_);
         layer_->clear();
         for (const std::string& name : layer_names_) layer_->addItem(QString::fromStdString(name));
+        layer_->addItem("all layers");
         layer_->setCurrentIndex(static_cast<int>(layer_names_.size()) - 1);
     }
     redraw();
@@ -191,83 +136,113 @@ void HistogramPanel::pick_record() {
 void HistogramPanel::redraw() {
     const std::vector<FormatId> formats = chosen_formats();
     const int layer = layer_->currentIndex();
-    if (!record_ || layer < 0 || static_cast<std::size_t>(layer) >= record_->histograms->size() ||
-        static_cast<std::size_t>(layer) >= layer_names_.size()) {
+    const std::size_t layers = record_ ? std::min(record_->histograms->size(), layer_names_.size()) : 0;
+    if (layers == 0 || layer < 0 || static_cast<std::size_t>(layer) > layers) {
         caption_->setText("No histograms yet: they are taken every telemetry.hist_every steps.");
         return;
     }
     const auto tensor = static_cast<HistTensor>(tensor_->currentIndex());
-    const std::size_t l = static_cast<std::size_t>(layer);
-    shown_ = make_histogram_view((*record_->histograms)[l], layer_names_[l], tensor, unscaled_->isChecked(),
-                                 record_->scale, formats);
-    const double top = shown_.y_max * 1.08;
-    set_points(bars_outline_, outline(shown_.bars));
-    for (Band& b : bands_) {
-        const FormatBand* fb = nullptr;
-        for (const FormatBand& candidate : shown_.bands)
-            if (candidate.format == b.format) fb = &candidate;
-        if (!fb) {
-            set_rect(b.flush, 0, 0, 0);
-            set_rect(b.subnormal, 0, 0, 0);
-            set_rect(b.overflow, 0, 0, 0);
-            continue;
-        }
-        set_rect(b.flush, shown_.x_min, fb->log2_nonzero, top);
-        set_rect(b.subnormal, fb->log2_nonzero, fb->log2_normal, top);
-        set_rect(b.overflow, fb->log2_overflow, shown_.x_max, top);
-    }
-    x_->setRange(shown_.x_min, shown_.x_max);
-    x_->setTickInterval(std::max(1.0, std::ceil((shown_.x_max - shown_.x_min) / 12.0)));
-    x_->setTickType(QValueAxis::TicksDynamic);
-    x_->setTickAnchor(0);
-    y_->setRange(0, top);
-
-    QString caption = QString("<b>%1</b> at step %2, loss scale %3. Shaded: flush to zero (dark), subnormal (light), "
-                              "overflow (dark) of each chosen format.")
-                          .arg(QString::fromStdString(shown_.title))
-                          .arg(record_->step)
-                          .arg(static_cast<double>(record_->scale));
-    if (shown_.shift_log2 != 0)
-        caption += QString(" Unscaled: moved %1 binades left of what the hardware holds.").arg(shown_.shift_log2);
-    caption_->setText(caption);
-
-    const LayerRecord* stats = l < record_->layers.size() ? &record_->layers[l] : nullptr;
-    QString table = "<table cellspacing=6><tr><th></th><th>zero</th><th>underflow</th><th>subnormal</th>"
-                    "<th>overflow</th><th>NaN</th><th>Inf</th></tr>";
-    if (stats) {
-        const TensorStats& s = pick_stats(*stats, tensor, unscaled_->isChecked());
-        for (FormatId f : formats) {
-            const HistCounters c = make_hist_counters(s, f);
-            table += QString("<tr><td style='color:%1'><b>%2</b></td><td>%3</td><td>%4</td><td>%5</td><td>%6</td>"
-                             "<td>%7</td><td>%8</td></tr>")
-                         .arg(band_colour(f).name(), QString::fromUtf8(std::string(format_display_name(f)).c_str()),
-                              percent(c.zero), percent(c.underflow), percent(c.subnormal), percent(c.overflow),
-                              percent(c.nan), percent(c.inf));
-        }
-    }
-    counters_->setText(table + "</table>");
+    if (static_cast<std::size_t>(layer) == layers)
+        redraw_all(tensor, formats);
+    else
+        redraw_one(static_cast<std::size_t>(layer), tensor, formats);
 }
 
-void HistogramPanel::hovered(const QPointF& point, bool state) {
+QString HistogramPanel::counters_rows(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats,
+                                      bool named) const {
+    if (layer >= record_->layers.size()) return {};
+    const TensorStats& s = pick_stats(record_->layers[layer], tensor, unscaled_->isChecked());
+    QString rows;
+    for (FormatId f : formats) {
+        const HistCounters c = make_hist_counters(s, f);
+        const QString format = QString::fromUtf8(std::string(format_display_name(f)).c_str());
+        const QString name = named ? QString::fromStdString(layer_names_[layer]) + " " + format : format;
+        rows += QString("<tr><td style='color:%1'><b>%2</b></td><td>%3</td><td>%4</td><td>%5</td><td>%6</td>"
+                        "<td>%7</td><td>%8</td></tr>")
+                    .arg(band_colour(f).name(), name, percent(c.zero), percent(c.underflow), percent(c.subnormal),
+                         percent(c.overflow), percent(c.nan), percent(c.inf));
+    }
+    return rows;
+}
+
+namespace {
+
+const QString kCountersHead = "<table cellspacing=6><tr><th></th><th>zero</th><th>underflow</th><th>subnormal</th>"
+                              "<th>overflow</th><th>NaN</th><th>Inf</th></tr>";
+
+}  // namespace
+
+void HistogramPanel::redraw_one(std::size_t l, HistTensor tensor, const std::vector<FormatId>& formats) {
+    pages_->setCurrentIndex(0);
+    const HistogramView shown = make_histogram_view((*record_->histograms)[l], layer_names_[l], tensor,
+                                                    unscaled_->isChecked(), record_->scale, formats);
+    large_->show_view(shown, shown.x_min, shown.x_max, shown.y_max);
+    QString caption = QString("<b>%1</b> at step %2, loss scale %3. Shaded: flush to zero (dark), subnormal (light), "
+                              "overflow (dark) of each chosen format.")
+                          .arg(QString::fromStdString(shown.title))
+                          .arg(record_->step)
+                          .arg(static_cast<double>(record_->scale));
+    if (shown.shift_log2 != 0)
+        caption += QString(" Unscaled: moved %1 binades left of what the hardware holds.").arg(shown.shift_log2);
+    caption_->setText(caption);
+    counters_->setText(kCountersHead + counters_rows(l, tensor, formats, false) + "</table>");
+}
+
+void HistogramPanel::match_small_charts(std::size_t layers) {
+    while (small_.size() > layers) {
+        delete small_.back();
+        delete small_titles_.back();
+        small_.pop_back();
+        small_titles_.pop_back();
+    }
+    while (small_.size() < layers) {
+        const int i = static_cast<int>(small_.size());
+        const int columns = layers == 4 ? 2 : static_cast<int>(std::min<std::size_t>(layers, 3));  // rows of up to three
+        auto* title = new QLabel(grid_->parentWidget());
+        title->setAlignment(Qt::AlignCenter);
+        small_titles_.push_back(title);
+        small_.push_back(make_chart_widget(true));
+        grid_->addWidget(title, 2 * (i / columns), i % columns);
+        grid_->addWidget(small_.back(), 2 * (i / columns) + 1, i % columns);
+        grid_->setRowStretch(2 * (i / columns) + 1, 1);
+    }
+}
+
+// Every layer's histogram on one x range, so that where each layer's mass
+// sits against the bands compares at a glance.
+void HistogramPanel::redraw_all(HistTensor tensor, const std::vector<FormatId>& formats) {
+    pages_->setCurrentIndex(1);
+    const std::size_t layers = std::min(record_->histograms->size(), layer_names_.size());
+    match_small_charts(layers);
+    std::vector<HistogramView> views;
+    double x_min = 0, x_max = 0;
+    for (std::size_t l = 0; l < layers; ++l) {
+        views.push_back(make_histogram_view((*record_->histograms)[l], layer_names_[l], tensor,
+                                            unscaled_->isChecked(), record_->scale, formats));
+        x_min = l == 0 ? views[l].x_min : std::min(x_min, views[l].x_min);
+        x_max = l == 0 ? views[l].x_max : std::max(x_max, views[l].x_max);
+    }
+    QString rows;
+    for (std::size_t l = 0; l < layers; ++l) {
+        small_[l]->show_view(views[l], x_min, x_max, views[l].y_max);
+        small_titles_[l]->setText(QString("<b>%1</b>").arg(QString::fromStdString(views[l].title)));
+        rows += counters_rows(l, tensor, formats, true);
+    }
+    caption_->setText(QString("All layers at step %1, loss scale %2, on one x range (log2 |x|, binades); each plot's "
+                              "y is its own fraction of values. Shaded: flush to zero, subnormal, overflow.")
+                          .arg(record_->step)
+                          .arg(static_cast<double>(record_->scale)));
+    counters_->setText(kCountersHead + rows + "</table>");
+}
+
+void HistogramPanel::hovered(const HistBar& b, bool state) {
     if (!state) {
         QToolTip::hideText();
         return;
     }
-    for (const HistBar& b : shown_.bars)
-        if (point.x() >= b.log2_lo && point.x() < b.log2_hi) {
-            QString tip = QString::fromStdString(bar_tooltip(b)) + "\nlower edge:";
-            for (FormatId f : chosen_formats()) tip += "\n  " + QString::fromStdString(bar_edge_bits(b, f));
-            QToolTip::showText(QCursor::pos(), tip + "\nclick: the edge in the bit layout panel");
-            return;
-        }
-}
-
-void HistogramPanel::clicked(const QPointF& point) {
-    for (const HistBar& b : shown_.bars)
-        if (point.x() >= b.log2_lo && point.x() < b.log2_hi) {
-            pick_(static_cast<float>(std::exp2(b.log2_lo)));
-            return;
-        }
+    QString tip = QString::fromStdString(bar_tooltip(b)) + "\nlower edge:";
+    for (FormatId f : chosen_formats()) tip += "\n  " + QString::fromStdString(bar_edge_bits(b, f));
+    QToolTip::showText(QCursor::pos(), tip + "\nclick: the edge in the bit layout panel");
 }
 
 }  // namespace plab::qt

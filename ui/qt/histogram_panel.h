@@ -1,21 +1,21 @@
 #pragma once
 // Panel 2, gradient histograms: one layer's log2 |x| histogram of one tensor
 // over the representable ranges of the chosen formats (flush-to-zero,
-// subnormal, overflow bands), scaled or unscaled, with the layer's counters.
-// Hovering a bar shows its range; clicking it sends its lower edge to the
-// bit-layout panel.
-#include <QAreaSeries>
+// subnormal, overflow bands), scaled or unscaled, with the layer's counters;
+// or all layers as small multiples on one x range. Hovering a bar shows its
+// range; clicking it sends its lower edge to the bit-layout panel.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QGridLayout>
 #include <QLabel>
-#include <QLineSeries>
 #include <QPushButton>
+#include <QStackedWidget>
 #include <optional>
 #include <functional>
 #include <vector>
 
 #include "ui/present/histogram_view.h"
-#include "ui/qt/chart_kit.h"
+#include "ui/qt/histogram_chart.h"
 #include "ui/qt/panel.h"
 
 namespace plab::qt {
@@ -33,16 +33,18 @@ private:
     struct Band {
         FormatId format;
         QCheckBox* toggle = nullptr;
-        QAreaSeries* flush = nullptr;
-        QAreaSeries* subnormal = nullptr;
-        QAreaSeries* overflow = nullptr;
     };
 
     QWidget* make_controls();
+    HistogramChart* make_chart_widget(bool compact);
     void redraw();
+    void redraw_one(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats);
+    void redraw_all(HistTensor tensor, const std::vector<FormatId>& formats);
+    void match_small_charts(std::size_t layers);
+    QString counters_rows(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats,
+                          bool named) const;
     std::vector<FormatId> chosen_formats() const;
-    void hovered(const QPointF& point, bool state);
-    void clicked(const QPointF& point);
+    void hovered(const HistBar& bar, bool state);
 
     PickValue pick_;
     QComboBox* layer_ = nullptr;
@@ -51,11 +53,11 @@ private:
     QPushButton* latest_ = nullptr;  // back to following the run
     std::optional<std::int64_t> focus_;  // the step asked for, while not following
     std::vector<Band> bands_;
-    QChartView* view_ = nullptr;
-    QValueAxis* x_ = nullptr;
-    QValueAxis* y_ = nullptr;
-    QAreaSeries* bars_ = nullptr;
-    QLineSeries* bars_outline_ = nullptr;
+    QStackedWidget* pages_ = nullptr;  // one layer large, or all layers small
+    HistogramChart* large_ = nullptr;
+    QGridLayout* grid_ = nullptr;
+    std::vector<HistogramChart*> small_;  // one per layer
+    std::vector<QLabel*> small_titles_;
     QLabel* counters_ = nullptr;
     QLabel* caption_ = nullptr;
 
@@ -66,7 +68,6 @@ private:
     std::shared_ptr<const StepRecord> record_;  // the latest record with histograms
     std::vector<std::string> layer_names_;         // in the layer chooser
     std::vector<std::string> config_layer_names_;  // of the run's model (model_layer_names)
-    HistogramView shown_;
 };
 
 }  // namespace plab::qt

@@ -2,8 +2,8 @@
 
 #include <QLegendMarker>
 #include <QVBoxLayout>
+#include <optional>
 
-#include "ui/present/loss_curves.h"
 
 namespace plab::qt {
 
@@ -31,12 +31,12 @@ LossPanel::LossPanel(QWidget* parent) : Panel("loss", "Loss and accuracy", paren
 
     // The twin's lines go in first so that the AMP run's are drawn over them:
     // where the two agree, the AMP colour shows.
-    QLineSeries* train_twin = add_line("train twin", t.twin, Qt::SolidLine, loss_axis_);
-    QLineSeries* test_twin = add_line("test twin", t.twin, Qt::DashLine, loss_axis_);
-    QLineSeries* acc_twin = add_line("acc twin", t.twin.darker(130), Qt::DotLine, acc_axis_);
-    QLineSeries* train_amp = add_line("train AMP", t.amp, Qt::SolidLine, loss_axis_);
-    QLineSeries* test_amp = add_line("test AMP", t.amp, Qt::DashLine, loss_axis_);
-    QLineSeries* acc_amp = add_line("acc AMP", t.amp.darker(130), Qt::DotLine, acc_axis_);
+    const ChartLine train_twin = add_line("train twin", t.twin, Qt::SolidLine, loss_axis_);
+    const ChartLine test_twin = add_line("test twin", t.twin, Qt::DashLine, loss_axis_);
+    const ChartLine acc_twin = add_line("acc twin", t.twin.darker(130), Qt::DotLine, acc_axis_);
+    const ChartLine train_amp = add_line("train AMP", t.amp, Qt::SolidLine, loss_axis_);
+    const ChartLine test_amp = add_line("test AMP", t.amp, Qt::DashLine, loss_axis_);
+    const ChartLine acc_amp = add_line("acc AMP", t.amp.darker(130), Qt::DotLine, acc_axis_);
     fork_ = add_line("train fork", t.fork, Qt::SolidLine, loss_axis_);
     loss_ = {train_amp, train_twin, test_amp, test_twin};  // LossCurves order
     acc_ = {acc_amp, acc_twin};
@@ -51,65 +51,64 @@ LossPanel::LossPanel(QWidget* parent) : Panel("loss", "Loss and accuracy", paren
     layout->addWidget(summary_);
 }
 
-QLineSeries* LossPanel::add_line(const QString& name, const QColor& colour, Qt::PenStyle style, QAbstractAxis* y) {
+ChartLine LossPanel::add_line(const QString& name, const QColor& colour, Qt::PenStyle style,
+                                    QAbstractAxis* y) {
     auto* s = new QLineSeries();
     s->setName(name);
     QPen pen(colour);
-    // Train loss has a point per column: a 1-pixel pen keeps Qt Charts off its slow
+    // Train loss has a point per column: a 1-pixel pen keeps QPainter off its slow
     // wide-stroke path; the sparse test curves can afford a wider one.
     pen.setWidthF(style == Qt::SolidLine ? 1.0 : 2.0);
     pen.setStyle(style);
     s->setPen(pen);
-    view_->chart()->addSeries(s);
-    s->attachAxis(x_);
-    s->attachAxis(y);
-    return s;
+    // Added in the order of the series, so the AMP run is drawn over its twin here too.
+    ChartLine line = plab::qt::add_line(view_->chart(), s, x_, y);
+    line.item->setZValue(5 + 0.01 * static_cast<double>(view_->chart()->series().size()));
+    return line;
 }
 
-namespace {
-
 // The presenter lists only the curves the run has (no twin curves without a
-// twin), in the order of `series`; the twin's series hide without a twin.
-void show_curves(const std::vector<QLineSeries*>& series, const std::vector<Curve>& curves, bool twin, double y_scale) {
+// twin), in the order of `lines`; the twin's lines hide without a twin.
+void LossPanel::show_curves(const std::vector<ChartLine>& lines, const std::vector<Curve>& curves, bool twin,
+                            double y_scale) {
     std::size_t next = 0;
-    for (QLineSeries* s : series) {
-        const bool wanted = twin || !s->name().contains("twin");
-        s->setVisible(wanted);
+    for (const ChartLine& line : lines) {
+        const bool wanted = twin || !line.series->name().contains("twin");
+        line.series->setVisible(wanted);
         if (!wanted) continue;
         std::vector<XY> points = next < curves.size() ? curves[next].points : std::vector<XY>{};
         for (XY& p : points) p.y *= y_scale;
-        set_points(s, points);
+        line.item->set_points(points);
         ++next;
     }
 }
-
-}  // namespace
 
 void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
     const RunView& run = snapshot.main;
     if (!run.config) return;
     const bool twin = run.config->twin;
     const LossCurves c = make_loss_curves(run.log, twin, plot_columns(view_));
-    show_curves(loss_, c.loss, twin, 1.0);
-    show_curves(acc_, c.accuracy, twin, 100.0);  // the axis is in percent
     double loss_min = c.loss_min, loss_max = c.loss_max, step_max = c.step_max;
     QString summary = QString::fromStdString(c.summary);
-    fork_->setVisible(snapshot.fork.has_value());
-    for (QLegendMarker* m : view_->chart()->legend()->markers(fork_)) m->setVisible(snapshot.fork.has_value());
+    std::optional<LossCurves> f;
     if (snapshot.fork) {
         // The fork's train loss over the main run's, from the step it branched at.
-        const LossCurves f = make_loss_curves(snapshot.fork->log, false, plot_columns(view_));
-        set_points(fork_, f.loss.empty() ? std::vector<XY>{} : f.loss.front().points);
-        loss_min = std::min(loss_min, f.loss_min);
-        loss_max = std::max(loss_max, f.loss_max);
-        step_max = std::max(step_max, f.step_max);
+        f = make_loss_curves(snapshot.fork->log, false, plot_columns(view_));
+        loss_min = std::min(loss_min, f->loss_min);
+        loss_max = std::max(loss_max, f->loss_max);
+        step_max = std::max(step_max, f->step_max);
         summary += QString("<br><span style='color:%1'>fork from step %2: %3</span>")
                        .arg(theme().fork.name())
                        .arg(snapshot.fork->forked_at)
-                       .arg(QString::fromStdString(f.summary));
+                       .arg(QString::fromStdString(f->summary));
     }
     x_->setRange(c.step_min, step_max);
     loss_axis_->setRange(loss_min, loss_max);
+    show_curves(loss_, c.loss, twin, 1.0);
+    show_curves(acc_, c.accuracy, twin, 100.0);  // the axis is in percent
+    fork_.series->setVisible(f.has_value());
+    for (QLegendMarker* m : view_->chart()->legend()->markers(fork_.series)) m->setVisible(f.has_value());
+    fork_.item->set_points(f && !f->loss.empty() ? f->loss.front().points : std::vector<XY>{});
     summary_->setText(summary);
 }
 

@@ -8,8 +8,10 @@
 #include <QScatterSeries>
 #include <vector>
 
+#include "ui/present/loss_curves.h"
 #include "ui/qt/chart_kit.h"
 #include "ui/qt/panel.h"
+#include "ui/qt/series_item.h"
 
 namespace plab::qt {
 
@@ -19,16 +21,18 @@ public:
     void show_snapshot(const SessionSnapshot& snapshot) override;
 
 private:
-    QLineSeries* add_line(const QString& name, const QColor& colour, Qt::PenStyle style, QAbstractAxis* y);
+    ChartLine add_line(const QString& name, const QColor& colour, Qt::PenStyle style, QAbstractAxis* y);
+    static void show_curves(const std::vector<ChartLine>& lines, const std::vector<Curve>& curves, bool twin,
+                            double y_scale);
 
     QChartView* view_ = nullptr;
     QValueAxis* x_ = nullptr;
     QLogValueAxis* loss_axis_ = nullptr;
     QValueAxis* acc_axis_ = nullptr;
     // In LossCurves order: train AMP, train twin, test AMP, test twin; then accuracy AMP, twin.
-    std::vector<QLineSeries*> loss_;
-    std::vector<QLineSeries*> acc_;
-    QLineSeries* fork_ = nullptr;  // the fork's train loss, while there is a fork
+    std::vector<ChartLine> loss_;
+    std::vector<ChartLine> acc_;
+    ChartLine fork_;  // the fork's train loss, while there is a fork
     QLabel* summary_ = nullptr;
 };
 

@@ -21,6 +21,7 @@
 #include "ui/present/scaler_snippet.h"
 #include "ui/qt/bit_layout_panel.h"
 #include "ui/qt/chart_kit.h"
+#include "ui/qt/decision_panel.h"
 #include "ui/qt/divergence_panel.h"
 #include "ui/qt/events_panel.h"
 #include "ui/qt/histogram_panel.h"
@@ -33,10 +34,16 @@ namespace plab::qt {
 
 namespace {
 
+// Steps between decision-boundary grids: a grid costs about as much as ten
+// steps of the default preset, so every 200 steps it adds some 5%.
+constexpr int kBoundaryEvery = 200;
+
 // Each session gets its own backend: while another preset loads, the old
 // session's worker may still be using its own.
 std::unique_ptr<Session> make_session(const RunConfig& config) {
-    return std::make_unique<Session>(config, trainer_factory(std::make_shared<CpuBackend>()));
+    TrainerOptions options;
+    options.boundary_every = kBoundaryEvery;
+    return std::make_unique<Session>(config, trainer_factory(std::make_shared<CpuBackend>(), options));
 }
 
 QString text_of(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
@@ -86,10 +93,11 @@ void MainWindow::make_panels() {
                                                               (changes.size() > 1 ? " …" : "")));
         },
         this);
-    panels_ = {hist, scale_, loss, bits_, divergence, events, nan};
-    const Qt::DockWidgetArea area[] = {Qt::LeftDockWidgetArea, Qt::RightDockWidgetArea, Qt::RightDockWidgetArea,
-                                       Qt::LeftDockWidgetArea, Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea,
-                                       Qt::RightDockWidgetArea};
+    auto* decision = new DecisionPanel(kBoundaryEvery, this);
+    panels_ = {hist, scale_, loss, bits_, divergence, events, nan, decision};
+    const Qt::DockWidgetArea area[] = {Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::RightDockWidgetArea,
+                                       Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea,
+                                       Qt::RightDockWidgetArea, Qt::RightDockWidgetArea};
     for (std::size_t i = 0; i < panels_.size(); ++i) {
         auto* dock = new QDockWidget(panels_[i]->title(), this);
         dock->setObjectName("dock-" + panels_[i]->id());  // the key saveState() stores the layout under
@@ -106,6 +114,7 @@ void MainWindow::make_panels() {
     tabifyDockWidget(dock_of(loss), dock_of(divergence));
     tabifyDockWidget(dock_of(bits_), dock_of(events));
     tabifyDockWidget(dock_of(loss), dock_of(nan));
+    tabifyDockWidget(dock_of(loss), dock_of(decision));
     dock_of(loss)->raise();
     dock_of(bits_)->raise();
 }

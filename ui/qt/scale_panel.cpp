@@ -6,6 +6,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
+#include <optional>
 
 #include "engine/common/number_text.h"
 #include "ui/present/scale_trajectory.h"
@@ -62,13 +63,20 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
         s->attachAxis(y_);
     }
     view_ = make_chart_view(chart, this);
+    line_item_ = new SeriesItem(chart, line_);
+    fork_item_ = new SeriesItem(chart, fork_line_);
     const std::pair<QScatterSeries*, ScaleEventKind> marker_kinds[] = {{overflow_, ScaleEventKind::overflow},
                                                                       {backoff_, ScaleEventKind::backoff},
                                                                       {growth_, ScaleEventKind::growth},
                                                                       {edit_, ScaleEventKind::edit}};
-    for (const auto& [series, kind] : marker_kinds)
-        connect(series, &QScatterSeries::hovered, this,
-                [this, kind](const QPointF& p, bool state) { hovered(kind, p, state); });
+    for (const auto& [series, kind] : marker_kinds) {
+        const auto style = series->markerShape() == QScatterSeries::MarkerShapeCircle ? SeriesItem::Style::circles
+                                                                                     : SeriesItem::Style::squares;
+        auto* item = new SeriesItem(chart, series, style, series->markerSize());
+        item->setZValue(6);  // markers over the line
+        item->on_hover([this, kind = kind](const XY& p, bool state) { hovered(kind, QPointF(p.x, p.y), state); });
+        marker_items_[static_cast<int>(kind)] = item;
+    }
 
     auto* layout = new QHBoxLayout(this);
     auto* left = new QVBoxLayout();
@@ -180,7 +188,20 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     // every scatter point costs Qt Charts an item of its own.
     const int columns = plot_columns(view_);
     const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, std::max(1, columns / 4));
-    set_points(line_, t.line);
+    std::optional<ScaleTrajectory> f;
+    if (snapshot.fork && snapshot.fork->config)
+        f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns);
+    const double step_max = f ? std::max(t.step_max, f->step_max) : t.step_max;
+    const double log2_min = f ? std::min(t.log2_min, f->log2_min) : t.log2_min;
+    const double log2_max = f ? std::max(t.log2_max, f->log2_max) : t.log2_max;
+    x_->setRange(t.step_min, step_max);
+    y_->setRange(log2_min, log2_max + 0.5);  // room for the overflow markers above the line
+    y_->setTickType(QValueAxis::TicksDynamic);
+    y_->setTickAnchor(0);
+    y_->setTickInterval(std::max(1.0, std::ceil((log2_max - log2_min) / 8.0)));
+    line_item_->set_points(t.line);
+    fork_line_->setVisible(f.has_value());
+    fork_item_->set_points(f ? f->line : std::vector<XY>{});
     markers_ = t.markers;
     std::vector<XY> kinds[4];
     // Overflows sit a little above the line: an overflow and its backoff share a
@@ -188,24 +209,7 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     for (const ScaleMarker& m : t.markers)
         kinds[static_cast<int>(m.kind)].push_back(
             {m.step, m.log2_scale + (m.kind == ScaleEventKind::overflow ? 0.45 : 0.0)});
-    set_points(overflow_, kinds[static_cast<int>(ScaleEventKind::overflow)]);
-    set_points(backoff_, kinds[static_cast<int>(ScaleEventKind::backoff)]);
-    set_points(growth_, kinds[static_cast<int>(ScaleEventKind::growth)]);
-    set_points(edit_, kinds[static_cast<int>(ScaleEventKind::edit)]);
-    double step_max = t.step_max, log2_min = t.log2_min, log2_max = t.log2_max;
-    fork_line_->setVisible(snapshot.fork.has_value());
-    if (snapshot.fork && snapshot.fork->config) {
-        const ScaleTrajectory f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, plot_columns(view_));
-        set_points(fork_line_, f.line);
-        step_max = std::max(step_max, f.step_max);
-        log2_min = std::min(log2_min, f.log2_min);
-        log2_max = std::max(log2_max, f.log2_max);
-    }
-    x_->setRange(t.step_min, step_max);
-    y_->setRange(log2_min, log2_max + 0.5);  // room for the overflow markers above the line
-    y_->setTickType(QValueAxis::TicksDynamic);
-    y_->setTickAnchor(0);
-    y_->setTickInterval(std::max(1.0, std::ceil((log2_max - log2_min) / 8.0)));
+    for (int k = 0; k < 4; ++k) marker_items_[k]->set_points(kinds[k]);
     tracker_->setEnabled(t.growth_interval > 0);
     tracker_->setRange(0, t.growth_interval > 0 ? t.growth_interval : 1);
     tracker_->setValue(t.growth_interval > 0 ? std::min(t.growth_tracker, t.growth_interval) : 0);

@@ -16,6 +16,7 @@
 #include "ui/present/scale_trajectory.h"
 #include "ui/qt/chart_kit.h"
 #include "ui/qt/panel.h"
+#include "ui/qt/series_item.h"
 
 namespace plab::qt {
 
@@ -39,12 +40,15 @@ private:
     QChartView* view_ = nullptr;
     QValueAxis* x_ = nullptr;
     QValueAxis* y_ = nullptr;
-    QLineSeries* line_ = nullptr;
+    QLineSeries* line_ = nullptr;       // legend and axes of the scale line; line_item_ draws it
     QLineSeries* fork_line_ = nullptr;  // the fork's scale, while there is a fork
+    SeriesItem* line_item_ = nullptr;
+    SeriesItem* fork_item_ = nullptr;
     QScatterSeries* overflow_ = nullptr;
     QScatterSeries* backoff_ = nullptr;
     QScatterSeries* growth_ = nullptr;
     QScatterSeries* edit_ = nullptr;
+    SeriesItem* marker_items_[4] = {};  // draw the four marker series, in ScaleEventKind order
     QComboBox* kind_ = nullptr;
     QSpinBox* init_log2_ = nullptr;
     QDoubleSpinBox* growth_factor_ = nullptr;

@@ -1,0 +1,125 @@
+#include "ui/qt/histogram_chart.h"
+
+#include <QLegendMarker>
+#include <cmath>
+
+#include "ui/qt/chart_kit.h"
+
+namespace plab::qt {
+
+namespace {
+
+constexpr FormatId kBandFormats[] = {FormatId::fp16, FormatId::bf16, FormatId::e4m3, FormatId::e5m2};
+
+// A rectangle [x0, x1] x [0, top] as an area series (its own two line series).
+QAreaSeries* band_series(QChart* chart, const QString& name, QColor colour, int alpha) {
+    auto* upper = new QLineSeries(chart);
+    auto* area = new QAreaSeries(upper);
+    area->setName(name);
+    colour.setAlpha(alpha);
+    area->setBrush(colour);
+    area->setPen(Qt::NoPen);
+    chart->addSeries(area);
+    return area;
+}
+
+void set_rect(QAreaSeries* area, double x0, double x1, double top) {
+    if (!(x1 > x0)) {
+        area->upperSeries()->clear();
+        return;
+    }
+    area->upperSeries()->replace(QList<QPointF>{{x0, top}, {x1, top}});
+}
+
+// The step outline of the bars: what an area series fills down to zero.
+std::vector<XY> outline(const std::vector<HistBar>& bars) {
+    std::vector<XY> pts;
+    pts.reserve(bars.size() * 2 + 2);
+    for (const HistBar& b : bars) {
+        pts.push_back({b.log2_lo, b.fraction});
+        pts.push_back({b.log2_hi, b.fraction});
+    }
+    return pts;
+}
+
+}  // namespace
+
+QColor band_colour(FormatId f) {
+    switch (f) {
+        case FormatId::fp16: return QColor(0xe0, 0x40, 0x40);
+        case FormatId::bf16: return QColor(0x30, 0x90, 0xe0);
+        case FormatId::e4m3: return QColor(0x40, 0xb0, 0x60);
+        default: return QColor(0xa0, 0x60, 0xd0);
+    }
+}
+
+HistogramChart::HistogramChart(bool compact, Hovered hovered, Clicked clicked, QWidget* parent)
+    : QChartView(make_chart(), parent) {
+    QChart* c = chart();
+    const Theme& t = theme();
+    setRenderHint(QPainter::Antialiasing, false);
+    setMinimumSize(compact ? 200 : 320, compact ? 140 : 200);
+    for (FormatId f : kBandFormats) {
+        const QString name = QString::fromUtf8(std::string(format_display_name(f)).c_str());
+        bands_.push_back({f, band_series(c, name + " flushes to 0", band_colour(f), 60),
+                          band_series(c, name + " subnormal", band_colour(f), 28),
+                          band_series(c, name + " overflows", band_colour(f), 60)});
+    }
+    outline_ = new QLineSeries(c);
+    bars_ = new QAreaSeries(outline_);
+    bars_->setName("fraction of values");
+    QColor fill = t.amp;
+    fill.setAlpha(170);
+    bars_->setBrush(fill);
+    bars_->setPen(QPen(t.amp.darker(120), 1.0));
+    c->addSeries(bars_);
+    x_ = make_value_axis(compact ? "" : "log2 |x|  (binades)", c, Qt::AlignBottom);
+    x_->setLabelFormat("%d");
+    y_ = make_value_axis(compact ? "" : "fraction", c, Qt::AlignLeft);
+    if (compact) {
+        y_->setLabelFormat("%.2f");
+        y_->setTickCount(3);
+        c->legend()->hide();
+        c->setMargins(QMargins(0, 0, 4, 0));
+    }
+    for (QAbstractSeries* s : c->series()) {
+        s->attachAxis(x_);
+        s->attachAxis(y_);
+    }
+    // The band series are many; the legend keeps the bars and the panel's caption says the rest.
+    for (QAbstractSeries* s : c->series())
+        if (s != bars_) c->legend()->markers(s).value(0)->setVisible(false);
+    connect(bars_, &QAreaSeries::hovered, this, [this, hovered](const QPointF& p, bool state) {
+        if (const HistBar* b = bar_at(p.x())) hovered(*b, state);
+    });
+    connect(bars_, &QAreaSeries::clicked, this, [this, clicked](const QPointF& p) {
+        if (const HistBar* b = bar_at(p.x())) clicked(*b);
+    });
+}
+
+const HistBar* HistogramChart::bar_at(double x) const {
+    for (const HistBar& b : shown_.bars)
+        if (x >= b.log2_lo && x < b.log2_hi) return &b;
+    return nullptr;
+}
+
+void HistogramChart::show_view(const HistogramView& view, double x_min, double x_max, double y_max) {
+    shown_ = view;
+    const double top = y_max * 1.08;
+    set_points(outline_, outline(view.bars));
+    for (Bands& b : bands_) {
+        const FormatBand* fb = nullptr;
+        for (const FormatBand& candidate : view.bands)
+            if (candidate.format == b.format) fb = &candidate;
+        set_rect(b.flush, x_min, fb ? fb->log2_nonzero : x_min, top);
+        set_rect(b.subnormal, fb ? fb->log2_nonzero : 0, fb ? fb->log2_normal : 0, top);
+        set_rect(b.overflow, fb ? fb->log2_overflow : x_max, x_max, top);
+    }
+    x_->setRange(x_min, x_max);
+    x_->setTickInterval(std::max(1.0, std::ceil((x_max - x_min) / (width() < 500 ? 6.0 : 12.0))));
+    x_->setTickType(QValueAxis::TicksDynamic);
+    x_->setTickAnchor(0);
+    y_->setRange(0, top);
+}
+
+}  // namespace plab::qt

@@ -1,0 +1,49 @@
+#pragma once
+// One log2 |x| histogram as a chart: the bars (an area under their step
+// outline) over the flush-to-zero, subnormal and overflow bands of the
+// formats the view carries. The histogram panel shows one large, or a small
+// one per layer (small multiples: compact fonts, no legend, no axis titles).
+#include <QAreaSeries>
+#include <QChartView>
+#include <QLineSeries>
+#include <QValueAxis>
+#include <functional>
+#include <vector>
+
+#include "ui/present/histogram_view.h"
+
+namespace plab::qt {
+
+// The colour of a format's bands (and of its name wherever the panel shows it).
+QColor band_colour(FormatId f);
+
+class HistogramChart : public QChartView {
+public:
+    // The bar under the mouse (state true), or that the mouse left it (false); a click on a bar.
+    using Hovered = std::function<void(const HistBar& bar, bool state)>;
+    using Clicked = std::function<void(const HistBar& bar)>;
+
+    HistogramChart(bool compact, Hovered hovered, Clicked clicked, QWidget* parent = nullptr);
+
+    // Draws `view` over x in [x_min, x_max] (binades), y up to `y_max`, with
+    // the bands of view.bands.
+    void show_view(const HistogramView& view, double x_min, double x_max, double y_max);
+
+private:
+    struct Bands {
+        FormatId format;
+        QAreaSeries* flush = nullptr;
+        QAreaSeries* subnormal = nullptr;
+        QAreaSeries* overflow = nullptr;
+    };
+    const HistBar* bar_at(double x) const;
+
+    std::vector<Bands> bands_;
+    QValueAxis* x_ = nullptr;
+    QValueAxis* y_ = nullptr;
+    QAreaSeries* bars_ = nullptr;
+    QLineSeries* outline_ = nullptr;
+    HistogramView shown_;
+};
+
+}  // namespace plab::qt

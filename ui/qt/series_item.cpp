@@ -1,0 +1,134 @@
+#include "ui/qt/series_item.h"
+
+#include <QChart>
+#include <QGraphicsSceneHoverEvent>
+#include <QLogValueAxis>
+#include <QPainter>
+#include <QValueAxis>
+#include <cmath>
+
+namespace plab::qt {
+
+namespace {
+
+// Where v lies along an axis, 0 at its min and 1 at its max: linear on a
+// value axis, in logarithms on a log axis (non-positive values sit below it).
+struct AxisMap {
+    bool log = false;
+    double lo = 0, span = 1;
+
+    explicit AxisMap(const QAbstractAxis* axis) {
+        if (const auto* l = qobject_cast<const QLogValueAxis*>(axis)) {
+            log = true;
+            lo = std::log(l->min());
+            span = std::log(l->max()) - lo;
+        } else if (const auto* v = qobject_cast<const QValueAxis*>(axis)) {
+            lo = v->min();
+            span = v->max() - v->min();
+        }
+        if (!(span > 0)) span = 1;
+    }
+    double operator()(double v) const {
+        if (log) return v > 0 ? (std::log(v) - lo) / span : -1.0;
+        return (v - lo) / span;
+    }
+};
+
+}  // namespace
+
+SeriesItem::SeriesItem(QChart* chart, QXYSeries* series, Style style, double marker_px)
+    : QGraphicsItem(chart), chart_(chart), series_(series), style_(style), marker_px_(marker_px) {
+    setZValue(5);  // over the grid and the chart's own series items
+    QObject::connect(chart, &QChart::plotAreaChanged, chart, [this] { prepareGeometryChange(); });
+    QObject::connect(series, &QAbstractSeries::visibleChanged, chart, [this] { update(); });
+}
+
+void SeriesItem::set_points(const std::vector<XY>& points) {
+    points_ = points;
+    hovered_index_ = -1;
+    update();
+}
+
+void SeriesItem::on_hover(Hovered hovered) {
+    hovered_ = std::move(hovered);
+    setAcceptHoverEvents(static_cast<bool>(hovered_));
+}
+
+QRectF SeriesItem::boundingRect() const {
+    const double pad = marker_px_;  // markers at the edge reach out by half their width
+    return chart_->plotArea().adjusted(-pad, -pad, pad, pad);
+}
+
+void SeriesItem::map_points() {
+    pixels_.clear();
+    const QAbstractAxis* x_axis = nullptr;
+    const QAbstractAxis* y_axis = nullptr;
+    for (const QAbstractAxis* a : series_->attachedAxes()) (a->orientation() == Qt::Horizontal ? x_axis : y_axis) = a;
+    if (!x_axis || !y_axis) return;
+    const AxisMap x(x_axis), y(y_axis);
+    const QRectF area = chart_->plotArea();
+    pixels_.reserve(static_cast<qsizetype>(points_.size()));
+    for (const XY& p : points_)
+        pixels_.append(QPointF(area.left() + x(p.x) * area.width(), area.bottom() - y(p.y) * area.height()));
+}
+
+void SeriesItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+    map_points();
+    if (!series_->isVisible() || pixels_.isEmpty()) return;
+    painter->save();
+    painter->setPen(series_->pen());
+    if (style_ == Style::line) {
+        painter->setClipRect(chart_->plotArea());
+        painter->drawPolyline(pixels_);
+    } else {
+        painter->setBrush(series_->brush());
+        const double r = marker_px_ / 2;
+        for (const QPointF& p : pixels_) {
+            const QRectF box(p.x() - r, p.y() - r, marker_px_, marker_px_);
+            if (style_ == Style::circles)
+                painter->drawEllipse(box);
+            else
+                painter->drawRect(box);
+        }
+    }
+    painter->restore();
+}
+
+// The marker under the mouse: the nearest one within its own radius.
+void SeriesItem::hoverMoveEvent(QGraphicsSceneHoverEvent* event) {
+    int nearest = -1;
+    double best = marker_px_ / 2 + 2;  // a little slack around small markers
+    for (qsizetype i = 0; i < pixels_.size() && i < static_cast<qsizetype>(points_.size()); ++i) {
+        const QPointF d = pixels_[i] - event->pos();
+        const double distance = std::hypot(d.x(), d.y());
+        if (distance <= best) {
+            best = distance;
+            nearest = static_cast<int>(i);
+        }
+    }
+    if (nearest == hovered_index_) return;
+    if (hovered_index_ >= 0 && nearest < 0) hovered_(points_[static_cast<std::size_t>(hovered_index_)], false);
+    hovered_index_ = nearest;
+    if (nearest >= 0) hovered_(points_[static_cast<std::size_t>(nearest)], true);
+}
+
+void SeriesItem::hoverLeaveEvent(QGraphicsSceneHoverEvent*) {
+    if (hovered_index_ >= 0) hovered_(points_[static_cast<std::size_t>(hovered_index_)], false);
+    hovered_index_ = -1;
+}
+
+ChartLine add_line(QChart* chart, QXYSeries* series, QAbstractAxis* x, QAbstractAxis* y) {
+    chart->addSeries(series);
+    series->attachAxis(x);
+    series->attachAxis(y);
+    return {series, new SeriesItem(chart, series)};
+}
+
+void remove_line(ChartLine& line) {
+    delete line.item;
+    line.series->chart()->removeSeries(line.series);
+    delete line.series;
+    line = {};
+}
+
+}  // namespace plab::qt
