@@ -1,5 +1,6 @@
 #include "engine/numeric/tensor_stats.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
@@ -123,15 +124,21 @@ void run_histogram(const detail::StatsKernels& k, const float* x, std::size_t n,
 
 // Adds the wide counts to `hist` as the histogram of x / 2^k: wide bin w
 // holds |x| in [2^(w / B + kWideLowExponent), ...), so it lands in bin
-// w - shift of x / 2^k (clamped like every histogram).
+// w - shift of x / 2^k, clamped like every histogram: the wide bins below
+// the first bin all land in it, those above the last in the last, and the
+// rest one to one (a loop that vectorises).
 void add_shifted(const std::uint32_t* wide, int k, Log2Histogram& hist) {
     constexpr int B = Log2Histogram::kBinsPerBinade;
+    constexpr int kLast = Log2Histogram::kBins - 1;
     const int shift = B * (Log2Histogram::kLowExponent + k - detail::kWideLowExponent);
-    for (int w = 0; w < detail::kWideBins; ++w) {
-        int bin = w - shift;
-        bin = bin < 0 ? 0 : (bin > Log2Histogram::kBins - 1 ? Log2Histogram::kBins - 1 : bin);
-        hist.bins[static_cast<std::size_t>(bin)] += wide[w];
-    }
+    const int first = std::clamp(shift, 0, detail::kWideBins);  // wide bins [0, first) land in bin 0
+    const int last = std::clamp(shift + kLast, first, detail::kWideBins);  // [last, kWideBins) in bin kLast
+    std::uint32_t below = 0, above = 0;
+    for (int w = 0; w < first; ++w) below += wide[w];
+    for (int w = last; w < detail::kWideBins; ++w) above += wide[w];
+    hist.bins[0] += below;
+    for (int w = first; w < last; ++w) hist.bins[static_cast<std::size_t>(w - shift)] += wide[w];
+    hist.bins[kLast] += above;
     hist.zeros += wide[detail::kWideBins];
     hist.nans += wide[detail::kWideBins + 1];
     hist.pos_infs += wide[detail::kWideBins + 2];

@@ -25,9 +25,14 @@ constexpr std::size_t kSumLanes = 16;
 // The count passes re-read one chunk from L1; uint32 counters cannot overflow in one.
 constexpr std::size_t kChunk = 2048;
 static_assert(kChunk % kSumLanes == 0, "a chunk holds whole blocks of lanes");
-// Thresholds counted per pass: 8 accumulators and their thresholds fit the
-// registers (measured: 5 per pass or all 15 in one pass are both slower).
+// Thresholds counted per pass: their accumulators and the thresholds must fit
+// the registers. 16 vector registers hold 8 (measured: 5 per pass or all 15 in
+// one pass are both slower); AVX-512's 32 hold 12.
+#if defined(__AVX512F__)
+constexpr int kPassThresholds = 12;
+#else
 constexpr int kPassThresholds = 8;
+#endif
 
 std::uint32_t magnitude_bits(const float* x, std::size_t i) {
     std::uint32_t u;
@@ -39,6 +44,19 @@ std::uint32_t magnitude_bits(const float* x, std::size_t i) {
 // GCC vectorises where it leaves a select as a branch.
 std::uint32_t finite_or_zero(std::uint32_t a) { return a & (0u - static_cast<std::uint32_t>(a < kInfBits)); }
 
+// 1 when a < t, else 0, for a, t < 2^31. AVX-512's compares write a mask
+// register, which takes one more instruction (a masked move) to become a
+// count; the sign of a - t takes one shift, which measured faster there. The
+// SSE2 and AVX2 compares give a vector mask at once, and measured faster as
+// they are.
+std::uint32_t below_bit(std::uint32_t a, std::uint32_t t) {
+#if defined(__AVX512F__)
+    return (a - t) >> 31;
+#else
+    return a < t ? 1u : 0u;
+#endif
+}
+
 // out[k] += #{i : bits(|x_i|) < th[k]} for k < Count, one pass. The count
 // is a template argument so that a pass compares only the thresholds it has.
 template <int Count>
@@ -48,8 +66,8 @@ void count_below_n(const float* x, std::size_t n, const std::uint32_t* th, std::
     for (int k = 0; k < Count; ++k) t[k] = th[k];
     for (std::size_t i = 0; i < n; ++i) {
         const std::uint32_t a = magnitude_bits(x, i);
-#pragma GCC unroll 8
-        for (int k = 0; k < Count; ++k) c[k] += a < t[k] ? 1u : 0u;
+#pragma GCC unroll 16
+        for (int k = 0; k < Count; ++k) c[k] += below_bit(a, t[k]);
     }
     for (int k = 0; k < Count; ++k) out[k] += c[k];
 }
@@ -64,6 +82,12 @@ void count_below(const float* x, std::size_t n, const std::uint32_t* th, int cou
         case 5: count_below_n<5>(x, n, th, out); break;
         case 6: count_below_n<6>(x, n, th, out); break;
         case 7: count_below_n<7>(x, n, th, out); break;
+#if defined(__AVX512F__)
+        case 8: count_below_n<8>(x, n, th, out); break;
+        case 9: count_below_n<9>(x, n, th, out); break;
+        case 10: count_below_n<10>(x, n, th, out); break;
+        case 11: count_below_n<11>(x, n, th, out); break;
+#endif
         default: count_below_n<kPassThresholds>(x, n, th, out); break;
     }
 }
@@ -105,35 +129,42 @@ void sum_lanes(const float* x, std::size_t n, LaneSums& lanes) {
     lanes = acc;
 }
 
-// The span of |x| bit patterns in one chunk: what lets a scan skip the
-// thresholds that every element, or none, lies below.
+// The span of |x| bit patterns in one chunk and its count of zeros: what
+// lets a scan skip the thresholds that every element, or none but the zeros,
+// lies below. The zeros are counted here, in a pass that has spare issue
+// slots, rather than as one more threshold of the count passes: ReLU outputs
+// and their gradients nearly always hold some.
 struct ChunkRange {
-    std::uint32_t min_all = 0xffffffffu;      // min bits(|x|)
     std::uint32_t min_nonzero = 0xffffffffu;  // min bits(|x|) over x != 0
     std::uint32_t max_all = 0;                // max bits(|x|), Inf and NaN included
+    std::uint32_t zeros = 0;                  // #{x == 0}
 };
 
+// 1 when a == 0, else 0, from a - 1 (which wraps to the top only for a == 0,
+// as a magnitude's bits are below 2^31).
+std::uint32_t is_zero_from_less_one(std::uint32_t a_less_one) { return a_less_one >> 31; }
+
 ChunkRange chunk_range(const float* x, std::size_t n) {
-    std::uint32_t lo = 0xffffffffu, lo_nonzero_less_one = 0xffffffffu, hi = 0;
+    std::uint32_t lo_nonzero_less_one = 0xffffffffu, hi = 0, zeros = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const std::uint32_t a = magnitude_bits(x, i);
         const std::uint32_t a_less_one = a - 1u;  // 0 wraps to the top: min() skips it
-        lo = lo < a ? lo : a;
         lo_nonzero_less_one = lo_nonzero_less_one < a_less_one ? lo_nonzero_less_one : a_less_one;
         hi = hi > a ? hi : a;
+        zeros += is_zero_from_less_one(a_less_one);
     }
     ChunkRange r;
-    r.min_all = lo;
     r.min_nonzero = lo_nonzero_less_one == 0xffffffffu ? 0xffffffffu : lo_nonzero_less_one + 1u;
     r.max_all = hi;
+    r.zeros = zeros;
     return r;
 }
 
 ChunkRange merged(const ChunkRange& a, const ChunkRange& b) {
     ChunkRange r;
-    r.min_all = a.min_all < b.min_all ? a.min_all : b.min_all;
     r.min_nonzero = a.min_nonzero < b.min_nonzero ? a.min_nonzero : b.min_nonzero;
     r.max_all = a.max_all > b.max_all ? a.max_all : b.max_all;
+    r.zeros = a.zeros + b.zeros;
     return r;
 }
 
@@ -144,9 +175,9 @@ ChunkRange merged(const ChunkRange& a, const ChunkRange& b) {
 struct LaneRangeSums {
     double sum_abs[kSumLanes];
     double sum_sq[kSumLanes];
-    std::uint32_t lo[kSumLanes];
     std::uint32_t lo_nonzero_less_one[kSumLanes];
     std::uint32_t hi[kSumLanes];
+    std::uint32_t zeros[kSumLanes];
 };
 
 ChunkRange sum_lanes_and_range(const float* x, std::size_t n, LaneSums& lanes) {
@@ -154,19 +185,19 @@ ChunkRange sum_lanes_and_range(const float* x, std::size_t n, LaneSums& lanes) {
     for (std::size_t j = 0; j < kSumLanes; ++j) {
         acc.sum_abs[j] = lanes.sum_abs[j];
         acc.sum_sq[j] = lanes.sum_sq[j];
-        acc.lo[j] = 0xffffffffu;
         acc.lo_nonzero_less_one[j] = 0xffffffffu;
         acc.hi[j] = 0;
+        acc.zeros[j] = 0;
     }
     for (std::size_t i = 0; i < n; i += kSumLanes) {
 #pragma GCC unroll 16
         for (std::size_t j = 0; j < kSumLanes; ++j) {
             const std::uint32_t a = magnitude_bits(x, i + j);
             const std::uint32_t a_less_one = a - 1u;  // 0 wraps to the top: min() skips it
-            acc.lo[j] = acc.lo[j] < a ? acc.lo[j] : a;
             acc.lo_nonzero_less_one[j] =
                 acc.lo_nonzero_less_one[j] < a_less_one ? acc.lo_nonzero_less_one[j] : a_less_one;
             acc.hi[j] = acc.hi[j] > a ? acc.hi[j] : a;
+            acc.zeros[j] += is_zero_from_less_one(a_less_one);
             float f;
             std::memcpy(&f, &a, sizeof f);
             const double v = f;
@@ -174,16 +205,16 @@ ChunkRange sum_lanes_and_range(const float* x, std::size_t n, LaneSums& lanes) {
             acc.sum_sq[j] += v * v;
         }
     }
-    std::uint32_t lo_all = 0xffffffffu, lo_nz = 0xffffffffu, hi_all = 0;
+    std::uint32_t lo_nz = 0xffffffffu, hi_all = 0, zeros = 0;
     for (std::size_t j = 0; j < kSumLanes; ++j) {
-        lo_all = lo_all < acc.lo[j] ? lo_all : acc.lo[j];
+        zeros += acc.zeros[j];
         lo_nz = lo_nz < acc.lo_nonzero_less_one[j] ? lo_nz : acc.lo_nonzero_less_one[j];
         hi_all = hi_all > acc.hi[j] ? hi_all : acc.hi[j];
     }
     ChunkRange r;
-    r.min_all = lo_all;
     r.min_nonzero = lo_nz == 0xffffffffu ? 0xffffffffu : lo_nz + 1u;
     r.max_all = hi_all;
+    r.zeros = zeros;
     if (hi_all < kInfBits) {
         for (std::size_t j = 0; j < kSumLanes; ++j) {
             lanes.sum_abs[j] = acc.sum_abs[j];
@@ -196,28 +227,19 @@ ChunkRange sum_lanes_and_range(const float* x, std::size_t n, LaneSums& lanes) {
 
 // Adds #{i : bits(|x_i|) < t} over one chunk of m elements to below[u] for
 // every planned threshold t = plan.sorted[u]. Only thresholds inside the chunk's range are
-// counted element by element; the others follow from the range: no element
-// lies below t <= min_all, all lie below t > max_all, and below a t in
-// (min_all, min_nonzero] lie exactly the zeros (the count below 1).
+// counted element by element; the others follow from the range: all lie
+// below t > max_all, and below a t <= min_nonzero lie exactly the zeros
+// (none when t is 0).
 void count_chunk(const float* chunk, std::size_t m, const ChunkRange& r, const ScanPlan& plan, std::uint64_t* below) {
     int lo = 0;  // the first threshold above min_nonzero
     while (lo < plan.count && plan.sorted[lo] <= r.min_nonzero) ++lo;
     int hi = lo;  // the first threshold above max_all
     while (hi < plan.count && plan.sorted[hi] <= r.max_all) ++hi;
-    std::uint32_t pending[ScanPlan::kMax + 1];
-    std::uint64_t counted[ScanPlan::kMax + 1] = {};
-    int count = 0;
-    const bool zeros_unknown = r.min_all == 0 && r.max_all > 0;  // some zeros, not all
-    if (zeros_unknown) pending[count++] = 1u;
-    for (int u = lo; u < hi; ++u) pending[count++] = plan.sorted[u];
-    for (int k = 0; k < count; k += kPassThresholds) {
-        const int pass = count - k < kPassThresholds ? count - k : kPassThresholds;
-        count_below(chunk, m, pending + k, pass, counted + k);
+    for (int k = lo; k < hi; k += kPassThresholds) {
+        const int pass = hi - k < kPassThresholds ? hi - k : kPassThresholds;
+        count_below(chunk, m, plan.sorted + k, pass, below + k);
     }
-    const std::uint64_t zeros = zeros_unknown ? counted[0] : (r.max_all == 0 ? m : 0);
-    for (int u = 0; u < lo; ++u) below[u] += plan.sorted[u] <= r.min_all ? 0 : zeros;
-    const int first_counted = zeros_unknown ? 1 : 0;
-    for (int u = lo; u < hi; ++u) below[u] += counted[first_counted + u - lo];
+    for (int u = 0; u < lo; ++u) below[u] += plan.sorted[u] == 0 ? 0 : r.zeros;
     for (int u = hi; u < plan.count; ++u) below[u] += m;
 }
 
@@ -315,31 +337,77 @@ std::uint32_t histogram_slot(std::uint32_t u, const HistogramEdges& edges) {
     return slot;
 }
 
+// The slot of a zero or a normal finite |x| bit pattern a: what
+// histogram_slot() gives there, without its handling of subnormals and
+// non-finite values. mantissa_min[k] = significand_min[k] - 2^23, and
+// base = offset - 1 - B * 127 (the exponent bias folded in).
+template <int Bins>
+std::uint32_t normal_slot(std::uint32_t a, const std::uint32_t* mantissa_min, int base, std::uint32_t zero_slot) {
+    constexpr int B = Log2Histogram::kBinsPerBinade;
+    const std::uint32_t mantissa = a & 0x7fffffu;
+    int above = 0;
+#pragma GCC unroll 8
+    for (int k = 0; k < B; ++k) above += mantissa >= mantissa_min[k] ? 1 : 0;
+    int bin = B * static_cast<int>(a >> 23) + above + base;
+    bin = bin < 0 ? 0 : bin;
+    bin = bin > Bins - 1 ? Bins - 1 : bin;
+    return select(a == 0, zero_slot, static_cast<std::uint32_t>(bin));
+}
+
 // Slots are computed a chunk at a time (vectorised), then counted into four
 // interleaved sub-histograms so that runs of one bin do not serialise on a
-// single counter's store-to-load round trip.
+// single counter's store-to-load round trip; zeros (half of a ReLU output)
+// likewise take kZeroCounters counters past the other slots in turn. Below
+// kFewElements one sub-histogram does: clearing and merging four measured
+// dearer than the round trips there. A chunk takes normal_slot(), which costs
+// a fraction of histogram_slot(), and is redone with the latter only when its
+// range shows a subnormal, an Inf or a NaN.
 template <int Bins>
 void histogram_scan_bins(const float* x, std::size_t n, const HistogramEdges& edges, std::uint32_t* counts) {
+    constexpr int B = Log2Histogram::kBinsPerBinade;
     constexpr int kWays = 4;
     constexpr int kSlots = Bins + 4;
-    std::uint32_t sub[kWays][kSlots] = {};
-    std::uint16_t slots[kChunk];
+    constexpr std::size_t kZeroCounters = 4;
+    constexpr std::size_t kFewElements = 1024;
+    std::uint32_t mantissa_min[B];
+    for (int k = 0; k < B; ++k) mantissa_min[k] = edges.significand_min[k] - 0x800000u;
+    const int base = edges.offset - 1 - B * 127;
+    const int ways = n < kFewElements ? 1 : kWays;
+    std::uint32_t sub[kWays][kSlots + kZeroCounters];
+    std::memset(sub, 0, sizeof sub[0] * static_cast<std::size_t>(ways));
+    std::uint32_t slots[kChunk];
     for (std::size_t start = 0; start < n; start += kChunk) {
         const std::size_t m = n - start < kChunk ? n - start : kChunk;
+        const float* chunk = x + start;
+        std::uint32_t lo_less_one = 0xffffffffu, hi = 0;  // min bits(|x|) - 1 over x != 0, max bits(|x|)
         for (std::size_t i = 0; i < m; ++i) {
-            std::uint32_t u;
-            std::memcpy(&u, x + start + i, sizeof u);
-            slots[i] = static_cast<std::uint16_t>(histogram_slot<Bins>(u, edges));
+            const std::uint32_t a = magnitude_bits(chunk, i);
+            const std::uint32_t zero_slot = kSlots + static_cast<std::uint32_t>((i / kWays) % kZeroCounters);
+            slots[i] = normal_slot<Bins>(a, mantissa_min, base, zero_slot);
+            const std::uint32_t a_less_one = a - 1u;  // 0 wraps to the top: min() skips it
+            lo_less_one = lo_less_one < a_less_one ? lo_less_one : a_less_one;
+            hi = hi > a ? hi : a;
+        }
+        if (lo_less_one < 0x7fffffu || hi >= kInfBits) {
+            for (std::size_t i = 0; i < m; ++i) {
+                std::uint32_t u;
+                std::memcpy(&u, chunk + i, sizeof u);
+                slots[i] = histogram_slot<Bins>(u, edges);
+            }
         }
         std::size_t i = 0;
-        for (; i + kWays <= m; i += kWays) {
+        if (ways == kWays) {
+            for (; i + kWays <= m; i += kWays) {
 #pragma GCC unroll 4
-            for (int w = 0; w < kWays; ++w) ++sub[w][slots[i + static_cast<std::size_t>(w)]];
+                for (int w = 0; w < kWays; ++w) ++sub[w][slots[i + static_cast<std::size_t>(w)]];
+            }
         }
         for (; i < m; ++i) ++sub[0][slots[i]];
     }
-    for (int w = 0; w < kWays; ++w)
+    for (int w = 0; w < ways; ++w) {
         for (int s = 0; s < kSlots; ++s) counts[s] += sub[w][s];
+        for (std::size_t z = 0; z < kZeroCounters; ++z) counts[Bins] += sub[w][kSlots + z];
+    }
 }
 
 void histogram_scan(const float* x, std::size_t n, const HistogramEdges& edges, std::uint32_t* counts) {
