@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     plab::add_run_command(app);
     plab::add_bench_command(app);
     plab::add_presets_command(app);
+    plab::add_scenario_command(app);
     try {
         if (argc > 1 && argv[1][0] != '-') reject_unknown_command(app, argv[1]);
         app.parse(argc, argv);

@@ -8,15 +8,17 @@ namespace plab {
 
 namespace {
 
-constexpr EnumNames<Recipe, 5> kRecipeNames({{{Recipe::fp32, "fp32"},
+constexpr EnumNames<Recipe, 6> kRecipeNames({{{Recipe::fp32, "fp32"},
                                               {Recipe::tf32, "tf32"},
                                               {Recipe::amp_fp16, "amp-fp16"},
                                               {Recipe::amp_bf16, "amp-bf16"},
-                                              {Recipe::fp16_pure, "fp16-pure"}}});
+                                              {Recipe::fp16_pure, "fp16-pure"},
+                                              {Recipe::fp8, "fp8"}}});
 
-constexpr EnumNames<Fp32Op, 3> kFp32OpNames({{{Fp32Op::layer_norm, "layer_norm"},
+constexpr EnumNames<Fp32Op, 4> kFp32OpNames({{{Fp32Op::layer_norm, "layer_norm"},
                                               {Fp32Op::softmax_cross_entropy, "softmax_cross_entropy"},
-                                              {Fp32Op::mse, "mse"}}});
+                                              {Fp32Op::mse, "mse"},
+                                              {Fp32Op::softmax, "softmax"}}});
 
 // What a recipe means, in one row: the formats it computes and stores in, and
 // the scaler it runs with unless told otherwise.
@@ -44,6 +46,10 @@ RecipeTraits traits(Recipe r) {
         case Recipe::fp16_pure:
             return {"weights stored in FP16 too (FP32 master copy optional): small updates can be lost",
                     FormatId::fp16, FormatId::fp16, ScalerKind::dynamic};
+        case Recipe::fp8:
+            return {"FP8: E4M3 matmul inputs forward, E5M2 gradients backward, per-tensor delayed scaling, FP32 "
+                    "accumulation",
+                    kFp8ForwardFormat, FormatId::fp32, ScalerKind::none};
     }
     return {"?", FormatId::fp32, FormatId::fp32, ScalerKind::none};
 }
@@ -58,6 +64,7 @@ std::string_view recipe_description(Recipe r) { return traits(r).description; }
 FormatId recipe_compute_format(Recipe r) { return traits(r).compute; }
 FormatId recipe_weight_format(Recipe r) { return traits(r).weights; }
 ScalerKind recipe_default_scaler(Recipe r) { return traits(r).scaler; }
+bool recipe_uses_fp8(Recipe r) { return r == Recipe::fp8; }
 
 std::string_view fp32_op_name(Fp32Op op) { return kFp32OpNames.name(op); }
 std::optional<Fp32Op> parse_fp32_op(std::string_view name) { return kFp32OpNames.parse(name); }

@@ -7,21 +7,26 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/amp/fp8_scaling.h"
 #include "engine/amp/scaler_config.h"
 #include "engine/numeric/format.h"
 
 namespace plab {
 
-enum class Recipe { fp32, tf32, amp_fp16, amp_bf16, fp16_pure };
+enum class Recipe { fp32, tf32, amp_fp16, amp_bf16, fp16_pure, fp8 };
 inline constexpr Recipe kAllRecipes[] = {Recipe::fp32, Recipe::tf32, Recipe::amp_fp16, Recipe::amp_bf16,
-                                         Recipe::fp16_pure};
-std::string_view recipe_name(Recipe r);                  // "fp32", "tf32", "amp-fp16", "amp-bf16", "fp16-pure"
+                                         Recipe::fp16_pure, Recipe::fp8};
+std::string_view recipe_name(Recipe r);  // "fp32", "tf32", "amp-fp16", "amp-bf16", "fp16-pure", "fp8"
 std::optional<Recipe> parse_recipe(std::string_view name);
 std::string recipe_choices();
 std::string_view recipe_description(Recipe r);           // one line for --help and the GUI
 
-// Format matmuls take their inputs in and activations are stored in.
+// Format matmuls take their inputs in and activations are stored in. For
+// fp8 it is the forward inputs' E4M3; gradients go to the backward matmuls in
+// E5M2 and activations and gradients are stored in FP32 (recipe_uses_fp8).
 FormatId recipe_compute_format(Recipe r);
+// The recipe's matmuls take per-tensor scaled FP8 inputs (engine/model/fp8_gemm.h).
+bool recipe_uses_fp8(Recipe r);
 // Format the model's weights are stored in (FP16 for fp16-pure, else FP32).
 FormatId recipe_weight_format(Recipe r);
 // The scaler a recipe runs with unless the preset says otherwise: dynamic
@@ -29,8 +34,12 @@ FormatId recipe_weight_format(Recipe r);
 ScalerKind recipe_default_scaler(Recipe r);
 
 // Ops the policy can keep in FP32 (autocast's FP32 list).
-enum class Fp32Op { layer_norm, softmax_cross_entropy, mse };
-inline constexpr Fp32Op kAllFp32Ops[] = {Fp32Op::layer_norm, Fp32Op::softmax_cross_entropy, Fp32Op::mse};
+// `softmax` is the attention block's scaled softmax (model/attention.h); a
+// list without it (every preset written before it existed) runs that softmax
+// in the compute format, which only matters with an attention block.
+enum class Fp32Op { layer_norm, softmax_cross_entropy, mse, softmax };
+inline constexpr Fp32Op kAllFp32Ops[] = {Fp32Op::layer_norm, Fp32Op::softmax_cross_entropy, Fp32Op::mse,
+                                         Fp32Op::softmax};
 std::string_view fp32_op_name(Fp32Op op);
 std::optional<Fp32Op> parse_fp32_op(std::string_view name);
 std::string fp32_op_choices();
@@ -38,9 +47,11 @@ std::string fp32_op_choices();
 struct PrecisionConfig {
     Recipe recipe = Recipe::amp_fp16;
     bool master_weights = true;  // fp16-pure only: keep FP32 master weights
-    std::vector<Fp32Op> fp32_ops = {Fp32Op::layer_norm, Fp32Op::softmax_cross_entropy, Fp32Op::mse};
+    std::vector<Fp32Op> fp32_ops = {Fp32Op::layer_norm, Fp32Op::softmax_cross_entropy, Fp32Op::mse,
+                                    Fp32Op::softmax};
     // Layer name ("fc2") -> the format that layer computes in instead of the recipe's.
     std::map<std::string, FormatId> layer_overrides;
+    Fp8Config fp8;  // fp8 recipe only: per-tensor delayed scaling
 
     bool keeps_fp32(Fp32Op op) const;
 

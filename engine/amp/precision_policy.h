@@ -10,7 +10,8 @@
 namespace plab {
 
 // Formats of the mixed-precision model's passes. Layer i is named "fc<i+1>";
-// an override for it replaces the recipe's compute format for that layer.
+// an override for it replaces the recipe's compute format for that layer
+// (under fp8 it also takes the layer out of FP8).
 PassFormats mixed_pass_formats(const PrecisionConfig& config, int layer_count);
 
 // The FP32 twin computes everything in FP32.

@@ -9,6 +9,7 @@
 // a GEMM first rounds its inputs to the compute format, multiplies them
 // exactly, accumulates in FP32, then rounds to the output dtype.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "engine/numeric/tensor_stats.h"
@@ -25,6 +26,17 @@ struct GemmSpec {
     // 1 x n, added to every row in FP32 before the single rounding of c
     // (as a cuBLASLt bias epilogue does).
     const Tensor* row_bias = nullptr;
+    // FP8 inputs with per-tensor scales (recipe fp8): when set, input a is
+    // multiplied by a_input->scale and rounded to a_input->format (saturating)
+    // instead of to `compute`, b likewise, and the FP32 product is divided by
+    // both scales before the bias (cuBLASLt's A/B scale pointers). The scales
+    // are powers of two: neither step rounds.
+    struct ScaledInput {
+        FormatId format = FormatId::fp32;
+        float scale = 1.0f;
+    };
+    std::optional<ScaledInput> a_input = std::nullopt;
+    std::optional<ScaledInput> b_input = std::nullopt;
 };
 
 // Hyper-parameters of one optimizer update, already resolved for this step
@@ -120,6 +132,32 @@ public:
     // dx rounded to its dtype; dgamma, dbeta (1 x cols) to theirs.
     virtual void layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
                                      const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) = 0;
+
+    // --- single-head self-attention over the tokens of a row (model/attention.h) ---
+    // Each row of q, k, v, out (rows x tokens*width) holds `tokens` tokens of
+    // `width` values; scores, probs and their gradients are rows x tokens^2,
+    // entry i*tokens + j pairing query token i with key token j. The matmul
+    // ops compute from their inputs as held, accumulate in FP32 in index order
+    // and round once to the output's dtype.
+    // scores[r, i, j] = sum_c q[r, i, c] k[r, j, c]
+    virtual void token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) = 0;
+    // dq[r, i, :] = sum_j dscores[r, i, j] k[r, j, :];  dk[r, j, :] = sum_i dscores[r, i, j] q[r, i, :]
+    virtual void token_scores_backward(const Tensor& q, const Tensor& k, const Tensor& dscores, int tokens, Tensor& dq,
+                                       Tensor& dk) = 0;
+    // out[r, i, :] = sum_j probs[r, i, j] v[r, j, :]
+    virtual void token_mix(const Tensor& probs, const Tensor& v, int tokens, Tensor& out) = 0;
+    // dprobs[r, i, j] = sum_c dout[r, i, c] v[r, j, c];  dv[r, j, :] = sum_i probs[r, i, j] dout[r, i, :]
+    virtual void token_mix_backward(const Tensor& probs, const Tensor& v, const Tensor& dout, int tokens,
+                                    Tensor& dprobs, Tensor& dv) = 0;
+    // Scaled softmax over each run of `group` values of a row, the fused form
+    // attention uses: z = x * scale, rounded to `compute` (FP32 when softmax
+    // is on the policy's FP32 list; in FP16 a z beyond 65504 is Inf, and the
+    // row max subtraction turns it into NaN), then exp(z - max) / sum in FP32,
+    // rounded to probs' dtype.
+    virtual void scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, Tensor& probs) = 0;
+    // dx = scale * p * (dp - sum_j p dp) per group, FP32, rounded to dx's dtype.
+    virtual void scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
+                                         Tensor& dx) = 0;
 
     // --- optimizer-side ops (one call per parameter tensor) ---
     // dst = src (overwrite) or dst + src, rounded to dst's dtype: .grad accumulation.

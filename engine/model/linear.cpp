@@ -8,16 +8,41 @@ Linear::Linear(Backend& backend, std::string name, int in_features, int out_feat
       bias(make_parameter(backend, name + ".bias", {1, out_features}, weight_format, master_weights)),
       name_(std::move(name)) {}
 
-void Linear::forward(Backend& backend, const Tensor& x, Tensor& y, FormatId compute) const {
-    backend.gemm(x, weight.value, y, {.compute = compute, .row_bias = &bias.value});
+namespace {
+
+// The GEMM input of FP8 tensor t in a layer with these scales; none without FP8.
+std::optional<GemmSpec::ScaledInput> fp8_input(const Fp8Scales* fp8, Fp8Tensor t) {
+    if (!fp8) return std::nullopt;
+    return GemmSpec::ScaledInput{fp8_format(t), fp8->of(t)};
 }
 
-void Linear::backward(Backend& backend, const Tensor& x, const Tensor& dy, Tensor* dx, FormatId compute) {
+}  // namespace
+
+void Linear::forward(Backend& backend, const Tensor& x, Tensor& y, FormatId compute, const Fp8Scales* fp8) const {
+    backend.gemm(x, weight.value, y,
+                 {.compute = compute,
+                  .row_bias = &bias.value,
+                  .a_input = fp8_input(fp8, Fp8Tensor::input),
+                  .b_input = fp8_input(fp8, Fp8Tensor::weight)});
+}
+
+void Linear::backward(Backend& backend, const Tensor& x, const Tensor& dy, Tensor* dx, FormatId compute,
+                      const Fp8Scales* fp8) {
     ensure_grad(backend, weight, compute);
     ensure_grad(backend, bias, compute);
-    backend.gemm(x, dy, weight.grad, {.compute = compute, .trans_a = true});
+    const auto grad_input = fp8_input(fp8, Fp8Tensor::grad);
+    backend.gemm(x, dy, weight.grad,
+                 {.compute = compute,
+                  .trans_a = true,
+                  .a_input = fp8_input(fp8, Fp8Tensor::input),
+                  .b_input = grad_input});
     backend.column_sums(dy, bias.grad);
-    if (dx) backend.gemm(dy, weight.value, *dx, {.compute = compute, .trans_b = true});
+    if (dx)
+        backend.gemm(dy, weight.value, *dx,
+                     {.compute = compute,
+                      .trans_b = true,
+                      .a_input = grad_input,
+                      .b_input = fp8_input(fp8, Fp8Tensor::weight)});
 }
 
 }  // namespace plab

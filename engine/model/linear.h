@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/backend/backend.h"
+#include "engine/model/fp8_gemm.h"
 #include "engine/model/parameter.h"
 
 namespace plab {
@@ -24,11 +25,15 @@ public:
 
     // y (rows x out) = x W + b: inputs rounded to `compute`, FP32 accumulation
     // with the bias added before the single rounding to y's dtype.
-    void forward(Backend& backend, const Tensor& x, Tensor& y, FormatId compute) const;
+    // With `fp8`, x and W are instead scaled and cast to E4M3 (fp8_gemm.h).
+    void forward(Backend& backend, const Tensor& x, Tensor& y, FormatId compute,
+                 const Fp8Scales* fp8 = nullptr) const;
     // From dy (gradient w.r.t. y): weight.grad = x^T dy and bias.grad = column
     // sums of dy, both in `compute`; and, when dx is given, dx = dy W^T rounded
-    // to dx's dtype.
-    void backward(Backend& backend, const Tensor& x, const Tensor& dy, Tensor* dx, FormatId compute);
+    // to dx's dtype. With `fp8`, dy is scaled and cast to E5M2 for both
+    // matmuls, x and W to E4M3 as in forward; the bias gradient sums dy as held.
+    void backward(Backend& backend, const Tensor& x, const Tensor& dy, Tensor* dx, FormatId compute,
+                  const Fp8Scales* fp8 = nullptr);
 
     Parameter weight;  // in x out
     Parameter bias;    // 1 x out

@@ -25,6 +25,11 @@ Mlp::Mlp(Backend& backend, const MlpSpec& spec) : spec_(spec) {
         if (spec.layer_norm && i + 1 < layers)
             norms_.emplace_back(backend, "ln" + index, spec.widths[i + 1], spec.weight_format, spec.master_weights);
     }
+    if (spec.attention_tokens > 0) {
+        if (layers < 2) throw Error("model.attention_tokens: the attention block needs a hidden layer to sit on");
+        attention_.emplace(backend, "attn", spec.widths[1], spec.attention_tokens, spec.attention_logit_scale,
+                           spec.weight_format, spec.master_weights);
+    }
 }
 
 std::vector<Parameter*> Mlp::parameters() {
@@ -36,12 +41,20 @@ std::vector<Parameter*> Mlp::parameters() {
             out.push_back(&norms_[i].gamma);
             out.push_back(&norms_[i].beta);
         }
+        if (i == 0 && attention_)
+            for (Parameter* p : attention_->parameters()) out.push_back(p);
     }
     return out;
 }
 
 FormatId Mlp::norm_format(int i) const {
     return formats_.fp32_layer_norm ? FormatId::fp32 : formats_.layer_compute[static_cast<std::size_t>(i)];
+}
+
+const Fp8Scales* Mlp::fp8_of(std::size_t layer, const PassFormats& formats) const {
+    static const Fp8Scales kUnscaled;
+    if (!formats.fp8(layer)) return nullptr;
+    return layer < fp8_scales_.size() ? &fp8_scales_[layer] : &kUnscaled;
 }
 
 void Mlp::ensure_buffers(Backend& backend, int rows, const PassFormats& formats) {
@@ -68,6 +81,11 @@ void Mlp::ensure_buffers(Backend& backend, int rows, const PassFormats& formats)
         b.post = backend.allocate(s, act_format);
         b.d_post = backend.allocate(s, formats.layer_compute[static_cast<std::size_t>(i) + 1]);
     }
+    if (attention_) {
+        const Shape s{rows, linears_[0].out_features()};
+        attn_out_ = backend.allocate(s, formats.attention.compute);
+        attn_dout_ = backend.allocate(s, formats.layer_compute[1]);
+    }
     const FormatId out_format = formats.fp32_loss ? FormatId::fp32 : formats.layer_compute.back();
     probs_ = backend.allocate({rows, linears_.back().out_features()}, out_format);
 }
@@ -84,7 +102,7 @@ float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& targets, con
     for (int i = 0; i < layer_count(); ++i) {
         const auto u = static_cast<std::size_t>(i);
         LayerBuffers& b = buffers_[u];
-        linears_[u].forward(backend, *input, b.pre, formats.layer_compute[u]);
+        linears_[u].forward(backend, *input, b.pre, formats.layer_compute[u], fp8_of(u, formats));
         notify(observer, Phase::forward, linears_[u].name(), "matmul", b.pre, input, 1.0f);
         if (i + 1 == layer_count()) break;
         const Tensor* act_in = &b.pre;
@@ -96,6 +114,10 @@ float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& targets, con
         backend.activation_forward(spec_.activation, *act_in, b.post);
         notify(observer, Phase::forward, linears_[u].name(), activation_name(spec_.activation), b.post, act_in, 1.0f);
         input = &b.post;
+        if (i == 0 && attention_) {
+            attention_->forward(backend, b.post, attn_out_, formats.attention, observer);
+            input = &attn_out_;
+        }
     }
     const Tensor& logits = buffers_.back().pre;
     float loss = 0.0f;
@@ -122,14 +144,16 @@ void Mlp::backward(Backend& backend, const Tensor& x, const Tensor& targets, flo
         const auto u = static_cast<std::size_t>(i);
         Linear& layer = linears_[u];
         const Tensor& dy = buffers_[u].d_pre;
-        const Tensor& input = i == 0 ? x : buffers_[u - 1].post;
-        Tensor* dx = i == 0 ? nullptr : &buffers_[u - 1].d_post;
-        layer.backward(backend, input, dy, dx, formats_.layer_compute[u]);
+        const bool above_attention = i == 1 && attention_;
+        const Tensor& input = i == 0 ? x : above_attention ? attn_out_ : buffers_[u - 1].post;
+        Tensor* dx = i == 0 ? nullptr : above_attention ? &attn_dout_ : &buffers_[u - 1].d_post;
+        layer.backward(backend, input, dy, dx, formats_.layer_compute[u], fp8_of(u, formats_));
         notify(observer, Phase::backward, layer.name(), "weight_grad", layer.weight.grad, &dy, loss_scale);
         notify(observer, Phase::backward, layer.name(), "bias_grad", layer.bias.grad, &dy, loss_scale);
         if (!dx) break;
         notify(observer, Phase::backward, layer.name(), "input_grad", *dx, &dy, loss_scale);
         LayerBuffers& below = buffers_[u - 1];
+        if (above_attention) attention_->backward(backend, below.post, attn_dout_, below.d_post, loss_scale, observer);
         const std::string& below_name = linears_[u - 1].name();
         if (norms_.empty()) {
             backend.activation_backward(spec_.activation, below.pre, below.d_post, below.d_pre);

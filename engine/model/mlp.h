@@ -8,10 +8,15 @@
 // w.r.t. it, in that format; LayerNorm and the loss compute in FP32 and store
 // in FP32 when the policy keeps them on its FP32 list. Parameters keep their
 // own storage (parameter.h).
+//
+// With spec.attention_tokens > 0 a SelfAttention block (attention.h) sits on
+// the first hidden layer's output, between fc1 and fc2.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/model/attention.h"
 #include "engine/model/layer_norm.h"
 #include "engine/model/linear.h"
 #include "engine/model/op_observer.h"
@@ -27,16 +32,24 @@ struct MlpSpec {
     LossKind loss = LossKind::cross_entropy;
     FormatId weight_format = FormatId::fp32;  // FP16 for fp16-pure
     bool master_weights = true;               // FP32 master copies of non-FP32 weights
+    int attention_tokens = 0;                 // 0: no attention block
+    float attention_logit_scale = 1.0f;
 };
 
 struct PassFormats {
     std::vector<FormatId> layer_compute;  // one per Linear
     bool fp32_layer_norm = true;
     bool fp32_loss = true;
+    // One per Linear, or empty for none: the layer's matmuls take FP8 inputs
+    // scaled by the model's fp8_scales() (fp8_gemm.h); its outputs and
+    // gradients are then stored in layer_compute.
+    std::vector<bool> layer_fp8;
+    AttentionFormats attention;  // read only with an attention block
 
     static PassFormats uniform(FormatId compute, int layers) {
-        return {std::vector<FormatId>(static_cast<std::size_t>(layers), compute), true, true};
+        return {std::vector<FormatId>(static_cast<std::size_t>(layers), compute), true, true, {}, {compute, true}};
     }
+    bool fp8(std::size_t layer) const { return layer < layer_fp8.size() && layer_fp8[layer]; }
     bool operator==(const PassFormats&) const = default;
 };
 
@@ -58,6 +71,7 @@ public:
     std::vector<Linear>& linears() { return linears_; }
     const std::vector<Linear>& linears() const { return linears_; }
     std::vector<LayerNorm>& norms() { return norms_; }
+    SelfAttention* attention() { return attention_ ? &*attention_ : nullptr; }
     // Every parameter in forward order (fc1.weight, fc1.bias, ln1.gamma, ...).
     std::vector<Parameter*> parameters();
 
@@ -68,6 +82,11 @@ public:
     const Tensor& activation_grad(int i) const;
     // Softmax probabilities (classification) or predictions (regression).
     const Tensor& outputs() const;
+
+    // Per Linear layer, the scales its FP8 matmuls use from the next pass on
+    // (layers the pass formats keep out of FP8 ignore theirs); all 1 until set.
+    void set_fp8_scales(std::vector<Fp8Scales> scales) { fp8_scales_ = std::move(scales); }
+    const std::vector<Fp8Scales>& fp8_scales() const { return fp8_scales_; }
 
 private:
     struct LayerBuffers {
@@ -80,16 +99,20 @@ private:
     };
     void ensure_buffers(Backend& backend, int rows, const PassFormats& formats);
     FormatId norm_format(int i) const;
+    const Fp8Scales* fp8_of(std::size_t layer, const PassFormats& formats) const;
     void notify(OpObserver* observer, Phase phase, std::string_view layer, std::string_view op, const Tensor& out,
                 const Tensor* in, float scale) const;
 
     MlpSpec spec_;
     std::vector<Linear> linears_;
     std::vector<LayerNorm> norms_;  // one per hidden layer when spec.layer_norm
+    std::optional<SelfAttention> attention_;
+    Tensor attn_out_, attn_dout_;   // the block's output (fc2's input) and its gradient
     std::vector<LayerBuffers> buffers_;
     Tensor probs_;
     int rows_ = -1;
     PassFormats formats_;
+    std::vector<Fp8Scales> fp8_scales_;
 };
 
 }  // namespace plab

@@ -20,6 +20,13 @@ struct ModelConfig {
     Activation activation = Activation::relu;
     bool layer_norm = false;  // LayerNorm after every hidden Linear, before the activation
     InitKind init = InitKind::kaiming;
+    // An optional single-head self-attention block on the first hidden
+    // layer's output (model/attention.h): that vector read as this many
+    // tokens (a divisor of hidden[0]); 0 = no block.
+    int attention_tokens = 0;
+    // Multiplies the attention scores Q.K inside the softmax; large values
+    // make large logits (the FP16 overflow lesson).
+    float attention_logit_scale = 1.0f;
 
     bool operator==(const ModelConfig&) const = default;
 };

@@ -35,19 +35,42 @@ bool unscale_gradients(Backend& backend, std::span<Parameter* const> params, flo
     return first >= 0;
 }
 
-float global_grad_norm(Backend& backend, std::span<Parameter* const> params) {
+namespace {
+
+// The global norm and the clip, over one of a parameter's gradient copies:
+// master_grad (the correct place) or grad_sum (the scaled-clip bug).
+float norm_of(Backend& backend, std::span<Parameter* const> params, Tensor Parameter::*grads) {
     float sum = 0.0f;
-    for (Parameter* p : params) sum += backend.sum_of_squares(p->master_grad);
+    for (Parameter* p : params) sum += backend.sum_of_squares(p->*grads);
     return std::sqrt(sum);
 }
 
-bool clip_gradients(Backend& backend, std::span<Parameter* const> params, float max_norm, float total_norm) {
+bool clip_to(Backend& backend, std::span<Parameter* const> params, Tensor Parameter::*grads, float max_norm,
+             float total_norm) {
     // PyTorch multiplies by min(coef, 1) always; multiplying by 1 changes
     // nothing, so the tensors are only touched when the coefficient bites.
     const float coef = max_norm / (total_norm + 1e-6f);
     if (!(coef < 1.0f)) return false;
-    for (Parameter* p : params) backend.scale_in_place(p->master_grad, coef);
+    for (Parameter* p : params) backend.scale_in_place(p->*grads, coef);
     return true;
+}
+
+}  // namespace
+
+float global_grad_norm(Backend& backend, std::span<Parameter* const> params) {
+    return norm_of(backend, params, &Parameter::master_grad);
+}
+
+bool clip_gradients(Backend& backend, std::span<Parameter* const> params, float max_norm, float total_norm) {
+    return clip_to(backend, params, &Parameter::master_grad, max_norm, total_norm);
+}
+
+float scaled_grad_norm(Backend& backend, std::span<Parameter* const> params) {
+    return norm_of(backend, params, &Parameter::grad_sum);
+}
+
+bool clip_scaled_gradients(Backend& backend, std::span<Parameter* const> params, float max_norm, float total_norm) {
+    return clip_to(backend, params, &Parameter::grad_sum, max_norm, total_norm);
 }
 
 bool clip_grad_norm(Backend& backend, std::span<Parameter* const> params, float max_norm) {

@@ -39,4 +39,11 @@ bool clip_gradients(Backend& backend, std::span<Parameter* const> params, float 
 // The same, measuring the norm with global_grad_norm first.
 bool clip_grad_norm(Backend& backend, std::span<Parameter* const> params, float max_norm);
 
+// The classic bug (optimizer.clip_scaled), for the lab to show: the same
+// norm and clip on grad_sum, the still-scaled gradients, before the unscale.
+// The norm is S times the true one, so the clip bites about S times harder;
+// an Inf in grad_sum gives coef 0 and Inf * 0 = NaN, so found_inf survives.
+float scaled_grad_norm(Backend& backend, std::span<Parameter* const> params);
+bool clip_scaled_gradients(Backend& backend, std::span<Parameter* const> params, float max_norm, float total_norm);
+
 }  // namespace plab

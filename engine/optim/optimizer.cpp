@@ -50,7 +50,8 @@ void Optimizer::copy_state_from(Backend& backend, const Optimizer& other) {
 OptimizerStepResult Optimizer::step(Backend& backend, std::span<Parameter* const> params) {
     OptimizerStepResult result;
     result.grad_norm = global_grad_norm(backend, params);
-    if (config_.clip_norm > 0.0f) result.clipped = clip_gradients(backend, params, config_.clip_norm, result.grad_norm);
+    if (config_.clip_norm > 0.0f && !config_.clip_scaled)
+        result.clipped = clip_gradients(backend, params, config_.clip_norm, result.grad_norm);
     if (state_.size() < params.size()) state_.resize(params.size());
     for (std::size_t i = 0; i < params.size(); ++i) {
         Parameter& p = *params[i];
@@ -61,6 +62,15 @@ OptimizerStepResult Optimizer::step(Backend& backend, std::span<Parameter* const
     }
     ++steps_taken_;
     return result;
+}
+
+ScaledClip Optimizer::clip_before_unscale(Backend& backend, std::span<Parameter* const> params) {
+    ScaledClip clip;
+    if (!config_.clip_scaled || config_.clip_norm <= 0.0f) return clip;
+    clip.applied = true;
+    clip.scaled_norm = scaled_grad_norm(backend, params);
+    clip.clipped = clip_scaled_gradients(backend, params, config_.clip_norm, clip.scaled_norm);
+    return clip;
 }
 
 UpdateCount Optimizer::update(Backend& backend, Parameter& p, State& state) {

@@ -20,6 +20,13 @@ struct OptimizerStepResult {
     std::int64_t lost_updates = 0;     // of those, elements whose stored value did not change
 };
 
+// What the scaled-gradient clip did (config.clip_scaled), before the unscale.
+struct ScaledClip {
+    bool applied = false;     // clip_scaled is on and clip_norm > 0
+    bool clipped = false;     // the coefficient bit
+    float scaled_norm = 0.0f; // global L2 norm of the scaled gradients (grad_sum), before clipping
+};
+
 class Optimizer {
 public:
     explicit Optimizer(const OptimizerConfig& config);  // validates; throws plab::Error
@@ -33,7 +40,12 @@ public:
     // The trainer calls it only for steps it applies (not on found_inf), so
     // AdamW's bias corrections count applied steps. State is kept per
     // position in `params`: pass the same parameters in the same order.
+    // With config.clip_scaled it does not clip: clip_before_unscale did.
     OptimizerStepResult step(Backend& backend, std::span<Parameter* const> params);
+    // Call before unscale_gradients on every step: with config.clip_scaled
+    // (and clip_norm > 0) it clips the scaled grad_sum by clip_norm, the bug
+    // the lab shows; otherwise it does nothing and returns applied = false.
+    ScaledClip clip_before_unscale(Backend& backend, std::span<Parameter* const> params);
 
     int steps_taken() const { return steps_taken_; }
     // Forgets all state (buffers, moments, step count), as a new optimizer.

@@ -20,6 +20,11 @@ struct OptimizerConfig {
     float eps = 1e-8f;           // adamw
     float weight_decay = 0.0f;   // sgd: coupled L2; adamw: decoupled
     float clip_norm = 0.0f;      // global L2 norm limit on the unscaled gradients; 0 = no clipping
+    // The classic bug, on purpose: clip the still-scaled gradients (before the
+    // unscale) by clip_norm, as the seeds' "AdaptiveScaler" does. Their norm is
+    // S times the true one, so the clip shrinks every update by about S.
+    // Ignored when clip_norm is 0.
+    bool clip_scaled = false;
     int accumulation = 1;        // micro-batches per optimizer step
 
     bool operator==(const OptimizerConfig&) const = default;

@@ -52,6 +52,7 @@ template <typename Visitor>
 void visit_fields(RunConfig& c, Visitor&& v) {
     v("", "name", c.name);
     v("", "description", c.description);
+    v("", "guide", c.guide);
     v("", "seed", c.seed);
     v("", "steps", IntField{c.steps, kStepsLimits});
     v("", "batch_size", IntField{c.batch_size, kBatchSizeLimits});
@@ -69,12 +70,18 @@ void visit_fields(RunConfig& c, Visitor&& v) {
                                                    activation_choices});
     v("model", "layer_norm", c.model.layer_norm);
     v("model", "init", EnumField<InitKind>{c.model.init, init_kind_name, parse_init_kind, init_kind_choices});
+    v("model", "attention_tokens", IntField{c.model.attention_tokens});
+    v("model", "attention_logit_scale", c.model.attention_logit_scale);
 
     v("precision", "recipe", EnumField<Recipe>{c.precision.recipe, recipe_name, parse_recipe, recipe_choices});
     v("precision", "master_weights", c.precision.master_weights);
     v("precision", "fp32_ops",
       EnumListField<Fp32Op>{c.precision.fp32_ops, fp32_op_name, parse_fp32_op, fp32_op_choices});
     v("precision", "layer_overrides", LayerOverridesField{c.precision.layer_overrides});
+    v("precision", "fp8_scaling", EnumField<Fp8ScalingKind>{c.precision.fp8.scaling, fp8_scaling_name,
+                                                             parse_fp8_scaling, fp8_scaling_choices});
+    v("precision", "fp8_history_len", IntField{c.precision.fp8.history_len, {kFp8HistoryMin, kFp8HistoryMax}});
+    v("precision", "fp8_margin", IntField{c.precision.fp8.margin, {kFp8MarginMin, kFp8MarginMax}});
 
     v("scaler", "kind", EnumField<ScalerKind>{c.scaler.kind, scaler_kind_name, parse_scaler_kind, scaler_kind_choices});
     v("scaler", "init_scale", c.scaler.init_scale);
@@ -94,6 +101,7 @@ void visit_fields(RunConfig& c, Visitor&& v) {
     v("optimizer", "eps", c.optimizer.eps);
     v("optimizer", "weight_decay", c.optimizer.weight_decay);
     v("optimizer", "clip_norm", c.optimizer.clip_norm);
+    v("optimizer", "clip_scaled", c.optimizer.clip_scaled);
     v("optimizer", "accumulation", IntField{c.optimizer.accumulation});
 
     v("telemetry", "enabled", c.telemetry.enabled);

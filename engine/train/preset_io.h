@@ -6,14 +6,15 @@
 //
 // File shape (every key optional; omitted keys take RunConfig's defaults,
 // except scaler.kind, which defaults to the recipe's scaler):
-//   {"name", "description", "seed", "steps", "batch_size", "eval_every", "twin",
+//   {"name", "description", "guide", "seed", "steps", "batch_size", "eval_every", "twin",
 //    "data": {"kind", "samples", "noise", "classes", "test_fraction"},
-//    "model": {"hidden": [..], "activation", "layer_norm", "init"},
+//    "model": {"hidden": [..], "activation", "layer_norm", "init", "attention_tokens",
+//              "attention_logit_scale"},
 //    "precision": {"recipe", "master_weights", "fp32_ops": [..], "layer_overrides": {"fc2": "fp32"}},
 //    "scaler": {"kind", "init_scale", "growth_factor", "backoff_factor", "growth_interval",
 //               "hysteresis", "min_scale", "max_scale"},
 //    "optimizer": {"kind", "lr", "momentum", "beta1", "beta2", "eps", "weight_decay", "clip_norm",
-//                  "accumulation"},
+//                  "clip_scaled", "accumulation"},
 //    "telemetry": {"enabled", "hist_every"}}
 // The run's seed is also the data set's (data.seed is not a key).
 #include <string>

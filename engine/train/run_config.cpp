@@ -46,6 +46,7 @@ void validate_precision(const PrecisionConfig& p, const ModelConfig& model) {
             reject_field("precision.layer_overrides." + layer, std::string(format_name(format)),
                          override_format_choices());
     }
+    validate(p.fp8);
 }
 
 // A micro-batch is drawn from the training rows, so it cannot hold more.

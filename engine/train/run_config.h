@@ -22,6 +22,9 @@ struct TelemetryConfig {
 struct RunConfig {
     std::string name = "custom";
     std::string description;
+    // A scenario's guided text: "Look at: ...", "Try: ...", "What happens: ..."
+    // paragraphs separated by blank lines; empty for an ordinary preset.
+    std::string guide;
     std::uint64_t seed = 1;  // data, init and batch order all derive from it
     int steps = 2000;        // optimizer steps
     int batch_size = 128;    // rows per micro-batch

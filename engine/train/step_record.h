@@ -8,10 +8,18 @@
 #include <vector>
 
 #include "engine/amp/loss_scaler.h"
+#include "engine/model/fp8_gemm.h"
 #include "engine/numeric/tensor_stats.h"
 #include "engine/train/decision_grid.h"
 
 namespace plab {
+
+// An FP8 layer's step (recipe fp8): the per-tensor scales its matmuls used,
+// and its activation gradient as the E5M2 cast saw it (times grad_scale).
+struct Fp8LayerRecord {
+    Fp8Scales scales;
+    TensorStats grad_scaled;
+};
 
 // One Linear layer's view of the step.
 struct LayerRecord {
@@ -25,6 +33,7 @@ struct LayerRecord {
     float weight_rel_dist = 0;
     float grad_rel_dist = 0;
     float grad_cos = 0;  // cosine of the unscaled weight gradients
+    std::optional<Fp8LayerRecord> fp8;  // FP8 layers only
 };
 
 // log2 histograms of one Linear layer's tensors (hist steps only).

@@ -10,6 +10,7 @@
 #include "engine/common/field_check.h"
 #include "engine/model/init.h"
 #include "engine/optim/gradients.h"
+#include "engine/train/fp8_step.h"
 #include "engine/train/preset_io.h"
 
 namespace plab {
@@ -37,11 +38,17 @@ MlpSpec mlp_spec(const RunConfig& c, const Dataset& data, bool twin) {
     spec.loss = data.num_classes > 0 ? LossKind::cross_entropy : LossKind::mse;
     spec.weight_format = twin ? FormatId::fp32 : recipe_weight_format(c.precision.recipe);
     spec.master_weights = twin || c.precision.master_weights;
+    spec.attention_tokens = c.model.attention_tokens;
+    spec.attention_logit_scale = c.model.attention_logit_scale;
     return spec;
 }
 
-// "fc2.weight" -> 1, "ln1.gamma" -> 0: the Linear layer a parameter belongs to.
-int layer_of(const std::string& name) { return std::stoi(name.substr(2, name.find('.') - 2)) - 1; }
+// "fc2.weight" -> 1, "ln1.gamma" -> 0: the Linear layer a parameter belongs
+// to; the attention block's ("attn.q.weight") -> 0, the layer it sits on.
+int layer_of(const std::string& name) {
+    if (name.starts_with("attn.")) return 0;
+    return std::stoi(name.substr(2, name.find('.') - 2)) - 1;
+}
 
 void upload_rows(Backend& backend, const std::vector<float>& host, Tensor& t) { backend.upload(host.data(), t); }
 
@@ -103,7 +110,8 @@ Trainer::~Trainer() = default;
 
 std::unique_ptr<Trainer::Side> Trainer::make_side(const MlpSpec& spec, const PassFormats& formats) const {
     auto side = std::unique_ptr<Side>(new Side{std::make_unique<Mlp>(backend_, spec), Optimizer(config_.optimizer),
-                                               formats, {}, {}, {}});
+                                               formats, {}, {}, {},
+                                               Fp8Scaling(config_.precision.fp8, static_cast<int>(spec.widths.size()) - 1)});
     side->params = side->model->parameters();
     side->backward_params.assign(side->params.rbegin(), side->params.rend());
     for (const Parameter* p : side->backward_params) side->backward_layer.push_back(layer_of(p->name));
@@ -122,6 +130,13 @@ void Trainer::initialise(Side& side, std::uint64_t seed) {
             init_weights(config_.model.init, follows, linear.in_features(), linear.out_features(), rng);
         set_parameter(backend_, linear.weight, w.data());
     }
+    // Drawn after every Linear, so a model without the block keeps its init.
+    if (SelfAttention* attention = side.model->attention())
+        for (Linear* projection : attention->projections()) {
+            const std::vector<float> w = init_weights(config_.model.init, Activation::identity,
+                                                      projection->in_features(), projection->out_features(), rng);
+            set_parameter(backend_, projection->weight, w.data());
+        }
 }
 
 const Mlp& Trainer::model() const { return *mixed_->model; }
@@ -155,6 +170,7 @@ void Trainer::load_batch(const std::vector<int>& rows) {
 float Trainer::train_micro_batch(Side& side, float scale, bool first, OpObserver* observer) {
     const float loss = side.model->forward(backend_, batch_x_, batch_y_, side.formats, observer);
     side.model->backward(backend_, batch_x_, batch_y_, scale, observer);
+    if (uses_fp8(side.formats)) observe_fp8_amaxes(backend_, *side.model, side.formats, batch_x_, side.fp8);
     accumulate_gradients(backend_, side.params, first);
     if (tracer_ && observer)
         for (Parameter* p : side.backward_params)
@@ -197,12 +213,15 @@ StepRecord Trainer::step() {
     record.scale = scale;
     record.lr = config_.optimizer.lr;
     if (tracer_) tracer_->begin_step(record.step);
+    // Delayed scaling: the step runs with the scales its history gave; its own amaxes serve the next steps.
+    mixed_->model->set_fp8_scales(mixed_->fp8.scales());
     float loss = 0, loss_ref = 0;
     for (int k = 0; k < config_.optimizer.accumulation; ++k) {
         load_batch(sampler_.next());
         loss += train_micro_batch(*mixed_, scale, k == 0, tracer_.get());
         if (twin_) loss_ref += train_micro_batch(*twin_, 1.0f, k == 0, nullptr);
     }
+    if (uses_fp8(mixed_->formats)) mixed_->fp8.end_step();
     record.loss = loss / static_cast<float>(config_.optimizer.accumulation);
     record.loss_ref = loss_ref / static_cast<float>(config_.optimizer.accumulation);
     // The statistics of the passes are queued now, so that a backend that can
@@ -210,6 +229,8 @@ StepRecord Trainer::step() {
     // none of those writes what they read.
     TelemetryFence fence(backend_);
     if (config_.telemetry.enabled) queue_pass_stats(backend_, *mixed_->model, scale, record.layers);
+    if (config_.telemetry.enabled && uses_fp8(mixed_->formats))
+        queue_fp8_stats(backend_, *mixed_->model, mixed_->formats, record.layers);
     update_mixed(record, scale);
     if (twin_) update_twin();
     ++step_;
@@ -223,6 +244,7 @@ StepRecord Trainer::step() {
 
 void Trainer::update_mixed(StepRecord& record, float scale) {
     Side& side = *mixed_;
+    const ScaledClip pre_clip = side.optimizer.clip_before_unscale(backend_, side.params);
     int first_bad = -1;
     const bool found_inf = unscale_gradients(backend_, side.backward_params, scale, &first_bad);
     if (first_bad >= 0) record.first_nonfinite_layer = side.backward_layer[static_cast<std::size_t>(first_bad)];
@@ -238,6 +260,10 @@ void Trainer::update_mixed(StepRecord& record, float scale) {
     const OptimizerStepResult result = side.optimizer.step(backend_, side.params);
     record.grad_norm = result.grad_norm;
     record.clipped = result.clipped;
+    if (pre_clip.applied) {  // the norm before that clip, unscaled
+        record.grad_norm = pre_clip.scaled_norm * inverse_scale(scale);
+        record.clipped = pre_clip.clipped;
+    }
     record.lost_update_frac = result.nonzero_updates > 0 ? static_cast<float>(static_cast<double>(result.lost_updates) /
                                                                               static_cast<double>(result.nonzero_updates))
                                                          : 0.0f;
@@ -246,6 +272,7 @@ void Trainer::update_mixed(StepRecord& record, float scale) {
 }
 
 void Trainer::update_twin() {
+    twin_->optimizer.clip_before_unscale(backend_, twin_->params);  // at scale 1 the bug is harmless
     unscale_gradients(backend_, twin_->backward_params, 1.0f);
     twin_->optimizer.step(backend_, twin_->params);
 }

@@ -71,6 +71,7 @@ void Trainer::apply_live(const RunConfig& next) {
         if (twin_) twin_->optimizer.reconfigure(next.optimizer);
     }
     mixed_->formats = mixed_pass_formats(next.precision, mixed_->model->layer_count());
+    if (!(next.precision.fp8 == config_.precision.fp8)) mixed_->fp8.reconfigure(next.precision.fp8);
     if (!next.twin) twin_.reset();
     config_ = next;
 }
@@ -91,6 +92,8 @@ void Trainer::copy_state_from(const Trainer& other) {
         }
         to.optimizer.copy_state_from(backend_, from.optimizer);
         to.formats = from.formats;
+        to.fp8 = from.fp8;
+        to.model->set_fp8_scales(from.model->fp8_scales());
     };
     copy_side(*mixed_, *other.mixed_);
     if (twin_ && other.twin_) copy_side(*twin_, *other.twin_);

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/amp/fp8_scaling.h"
 #include "engine/model/mlp.h"
 #include "engine/optim/optimizer.h"
 #include "engine/train/trainer.h"
@@ -17,6 +18,7 @@ struct Trainer::Side {
     std::vector<Parameter*> params;           // forward order (the optimizer's)
     std::vector<Parameter*> backward_params;  // backward order (the first non-finite one is reported)
     std::vector<int> backward_layer;          // Linear layer index of each backward_params entry
+    Fp8Scaling fp8;                           // per-tensor scales of its FP8 layers (recipe fp8)
 };
 
 }  // namespace plab

@@ -73,7 +73,7 @@ TEST_P(PanelShot, IsDrawn) {
                  150);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision"));
+INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario"));
 
 TEST(Screenshot, UnknownPanelIsAnErrorNamingTheAllowedOnes) {
     const Shot s = screenshot("--panel nope", "nope");

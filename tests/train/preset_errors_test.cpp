@@ -45,7 +45,7 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.rfi
 #define EXPECT_PREFIX(message, prefix) EXPECT_TRUE(starts_with(message, prefix)) << "message: " << (message)
 
 const std::string kTopKeys =
-    "name, description, seed, steps, batch_size, eval_every, twin, data, model, precision, scaler, optimizer, "
+    "name, description, guide, seed, steps, batch_size, eval_every, twin, data, model, precision, scaler, optimizer, "
     "telemetry";
 const std::string kScalerKeys =
     "kind, init_scale, growth_factor, backoff_factor, growth_interval, hysteresis, min_scale, max_scale";
@@ -62,7 +62,7 @@ TEST(PresetErrors, UnknownKeysListTheAllowedOnes) {
               "data.seed: unknown key; allowed keys: kind, samples, noise, classes, test_fraction");
     EXPECT_EQ(parse_error(R"({"optimizer": {"learning_rate": 1}})"),
               "optimizer.learning_rate: unknown key; allowed keys: kind, lr, momentum, beta1, beta2, eps, "
-              "weight_decay, clip_norm, accumulation");
+              "weight_decay, clip_norm, clip_scaled, accumulation");
 }
 
 TEST(PresetErrors, DuplicateKeys) {
@@ -97,7 +97,7 @@ TEST(PresetErrors, WrongTypes) {
               "test_fraction");
     EXPECT_EQ(parse_error(R"({"precision": {"fp32_ops": "mse"}})"),
               "precision.fp32_ops: \"mse\" is not allowed; allowed an array of names from "
-              "layer_norm|softmax_cross_entropy|mse");
+              "layer_norm|softmax_cross_entropy|mse|softmax");
     EXPECT_EQ(parse_error(R"({"precision": {"layer_overrides": ["fc1"]}})"),
               "precision.layer_overrides: [\"fc1\"] is not allowed; allowed an object of layer name -> "
               "fp32|tf32|fp16|bf16, e.g. {\"fc2\": \"fp32\"}");
@@ -151,7 +151,7 @@ TEST(PresetErrors, BatchSizeAtMostTheTrainingRows) {
 
 TEST(PresetErrors, BadEnumNamesListTheChoices) {
     EXPECT_EQ(parse_error(R"({"precision": {"recipe": "amp-fp8"}})"),
-              "precision.recipe: \"amp-fp8\" is not allowed; allowed fp32|tf32|amp-fp16|amp-bf16|fp16-pure");
+              "precision.recipe: \"amp-fp8\" is not allowed; allowed fp32|tf32|amp-fp16|amp-bf16|fp16-pure|fp8");
     EXPECT_EQ(parse_error(R"({"scaler": {"kind": "Dynamic"}})"),
               "scaler.kind: \"Dynamic\" is not allowed; allowed none|static|dynamic|hysteresis");
     EXPECT_EQ(parse_error(R"({"data": {"kind": "swiss-roll"}})"),
@@ -161,8 +161,8 @@ TEST(PresetErrors, BadEnumNamesListTheChoices) {
     EXPECT_EQ(parse_error(R"({"model": {"init": "he"}})"), "model.init: \"he\" is not allowed; allowed kaiming|xavier");
     EXPECT_EQ(parse_error(R"({"optimizer": {"kind": "adam"}})"),
               "optimizer.kind: \"adam\" is not allowed; allowed sgd|adamw");
-    EXPECT_EQ(parse_error(R"({"precision": {"fp32_ops": ["mse", "softmax"]}})"),
-              "precision.fp32_ops[1]: \"softmax\" is not allowed; allowed layer_norm|softmax_cross_entropy|mse");
+    EXPECT_EQ(parse_error(R"({"precision": {"fp32_ops": ["mse", "exp"]}})"),
+              "precision.fp32_ops[1]: \"exp\" is not allowed; allowed layer_norm|softmax_cross_entropy|mse|softmax");
     EXPECT_EQ(parse_error(R"({"precision": {"layer_overrides": {"fc2": "e4m3"}}})"),
               "precision.layer_overrides.fc2: \"e4m3\" is not allowed; allowed fp32|tf32|fp16|bf16");
 }
@@ -176,8 +176,8 @@ TEST(PresetErrors, PrecisionPolicyAgainstTheModel) {
                   .precision.layer_overrides.at("fc3"),
               FormatId::bf16);
     EXPECT_EQ(parse_error(R"({"precision": {"fp32_ops": ["mse", "layer_norm", "mse"]}})"),
-              "precision.fp32_ops[2]: mse is out of range; allowed each of layer_norm|softmax_cross_entropy|mse at "
-              "most once");
+              "precision.fp32_ops[2]: mse is out of range; allowed each of layer_norm|softmax_cross_entropy|mse|softmax "
+              "at most once");
     // A config built in code with a format a file could not name.
     RunConfig c;
     c.precision.layer_overrides["fc1"] = FormatId::e5m2;
@@ -215,7 +215,7 @@ TEST(PresetErrors, SourcePrefixesFieldErrors) {
 TEST(SettingErrors, UnknownPaths) {
     EXPECT_EQ(setting_error("optimizer.lrr=0.1"),
               "optimizer.lrr: unknown key; allowed keys: kind, lr, momentum, beta1, beta2, eps, weight_decay, "
-              "clip_norm, accumulation; did you mean lr?");
+              "clip_norm, clip_scaled, accumulation; did you mean lr?");
     EXPECT_EQ(setting_error("sclaer.init_scale=1"), "sclaer: unknown key; allowed keys: " + kTopKeys +
                                                         "; did you mean scaler?");
     EXPECT_EQ(setting_error("stesp=1"), "stesp: unknown key; allowed keys: " + kTopKeys + "; did you mean steps?");
@@ -233,8 +233,8 @@ TEST(SettingErrors, BadValues) {
     EXPECT_EQ(setting_error("steps=0"), "steps: 0 is out of range; allowed 1..10000000");
     EXPECT_EQ(setting_error("model.hidden=[32,"),
               "model.hidden: \"[32,\" is not allowed; allowed an array of integers, e.g. [64, 64]");
-    EXPECT_EQ(setting_error("precision.recipe=fp8"),
-              "precision.recipe: \"fp8\" is not allowed; allowed fp32|tf32|amp-fp16|amp-bf16|fp16-pure");
+    EXPECT_EQ(setting_error("precision.recipe=fp4"),
+              "precision.recipe: \"fp4\" is not allowed; allowed fp32|tf32|amp-fp16|amp-bf16|fp16-pure|fp8");
     EXPECT_EQ(setting_error("precision.layer_overrides.fc2=e4m3"),
               "precision.layer_overrides.fc2: \"e4m3\" is not allowed; allowed fp32|tf32|fp16|bf16");
     EXPECT_EQ(setting_error("precision.layer_overrides.fc9=fp32"),

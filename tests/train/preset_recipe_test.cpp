@@ -22,6 +22,7 @@ TEST(Recipes, TableFromTheDesign) {
         {Recipe::amp_fp16, "amp-fp16", FormatId::fp16, FormatId::fp32, ScalerKind::dynamic},
         {Recipe::amp_bf16, "amp-bf16", FormatId::bf16, FormatId::fp32, ScalerKind::none},
         {Recipe::fp16_pure, "fp16-pure", FormatId::fp16, FormatId::fp16, ScalerKind::dynamic},
+        {Recipe::fp8, "fp8", FormatId::e4m3, FormatId::fp32, ScalerKind::none},
     };
     std::set<std::string> descriptions;
     for (const auto& row : rows) {
@@ -36,18 +37,19 @@ TEST(Recipes, TableFromTheDesign) {
         EXPECT_EQ(description.find('\n'), std::string::npos);
         descriptions.insert(description);
     }
-    EXPECT_EQ(descriptions.size(), 5u);
-    EXPECT_EQ(recipe_choices(), "fp32|tf32|amp-fp16|amp-bf16|fp16-pure");
+    EXPECT_EQ(descriptions.size(), 6u);
+    EXPECT_EQ(recipe_choices(), "fp32|tf32|amp-fp16|amp-bf16|fp16-pure|fp8");
     EXPECT_EQ(parse_recipe("amp_fp16"), std::nullopt);
     EXPECT_EQ(parse_recipe("FP32"), std::nullopt);
 }
 
 TEST(Recipes, Fp32OpList) {
-    EXPECT_EQ(fp32_op_choices(), "layer_norm|softmax_cross_entropy|mse");
+    EXPECT_EQ(fp32_op_choices(), "layer_norm|softmax_cross_entropy|mse|softmax");
     for (Fp32Op op : kAllFp32Ops) EXPECT_EQ(parse_fp32_op(fp32_op_name(op)), op);
-    EXPECT_EQ(parse_fp32_op("softmax"), std::nullopt);
+    EXPECT_EQ(parse_fp32_op("softmax"), Fp32Op::softmax);  // the attention block's
+    EXPECT_EQ(parse_fp32_op("exp"), std::nullopt);
 
-    PrecisionConfig p;  // autocast's list: all three by default
+    PrecisionConfig p;  // autocast's list: all four by default
     for (Fp32Op op : kAllFp32Ops) EXPECT_TRUE(p.keeps_fp32(op));
     p.fp32_ops = {Fp32Op::mse};
     EXPECT_FALSE(p.keeps_fp32(Fp32Op::layer_norm));

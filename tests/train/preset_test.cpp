@@ -161,6 +161,7 @@ TEST(PresetWrite, DefaultConfigPretty) {
     const std::string expected = R"({
   "name": "custom",
   "description": "a \"quoted\" line",
+  "guide": "",
   "seed": 1,
   "steps": 2000,
   "batch_size": 128,
@@ -177,13 +178,18 @@ TEST(PresetWrite, DefaultConfigPretty) {
     "hidden": [64, 64],
     "activation": "relu",
     "layer_norm": false,
-    "init": "kaiming"
+    "init": "kaiming",
+    "attention_tokens": 0,
+    "attention_logit_scale": 1
   },
   "precision": {
     "recipe": "amp-fp16",
     "master_weights": true,
-    "fp32_ops": ["layer_norm", "softmax_cross_entropy", "mse"],
-    "layer_overrides": {}
+    "fp32_ops": ["layer_norm", "softmax_cross_entropy", "mse", "softmax"],
+    "layer_overrides": {},
+    "fp8_scaling": "delayed",
+    "fp8_history_len": 16,
+    "fp8_margin": 0
   },
   "scaler": {
     "kind": "dynamic",
@@ -204,6 +210,7 @@ TEST(PresetWrite, DefaultConfigPretty) {
     "eps": 1e-08,
     "weight_decay": 0,
     "clip_norm": 0,
+    "clip_scaled": false,
     "accumulation": 1
   },
   "telemetry": {
@@ -235,6 +242,7 @@ RunConfig odd_config() {
     RunConfig c;
     c.name = "odd-1";
     c.description = "\xc3\xa9t\xc3\xa9 \"q\" \\ tab\t";
+    c.guide = "Look at: \"x\".\n\nTry: a\\b.\n\nWhat happens: \xc3\xa9.";
     c.seed = std::numeric_limits<std::uint64_t>::max();
     c.data.seed = c.seed;
     c.steps = 10000000;
@@ -250,10 +258,13 @@ RunConfig odd_config() {
     c.model.activation = Activation::gelu;
     c.model.layer_norm = true;
     c.model.init = InitKind::xavier;
+    c.model.attention_tokens = 3;
+    c.model.attention_logit_scale = 1e6f;
     c.precision.recipe = Recipe::fp16_pure;
     c.precision.master_weights = false;
     c.precision.fp32_ops = {Fp32Op::mse, Fp32Op::layer_norm};
     c.precision.layer_overrides = {{"fc4", FormatId::tf32}, {"fc2", FormatId::fp16}};
+    c.precision.fp8 = {Fp8ScalingKind::none, 1024, 8};
     c.scaler.kind = ScalerKind::hysteresis;
     c.scaler.init_scale = FLT_MAX;
     c.scaler.growth_factor = 1.0000001f;
@@ -270,6 +281,7 @@ RunConfig odd_config() {
     c.optimizer.eps = FLT_MIN;
     c.optimizer.weight_decay = 1e-4f;
     c.optimizer.clip_norm = 16777217.0f;  // rounds to 2^24 as a float, stays so
+    c.optimizer.clip_scaled = true;
     c.optimizer.accumulation = 4;
     c.telemetry.enabled = false;
     c.telemetry.hist_every = 10000000;
@@ -324,6 +336,8 @@ TEST(ApplySetting, EachValueType) {
     EXPECT_EQ(c.description, "hello = world");
     apply_setting(c, "description=\"quoted\\tJSON\"");  // a JSON string literal
     EXPECT_EQ(c.description, "quoted\tJSON");
+    apply_setting(c, "guide=\"Look at: a.\\n\\nTry: b.\"");  // multi-paragraph text as a JSON literal
+    EXPECT_EQ(c.guide, "Look at: a.\n\nTry: b.");
     apply_setting(c, "precision.recipe=amp-bf16");  // bare name
     EXPECT_EQ(c.precision.recipe, Recipe::amp_bf16);
     EXPECT_EQ(c.scaler.kind, ScalerKind::dynamic);  // only the named field changes
@@ -358,9 +372,10 @@ TEST(ApplySetting, SettingsValidateOnceAtTheEnd) {
 
 TEST(ApplySetting, PathsListEveryField) {
     const std::vector<std::string> paths = setting_paths();
-    ASSERT_EQ(paths.size(), 39u);  // 7 top-level, data 5, model 4, precision 4, scaler 8, optimizer 9, telemetry 2
+    ASSERT_EQ(paths.size(), 46u);  // 8 top-level, data 5, model 6, precision 7, scaler 8, optimizer 10, telemetry 2
     EXPECT_EQ(paths.front(), "name");
-    EXPECT_EQ(paths[7], "data.kind");
+    EXPECT_EQ(paths[2], "guide");
+    EXPECT_EQ(paths[8], "data.kind");
     EXPECT_EQ(paths.back(), "telemetry.hist_every");
 }
 

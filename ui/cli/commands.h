@@ -48,6 +48,11 @@ struct RunOptions {
     bool quiet = false;
 };
 
+struct ScenarioOptions {
+    std::string name;  // a scenario's preset name
+    bool list = false;
+};
+
 struct BenchOptions {
     std::string preset = "spirals-amp-fp16";
     int steps = 1000;
@@ -67,6 +72,7 @@ void add_ranges_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_presets_command(CLI::App& app);
+void add_scenario_command(CLI::App& app);
 
 // The commands themselves, on explicit streams (tests call these directly).
 void run_bits(const BitsOptions& options, std::istream& in, std::ostream& out, bool color);
@@ -77,5 +83,10 @@ void run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log
 // plab::Error on bad input. `progress` draws a progress bar on `log`.
 int run_training(const RunOptions& options, const RunConfig& config, std::ostream& records, std::ostream& log,
                  bool progress);
+// Prints the scenario's guide, runs its check and prints one line per verdict
+// (or the list, with options.list). Returns 0 when every verdict holds, 1 when
+// one does not; throws plab::Error for an unknown name. `progress` draws a
+// progress line on `log`.
+int run_scenario(const ScenarioOptions& options, std::ostream& out, std::ostream& log, bool progress);
 
 }  // namespace plab

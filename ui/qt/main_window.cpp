@@ -29,6 +29,7 @@
 #include "ui/qt/nan_panel.h"
 #include "ui/qt/plot_export.h"
 #include "ui/qt/scale_panel.h"
+#include "ui/qt/scenario_panel.h"
 
 namespace plab::qt {
 
@@ -94,10 +95,18 @@ void MainWindow::make_panels() {
         },
         this);
     auto* decision = new DecisionPanel(kBoundaryEvery, this);
-    panels_ = {hist, scale_, loss, bits_, divergence, events, nan, decision};
+    auto* scenario = new ScenarioPanel(
+        [this](std::int64_t at, const std::vector<std::string>& changes) {
+            session_->fork(at, changes);
+            report(QString("Trying %1 side by side: a fork from step %2.")
+                       .arg(QString::fromStdString(changes.empty() ? std::string("no change") : changes.front()))
+                       .arg(at));
+        },
+        this);
+    panels_ = {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario};
     const Qt::DockWidgetArea area[] = {Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::RightDockWidgetArea,
                                        Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea,
-                                       Qt::RightDockWidgetArea, Qt::RightDockWidgetArea};
+                                       Qt::RightDockWidgetArea, Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea};
     for (std::size_t i = 0; i < panels_.size(); ++i) {
         auto* dock = new QDockWidget(panels_[i]->title(), this);
         dock->setObjectName("dock-" + panels_[i]->id());  // the key saveState() stores the layout under
@@ -115,8 +124,10 @@ void MainWindow::make_panels() {
     tabifyDockWidget(dock_of(bits_), dock_of(events));
     tabifyDockWidget(dock_of(loss), dock_of(nan));
     tabifyDockWidget(dock_of(loss), dock_of(decision));
+    tabifyDockWidget(dock_of(bits_), dock_of(scenario));
     dock_of(loss)->raise();
-    dock_of(bits_)->raise();
+    // A scenario preset opens on its guide; any other on the bit layout.
+    dock_of(base_config_.guide.empty() ? static_cast<Panel*>(bits_) : scenario)->raise();
 }
 
 QDockWidget* MainWindow::dock_of(Panel* panel) { return static_cast<QDockWidget*>(panel->parentWidget()); }

@@ -1,28 +1,10 @@
 #include "ui/qt/nan_panel.h"
 
 #include "engine/train/preset_rules.h"
+#include "ui/present/fork_summary.h"
 #include "ui/qt/chart_kit.h"
 
 namespace plab::qt {
-
-namespace {
-
-QString fork_text(const SessionSnapshot& s) {
-    if (!s.fork) return {};
-    const StepRecord* main = s.main.log.latest();
-    const StepRecord* fork = s.fork->log.latest();
-    QString t = QString("A fork from step %1 trains alongside the run").arg(s.fork->forked_at);
-    if (main && fork)
-        t += QString(": at step %1 its loss is %2 against the run's %3, %4 overflows against %5.")
-                 .arg(fork->step)
-                 .arg(static_cast<double>(fork->loss), 0, 'g', 4)
-                 .arg(static_cast<double>(main->loss), 0, 'g', 4)
-                 .arg(s.fork->log.totals.overflows)
-                 .arg(s.main.log.totals.overflows);
-    return t;
-}
-
-}  // namespace
 
 NanPanel::NanPanel(Fork fork, QWidget* parent) : Panel("nan", "NaN / overflow diagnosis", parent), fork_(std::move(fork)) {
     auto* layout = new QVBoxLayout(this);
@@ -53,7 +35,7 @@ void NanPanel::show_snapshot(const SessionSnapshot& snapshot) {
     const RunView& run = snapshot.main;
     if (!run.config) return;
     show_diagnosis(diagnose_first_nonfinite(run.log, *run.config, model_layer_names(run.config->model)));
-    fork_state_->setText(fork_text(snapshot));
+    fork_state_->setText(QString::fromStdString(fork_summary(snapshot)));
 }
 
 void NanPanel::show_diagnosis(const NanDiagnosis& d) {

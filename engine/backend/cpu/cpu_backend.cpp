@@ -58,6 +58,24 @@ const float* gemm_operand(const Tensor& t, FormatId compute, std::vector<float>&
     return scratch.data();
 }
 
+// The values of t times the input's scale, rounded to its format: what an FP8
+// GEMM reads. Overflow saturates to the format's largest finite value (the
+// training choice; E4M3 has no infinity).
+const float* scaled_gemm_operand(const Tensor& t, const GemmSpec::ScaledInput& input, std::vector<float>& scratch) {
+    scratch.resize(t.size());
+    const float* v = t.host();
+    for (std::size_t i = 0; i < t.size(); ++i) scratch[i] = v[i] * input.scale;
+    round_array(input.format, scratch.data(), scratch.data(), t.size(), Overflow::saturate);
+    return scratch.data();
+}
+
+const float* gemm_input(const Tensor& t, const std::optional<GemmSpec::ScaledInput>& scaled, FormatId compute,
+                        std::vector<float>& scratch) {
+    return scaled ? scaled_gemm_operand(t, *scaled, scratch) : gemm_operand(t, compute, scratch);
+}
+
+float input_scale(const std::optional<GemmSpec::ScaledInput>& scaled) { return scaled ? scaled->scale : 1.0f; }
+
 }  // namespace
 
 // The lab's GEMMs are small (a batch of 128 through 64-wide layers): OpenBLAS's
@@ -92,10 +110,12 @@ void CpuBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpe
     require(k == kb && c.rows() == m && c.cols() == n, [&] { return "gemm: shapes do not chain: " + shape_text(a.shape()) + (spec.trans_a ? "^T" : "") + " x " +
                 shape_text(b.shape()) + (spec.trans_b ? "^T" : "") + " -> " + shape_text(c.shape()); });
     if (c.size() == 0) return;
-    const float* pa = gemm_operand(a, spec.compute, scratch_a_);
-    const float* pb = gemm_operand(b, spec.compute, scratch_b_);
+    const float* pa = gemm_input(a, spec.a_input, spec.compute, scratch_a_);
+    const float* pb = gemm_input(b, spec.b_input, spec.compute, scratch_b_);
+    // Unscaling folds into alpha: a power of two times the FP32 sum is exact.
+    const float alpha = spec.alpha / (input_scale(spec.a_input) * input_scale(spec.b_input));
     cblas_sgemm(CblasRowMajor, spec.trans_a ? CblasTrans : CblasNoTrans, spec.trans_b ? CblasTrans : CblasNoTrans, m,
-                n, k, spec.alpha, pa, a.cols(), pb, b.cols(), spec.beta, c.host(), c.cols());
+                n, k, alpha, pa, a.cols(), pb, b.cols(), spec.beta, c.host(), c.cols());
     if (spec.row_bias) add_row_bias(c, *spec.row_bias);
     round_to_dtype(c);
 }

@@ -38,6 +38,17 @@ public:
     void layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
                              const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
 
+    // cpu_attention_ops.cpp
+    void token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) override;
+    void token_scores_backward(const Tensor& q, const Tensor& k, const Tensor& dscores, int tokens, Tensor& dq,
+                               Tensor& dk) override;
+    void token_mix(const Tensor& probs, const Tensor& v, int tokens, Tensor& out) override;
+    void token_mix_backward(const Tensor& probs, const Tensor& v, const Tensor& dout, int tokens, Tensor& dprobs,
+                            Tensor& dv) override;
+    void scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, Tensor& probs) override;
+    void scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
+                                 Tensor& dx) override;
+
     // cpu_optim_ops.cpp
     void accumulate(const Tensor& src, Tensor& dst, bool overwrite) override;
     bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) override;

@@ -1,0 +1,170 @@
+// The attention ops of the CPU backend (model/attention.h): per-row token
+// matmuls and the scaled softmax. Every sum is FP32 in index order; each
+// output is rounded once to its dtype, except that the scaled softmax rounds
+// its scaled input to the compute format first (where FP16 overflows).
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/backend/cpu/cpu_tensor_ops.h"
+#include "engine/numeric/scalar_cast.h"
+
+namespace plab {
+
+using cpu::require;
+using cpu::require_same_shape;
+using cpu::round_to_dtype;
+
+namespace {
+
+// Sizes of a rows x tokens*width token tensor and its rows x tokens^2 pairs.
+struct TokenShape {
+    int rows, tokens, width;
+    std::size_t row_values() const { return static_cast<std::size_t>(tokens) * static_cast<std::size_t>(width); }
+    std::size_t row_pairs() const { return static_cast<std::size_t>(tokens) * static_cast<std::size_t>(tokens); }
+};
+
+TokenShape token_shape(const Tensor& x, int tokens, const char* op) {
+    require(tokens >= 1 && x.cols() % tokens == 0, [&] {
+        return std::string(op) + ": " + shape_text(x.shape()) + " does not split into " + std::to_string(tokens) +
+               " tokens";
+    });
+    return {x.rows(), tokens, x.cols() / tokens};
+}
+
+void require_pairs(const Tensor& pairs, const TokenShape& s, const char* op) {
+    require(pairs.rows() == s.rows && static_cast<std::size_t>(pairs.cols()) == s.row_pairs(), [&] {
+        return std::string(op) + ": " + shape_text(pairs.shape()) + " is not " + std::to_string(s.rows) + "x" +
+               std::to_string(s.row_pairs()) + " (token pairs)";
+    });
+}
+
+void require_groups(const Tensor& x, int group, const char* op) {
+    require(group >= 1 && x.cols() % group == 0, [&] {
+        return std::string(op) + ": " + shape_text(x.shape()) + " does not split into groups of " +
+               std::to_string(group);
+    });
+}
+
+// out[i, :] (+)= sum_j w[i, j] * x[j, :] over one row's tokens; `w_transposed`
+// reads w[j, i] instead. The accumulation starts from zero for each output.
+void mix_tokens(const float* w, const float* x, const TokenShape& s, bool w_transposed, float* out) {
+    const auto t = static_cast<std::size_t>(s.tokens);
+    const auto width = static_cast<std::size_t>(s.width);
+    for (std::size_t i = 0; i < t; ++i)
+        for (std::size_t c = 0; c < width; ++c) {
+            float sum = 0.0f;
+            for (std::size_t j = 0; j < t; ++j) sum += (w_transposed ? w[j * t + i] : w[i * t + j]) * x[j * width + c];
+            out[i * width + c] = sum;
+        }
+}
+
+// pairs[i, j] = sum_c a[i, c] * b[j, c] over one row's tokens.
+void pair_dots(const float* a, const float* b, const TokenShape& s, float* pairs) {
+    const auto t = static_cast<std::size_t>(s.tokens);
+    const auto width = static_cast<std::size_t>(s.width);
+    for (std::size_t i = 0; i < t; ++i)
+        for (std::size_t j = 0; j < t; ++j) {
+            float sum = 0.0f;
+            for (std::size_t c = 0; c < width; ++c) sum += a[i * width + c] * b[j * width + c];
+            pairs[i * t + j] = sum;
+        }
+}
+
+}  // namespace
+
+void CpuBackend::token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) {
+    const TokenShape s = token_shape(q, tokens, "token_scores");
+    require_same_shape(q, k, "token_scores");
+    require_pairs(scores, s, "token_scores");
+    for (int r = 0; r < s.rows; ++r) {
+        const auto u = static_cast<std::size_t>(r);
+        pair_dots(q.host() + u * s.row_values(), k.host() + u * s.row_values(), s,
+                  scores.host() + u * s.row_pairs());
+    }
+    round_to_dtype(scores);
+}
+
+void CpuBackend::token_scores_backward(const Tensor& q, const Tensor& k, const Tensor& dscores, int tokens, Tensor& dq,
+                                       Tensor& dk) {
+    const TokenShape s = token_shape(q, tokens, "token_scores_backward");
+    require_same_shape(q, k, "token_scores_backward");
+    require_same_shape(q, dq, "token_scores_backward");
+    require_same_shape(q, dk, "token_scores_backward");
+    require_pairs(dscores, s, "token_scores_backward");
+    for (int r = 0; r < s.rows; ++r) {
+        const auto u = static_cast<std::size_t>(r);
+        const float* ds = dscores.host() + u * s.row_pairs();
+        mix_tokens(ds, k.host() + u * s.row_values(), s, false, dq.host() + u * s.row_values());
+        mix_tokens(ds, q.host() + u * s.row_values(), s, true, dk.host() + u * s.row_values());
+    }
+    round_to_dtype(dq);
+    round_to_dtype(dk);
+}
+
+void CpuBackend::token_mix(const Tensor& probs, const Tensor& v, int tokens, Tensor& out) {
+    const TokenShape s = token_shape(v, tokens, "token_mix");
+    require_same_shape(v, out, "token_mix");
+    require_pairs(probs, s, "token_mix");
+    for (int r = 0; r < s.rows; ++r) {
+        const auto u = static_cast<std::size_t>(r);
+        mix_tokens(probs.host() + u * s.row_pairs(), v.host() + u * s.row_values(), s, false,
+                   out.host() + u * s.row_values());
+    }
+    round_to_dtype(out);
+}
+
+void CpuBackend::token_mix_backward(const Tensor& probs, const Tensor& v, const Tensor& dout, int tokens,
+                                    Tensor& dprobs, Tensor& dv) {
+    const TokenShape s = token_shape(v, tokens, "token_mix_backward");
+    require_same_shape(v, dout, "token_mix_backward");
+    require_same_shape(v, dv, "token_mix_backward");
+    require_pairs(probs, s, "token_mix_backward");
+    require_pairs(dprobs, s, "token_mix_backward");
+    for (int r = 0; r < s.rows; ++r) {
+        const auto u = static_cast<std::size_t>(r);
+        const float* d = dout.host() + u * s.row_values();
+        pair_dots(d, v.host() + u * s.row_values(), s, dprobs.host() + u * s.row_pairs());
+        mix_tokens(probs.host() + u * s.row_pairs(), d, s, true, dv.host() + u * s.row_values());
+    }
+    round_to_dtype(dprobs);
+    round_to_dtype(dv);
+}
+
+void CpuBackend::scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, Tensor& probs) {
+    require_same_shape(x, probs, "scaled_softmax");
+    require_groups(x, group, "scaled_softmax");
+    const auto g = static_cast<std::size_t>(group);
+    std::vector<float> z(g);
+    for (std::size_t first = 0; first < x.size(); first += g) {
+        const float* in = x.host() + first;
+        float* p = probs.host() + first;
+        for (std::size_t j = 0; j < g; ++j) z[j] = round_to(compute, in[j] * scale);
+        // An Inf z makes the max Inf and Inf - Inf NaN: the row is lost, as on hardware.
+        const float top = *std::max_element(z.begin(), z.end());
+        float sum = 0.0f;
+        for (std::size_t j = 0; j < g; ++j) sum += std::exp(z[j] - top);
+        for (std::size_t j = 0; j < g; ++j) p[j] = std::exp(z[j] - top) / sum;
+    }
+    round_to_dtype(probs);
+}
+
+void CpuBackend::scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
+                                         Tensor& dx) {
+    require_same_shape(probs, dprobs, "scaled_softmax_backward");
+    require_same_shape(probs, dx, "scaled_softmax_backward");
+    require_groups(probs, group, "scaled_softmax_backward");
+    const auto g = static_cast<std::size_t>(group);
+    for (std::size_t first = 0; first < probs.size(); first += g) {
+        const float* p = probs.host() + first;
+        const float* dp = dprobs.host() + first;
+        float dot = 0.0f;
+        for (std::size_t j = 0; j < g; ++j) dot += p[j] * dp[j];
+        for (std::size_t j = 0; j < g; ++j) dx.host()[first + j] = scale * (p[j] * (dp[j] - dot));
+    }
+    round_to_dtype(dx);
+}
+
+}  // namespace plab

@@ -1,0 +1,119 @@
+#pragma once
+// What the scenario checks share: a preset run to its end (or to its first
+// NaN) with --set edits applied, and the small measurements they make on the
+// records. A check composes these; no check trains or measures on its own.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/scenario/scenario.h"
+#include "engine/train/run_config.h"
+#include "engine/train/trainer.h"
+
+namespace plab {
+
+// A library preset with --set style assignments applied in order, validated
+// ("scaler.kind=dynamic", "precision.master_weights=true").
+RunConfig scenario_config(std::string_view preset, const std::vector<std::string>& settings = {});
+
+// The part of a check's progress (0..1) that one run covers, and its label.
+struct ProgressSlice {
+    const ScenarioProgress* progress = nullptr;  // null or empty: no reports
+    double begin = 0, end = 1;
+    std::string what;
+    void report(double run_fraction) const;
+};
+
+struct RunToEndOptions {
+    TrainerOptions trainer;    // trace_nan for the NaN scenarios
+    bool stop_at_nan = false;  // end the run at the tracer's first report
+    bool keep_layers = true;   // false: records drop their per-layer statistics (memory)
+    // Called after every step, before the record is kept: measures what the
+    // records do not hold (the twin's tensors, for one).
+    std::function<void(const Trainer&, const StepRecord&)> after_step;
+    ProgressSlice progress;
+};
+
+struct RunResult {
+    RunConfig config;
+    std::vector<StepRecord> records;  // one per step taken
+    std::optional<NanReport> nan;     // the tracer's first report (trace mode)
+};
+
+// A run covering [begin, end) of the check's progress, labelled `what`,
+// keeping no per-layer statistics; set the other options on the result.
+RunToEndOptions run_options(const ScenarioProgress& progress, double begin, double end, std::string what);
+
+RunResult run_to_end(Backend& backend, const RunConfig& config, const RunToEndOptions& options);
+
+// --- measurements on records ---
+
+// The test accuracy of the run and of its twin at the last step (always evaluated).
+struct FinalAccuracy {
+    float acc = 0, acc_ref = 0;
+    float gap() const { return acc_ref - acc; }  // how far the run ends under its twin
+};
+FinalAccuracy final_accuracy(const std::vector<StepRecord>& records);
+
+// Mean of value(record) over the last n records (all of them when fewer).
+double mean_over_last(const std::vector<StepRecord>& records, std::size_t n,
+                      const std::function<double(const StepRecord&)>& value);
+std::int64_t count_steps(const std::vector<StepRecord>& records, const std::function<bool(const StepRecord&)>& pred);
+
+// Of the non-zero finite values a TensorStats describes, how many would round
+// to zero in `format` (one of kRangeFormats). Counts, so that they can be
+// pooled over layers and steps before dividing.
+struct FlushCounts {
+    double flushed = 0, nonzero = 0;
+    double fraction() const { return nonzero > 0 ? flushed / nonzero : 0.0; }
+    FlushCounts& operator+=(const FlushCounts& o) {
+        flushed += o.flushed;
+        nonzero += o.nonzero;
+        return *this;
+    }
+};
+FlushCounts flush_counts(const TensorStats& stats, FormatId format);
+
+// The kinds of tensor telemetry measures per Linear layer.
+enum class TensorKind { weight, weight_grad, activation, activation_grad };
+std::string_view tensor_kind_label(TensorKind kind);  // "weights", "weight grads", ...
+inline constexpr TensorKind kTensorKinds[] = {TensorKind::weight, TensorKind::weight_grad, TensorKind::activation,
+                                              TensorKind::activation_grad};
+// Statistics of layer `layer`'s tensor of `kind` in the FP32 twin, as the
+// last step left it: the true values the mixed run approximates. Activations
+// and their gradients are the training batch's only on steps that did not
+// evaluate (evaluation runs the test set through the model).
+TensorStats twin_tensor_stats(Backend& backend, const Trainer& trainer, int layer, TensorKind kind);
+
+// Pools, per layer, the flush counts of one kind of the twin's tensors over
+// the steps it measures (as RunToEndOptions::after_step). Activations and
+// their gradients are measured on training steps only (see twin_tensor_stats).
+class TwinFlushMeter {
+public:
+    TwinFlushMeter(Backend& backend, TensorKind kind, FormatId format) : backend_(backend), kind_(kind), format_(format) {}
+    void measure(const Trainer& trainer, const StepRecord& record);
+    const std::vector<FlushCounts>& per_layer() const { return layers_; }
+    FlushCounts total() const;
+    // The layer with the largest pooled fraction (0 when none was measured).
+    int worst_layer() const;
+
+private:
+    Backend& backend_;
+    TensorKind kind_;
+    FormatId format_;
+    std::vector<FlushCounts> layers_;
+};
+
+// --- verdict text ---
+std::string percent_text(double fraction, int decimals = 1);  // 0.4123 -> "41.2%"
+std::string points_text(double fraction, int decimals = 1);   // 0.0531 -> "5.3 points"
+Verdict make_verdict(bool holds, std::string text);
+// "LABEL: test accuracy 61.2% vs FP32 twin 93.5%, 32.3 points under it (needs >= 5.0)".
+Verdict accuracy_under_twin(std::string_view label, const FinalAccuracy& a, double at_least);
+// "LABEL: test accuracy 93.2% vs FP32 twin 93.5%, 0.3 points apart (needs <= 0.5)".
+Verdict accuracy_near_twin(std::string_view label, const FinalAccuracy& a, double at_most);
+
+}  // namespace plab

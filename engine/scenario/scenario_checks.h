@@ -1,0 +1,20 @@
+#pragma once
+// The scenario checks, one declaration a line (each defined in its own
+// engine/scenario/<preset_name>.cpp); scenario_registry.cpp lists them.
+#include "engine/scenario/scenario.h"
+
+namespace plab {
+
+ScenarioReport check_underflow_no_scaling(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_bf16_no_scaling(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_pure_fp16_lost_updates(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_overflow_nan(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_scaler_sawtooth(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_grad_accumulation(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_fp8_delayed_scaling(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_gradient_census(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_attention_softmax_overflow(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_growth_interval_tradeoff(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_clip_before_unscale(Backend& backend, const ScenarioProgress& progress);
+
+}  // namespace plab

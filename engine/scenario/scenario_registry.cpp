@@ -1,0 +1,37 @@
+// The scenario table, in the order of issue 7's table: one line per scenario.
+#include <algorithm>
+#include <iterator>
+
+#include "engine/scenario/scenario.h"
+#include "engine/scenario/scenario_checks.h"
+
+namespace plab {
+
+namespace {
+
+const ScenarioEntry kScenarios[] = {
+    {"overflow-nan", check_overflow_nan},
+    {"attention-softmax-overflow", check_attention_softmax_overflow},
+    {"scaler-sawtooth", check_scaler_sawtooth},
+    {"growth-interval-tradeoff", check_growth_interval_tradeoff},
+    {"clip-before-unscale", check_clip_before_unscale},
+    {"grad-accumulation", check_grad_accumulation},
+    {"fp8-delayed-scaling", check_fp8_delayed_scaling},
+    {"gradient-census", check_gradient_census},
+};
+
+}  // namespace
+
+bool ScenarioReport::holds() const {
+    return !verdicts.empty() && std::all_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.holds; });
+}
+
+std::span<const ScenarioEntry> scenario_checks() { return kScenarios; }
+
+const ScenarioEntry* find_scenario_check(std::string_view preset) {
+    const auto it = std::find_if(std::begin(kScenarios), std::end(kScenarios),
+                                 [&](const ScenarioEntry& e) { return e.preset == preset; });
+    return it == std::end(kScenarios) ? nullptr : &*it;
+}
+
+}  // namespace plab

@@ -1,0 +1,66 @@
+#include "ui/qt/scenario_panel.h"
+
+#include "ui/present/fork_summary.h"
+#include "ui/present/scenario_view.h"
+#include "ui/qt/chart_kit.h"
+
+namespace plab::qt {
+
+ScenarioPanel::ScenarioPanel(Fork fork, QWidget* parent) : Panel("scenario", "Scenario", parent), fork_(std::move(fork)) {
+    auto* layout = new QVBoxLayout(this);
+    title_ = new QLabel(this);
+    QFont f = title_->font();
+    f.setPointSizeF(14);
+    f.setBold(true);
+    title_->setFont(f);
+    title_->setWordWrap(true);
+    layout->addWidget(title_);
+    guide_ = new QLabel(this);
+    QFont g = guide_->font();
+    g.setPointSizeF(12);
+    guide_->setFont(g);
+    guide_->setWordWrap(true);
+    guide_->setTextFormat(Qt::RichText);
+    guide_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(guide_);
+    buttons_ = new QVBoxLayout();
+    layout->addLayout(buttons_);
+    fork_state_ = new QLabel(this);
+    fork_state_->setWordWrap(true);
+    fork_state_->setFont(g);
+    layout->addWidget(fork_state_);
+    layout->addStretch(1);
+}
+
+void ScenarioPanel::show_snapshot(const SessionSnapshot& snapshot) {
+    if (!snapshot.main.config) return;
+    fork_state_->setText(QString::fromStdString(fork_summary(snapshot)));
+    const RunConfig& config = *snapshot.main.config;
+    if (config.name + "\n" + config.guide == shown_guide_) return;
+    shown_guide_ = config.name + "\n" + config.guide;
+    const ScenarioView v = make_scenario_view(config);
+    title_->setText(QString::fromStdString(v.title));
+    QString html = "<p><i>" + QString::fromStdString(v.description).toHtmlEscaped() + "</i></p>";
+    if (!v.no_guide.empty()) html += "<p>" + QString::fromStdString(v.no_guide).toHtmlEscaped() + "</p>";
+    for (const GuidePart& p : v.parts) {
+        html += "<p>";
+        if (!p.heading.empty())
+            html += QString("<b style='color:%1'>%2:</b> ").arg(theme().amp.name(), QString::fromStdString(p.heading));
+        html += QString::fromStdString(p.text).toHtmlEscaped() + "</p>";
+    }
+    guide_->setText(html);
+    for (QPushButton* b : shown_buttons_) b->deleteLater();
+    shown_buttons_.clear();
+    for (const std::string& change : v.try_changes) {
+        auto* b = new QPushButton(QString("Try %1 side by side (a fork from step 0)").arg(QString::fromStdString(change)),
+                                  this);
+        b->setToolTip("Trains the preset again from step 0 with this change, beside the run as shipped; "
+                      "the loss and loss-scale panels draw both.");
+        b->setMinimumHeight(30);
+        connect(b, &QPushButton::clicked, this, [this, change] { fork_(0, {change}); });
+        buttons_->addWidget(b);
+        shown_buttons_.push_back(b);
+    }
+}
+
+}  // namespace plab::qt
