@@ -4,18 +4,32 @@
 
 namespace plab {
 
+namespace {
+
+// The unscaled view divides by the loss scale; a dynamic scaler that backs
+// off on every step takes the scale down to 0 (FP32 underflow), where that
+// view has no meaning: it is left empty (count 0) instead of failing the step.
+bool unscalable(float scale) { return scale > 0 && std::isfinite(scale); }
+
+}  // namespace
+
 void queue_pass_stats(Backend& backend, const Mlp& model, float scale, std::vector<LayerRecord>& layers) {
     layers.resize(model.linears().size());
     for (int i = 0; i < model.layer_count(); ++i) {
         const Linear& linear = model.linears()[static_cast<std::size_t>(i)];
         LayerRecord& r = layers[static_cast<std::size_t>(i)];
         backend.queue_telemetry({.x = &model.activation(i), .stats = &r.act});
+        const bool divide = unscalable(scale);
+        r.act_grad_unscaled = {};
+        r.grad_unscaled = {};
         backend.queue_telemetry({.x = &model.activation_grad(i),
-                                 .divisor = scale,
+                                 .divisor = divide ? scale : 1.0,
                                  .stats = &r.act_grad,
-                                 .stats_divided = &r.act_grad_unscaled});
-        backend.queue_telemetry(
-            {.x = &linear.weight.grad, .divisor = scale, .stats = &r.grad, .stats_divided = &r.grad_unscaled});
+                                 .stats_divided = divide ? &r.act_grad_unscaled : nullptr});
+        backend.queue_telemetry({.x = &linear.weight.grad,
+                                 .divisor = divide ? scale : 1.0,
+                                 .stats = &r.grad,
+                                 .stats_divided = divide ? &r.grad_unscaled : nullptr});
     }
 }
 
@@ -54,13 +68,16 @@ void queue_histograms(Backend& backend, const Mlp& model, float scale, std::vect
         const Linear& linear = model.linears()[static_cast<std::size_t>(i)];
         LayerHistograms& h = out[static_cast<std::size_t>(i)];
         backend.queue_telemetry({.x = &linear.weight.value, .hist = &h.weight});
-        backend.queue_telemetry(
-            {.x = &linear.weight.grad, .divisor = scale, .hist = &h.grad, .hist_divided = &h.grad_unscaled});
+        const bool divide = unscalable(scale);
+        backend.queue_telemetry({.x = &linear.weight.grad,
+                                 .divisor = divide ? scale : 1.0,
+                                 .hist = &h.grad,
+                                 .hist_divided = divide ? &h.grad_unscaled : nullptr});
         backend.queue_telemetry({.x = &model.activation(i), .hist = &h.act});
         backend.queue_telemetry({.x = &model.activation_grad(i),
-                                 .divisor = scale,
+                                 .divisor = divide ? scale : 1.0,
                                  .hist = &h.act_grad,
-                                 .hist_divided = &h.act_grad_unscaled});
+                                 .hist_divided = divide ? &h.act_grad_unscaled : nullptr});
     }
 }
 

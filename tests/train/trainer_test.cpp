@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/numeric/scalar_cast.h"
+#include "engine/train/telemetry.h"
 #include "tests/train/trainer_test_util.h"
 
 namespace plab {
@@ -272,3 +273,35 @@ TEST(TrainerLostUpdates, MasterWeightsLoseNothing) {
 
 }  // namespace
 }  // namespace plab
+
+namespace {
+
+// A dynamic scaler that backs off on every step takes the loss scale down to
+// 0; the unscaled views then have no meaning and stay empty, while the views
+// as held are still measured (the step must not fail).
+TEST(TrainerTelemetry, ScaleOfZeroLeavesTheUnscaledViewsEmpty) {
+    plab::CpuBackend backend;
+    plab::RunConfig c = plab::load_preset("spirals-amp-fp16");
+    c.twin = false;
+    plab::Trainer trainer(backend, c);
+    (void)trainer.step();
+    std::vector<plab::LayerRecord> layers;
+    plab::queue_pass_stats(backend, trainer.model(), 0.0f, layers);
+    std::vector<plab::LayerHistograms> hist;
+    plab::queue_histograms(backend, trainer.model(), 0.0f, hist);
+    backend.finish_telemetry();
+    ASSERT_EQ(layers.size(), 3u);
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        EXPECT_GT(layers[i].grad.count, 0) << i;
+        EXPECT_GT(layers[i].act_grad.count, 0) << i;
+        EXPECT_EQ(layers[i].grad_unscaled.count, 0) << i;
+        EXPECT_EQ(layers[i].act_grad_unscaled.count, 0) << i;
+        std::uint64_t held = 0, divided = 0;
+        for (std::uint32_t b : hist[i].grad.bins) held += b;
+        for (std::uint32_t b : hist[i].grad_unscaled.bins) divided += b;
+        EXPECT_GT(held + static_cast<std::uint64_t>(hist[i].grad.zeros), 0u) << i;
+        EXPECT_EQ(divided + static_cast<std::uint64_t>(hist[i].grad_unscaled.zeros), 0u) << i;
+    }
+}
+
+}  // namespace
