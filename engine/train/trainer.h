@@ -24,6 +24,10 @@
 
 namespace plab {
 
+// A live edit that is not a preset setting: the loss scale itself (scaler
+// state, not config), e.g. "scaler.scale=1024" sets it at the next step.
+inline constexpr std::string_view kLiveScaleSetting = "scaler.scale";
+
 // How the trainer runs, beyond the config: what a viewer asks for. None of
 // it changes a number of the run's records.
 struct TrainerOptions {

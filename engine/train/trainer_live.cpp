@@ -15,7 +15,6 @@ namespace plab {
 
 namespace {
 
-constexpr std::string_view kScalePath = "scaler.scale=";
 
 // The part of the config that defines the data, the model or the seed and
 // differs between now and next ("" when none: the change can go live).
@@ -52,8 +51,8 @@ float parse_scale(std::string_view text) {
 
 void Trainer::apply(std::string_view assignment) {
     // The live scale is state, not config: "scaler.scale=1024" sets it now.
-    if (assignment.starts_with(kScalePath)) {
-        scaler_.set_scale(parse_scale(assignment.substr(kScalePath.size())));
+    if (assignment.starts_with(kLiveScaleSetting) && assignment.substr(kLiveScaleSetting.size()).starts_with("=")) {
+        scaler_.set_scale(parse_scale(assignment.substr(kLiveScaleSetting.size() + 1)));
         return;
     }
     RunConfig next = config_;

@@ -27,26 +27,38 @@ TEST(ScenarioView, ParagraphWithoutAKnownHeadingKeepsItsText) {
     EXPECT_EQ(parts[1].text, "x");
 }
 
-TEST(ScenarioView, SetAssignmentsEndAtPunctuationAndQuotesAndDoNotRepeat) {
-    const auto a = plab::set_assignments(
-        "run with `--set scaler.kind=dynamic`, then --set precision.master_weights=true. Again: "
-        "(--set scaler.kind=dynamic) and --set =bad and --set nothing");
-    ASSERT_EQ(a.size(), 2u);
-    EXPECT_EQ(a[0], "scaler.kind=dynamic");
-    EXPECT_EQ(a[1], "precision.master_weights=true");
+using Changes = std::vector<std::vector<std::string>>;
+
+TEST(ScenarioView, ChangesAreSettingAssignmentsEndingAtPunctuationAndQuotes) {
+    EXPECT_EQ(plab::named_changes("run with `--set scaler.kind=dynamic`, then --set precision.master_weights=true. "
+                                  "Again: (scaler.kind=dynamic) and nothing.kind=x or =bad or steps="),
+              (Changes{{"scaler.kind=dynamic"}, {"precision.master_weights=true"}}));
+}
+
+TEST(ScenarioView, AssignmentsJoinedByWithOrAndAreOneChange) {
+    EXPECT_EQ(plab::named_changes("precision.recipe=amp-bf16 with scaler.kind=none, or fork with scaler.scale=256 "
+                                  "and --set scaler.growth_interval=50; or batch_size=256"),
+              (Changes{{"precision.recipe=amp-bf16", "scaler.kind=none"},
+                       {"scaler.scale=256", "scaler.growth_interval=50"},
+                       {"batch_size=256"}}));
+}
+
+TEST(ScenarioView, ListValuesAndLayerOverridesAreChangesToo) {
+    EXPECT_EQ(plab::named_changes(R"(precision.fp32_ops=["mse","softmax"] (autocast's), precision.layer_overrides.fc4=fp32.)"),
+              (Changes{{R"(precision.fp32_ops=["mse","softmax"])"}, {"precision.layer_overrides.fc4=fp32"}}));
 }
 
 TEST(ScenarioView, TryChangesComeOnlyFromTheTryParagraph) {
     plab::RunConfig c;
     c.name = "underflow-no-scaling";
     c.description = "one line";
-    c.guide = "Look at: nothing like --set a.b=1 here.\n\nTry: --set scaler.kind=dynamic, or --set x.y=2.\n\n"
-              "What happens: --set c.d=3 is not offered.";
+    c.guide = "Look at: nothing like scaler.kind=none here.\n\nTry: --set scaler.kind=dynamic, or steps=20.\n\n"
+              "What happens: scaler.init_scale=2 is not offered.";
     const plab::ScenarioView v = plab::make_scenario_view(c);
     EXPECT_EQ(v.title, "underflow-no-scaling");
     EXPECT_EQ(v.description, "one line");
     EXPECT_EQ(v.parts.size(), 3u);
-    EXPECT_EQ(v.try_changes, (std::vector<std::string>{"scaler.kind=dynamic", "x.y=2"}));
+    EXPECT_EQ(v.try_changes, (Changes{{"scaler.kind=dynamic"}, {"steps=20"}}));
     EXPECT_EQ(v.no_guide, "");
 }
 

@@ -4,6 +4,9 @@
 #include <array>
 #include <string_view>
 
+#include "engine/train/preset_io.h"
+#include "engine/train/trainer.h"
+
 namespace plab {
 
 namespace {
@@ -26,14 +29,52 @@ GuidePart part_of(std::string_view paragraph) {
     return {"", text};
 }
 
-// An assignment ends at whitespace, or at a closing quote, bracket or
-// sentence punctuation that the guide's prose puts right after it.
-std::string assignment_at(std::string_view text, std::size_t start) {
-    std::size_t end = start;
+// A preset setting, or the live loss scale (a fork's edit).
+bool is_setting(std::string_view path) {
+    if (path == kLiveScaleSetting) return true;
+    static const std::vector<std::string> paths = setting_paths();
+    for (const std::string& p : paths) {
+        if (path == p) return true;
+        // "precision.layer_overrides.fc4": a key under a map-valued setting.
+        if (path.size() > p.size() + 1 && path.compare(0, p.size(), p) == 0 && path[p.size()] == '.' &&
+            p == "precision.layer_overrides")
+            return true;
+    }
+    return false;
+}
+
+bool path_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'; }
+
+// The value after '=' at `at`: a bracketed list through its ']', else up to
+// whitespace, a quote or a closing bracket, less trailing sentence punctuation.
+std::size_t value_end(std::string_view text, std::size_t at) {
+    if (at < text.size() && text[at] == '[') {
+        const std::size_t close = text.find(']', at);
+        return close == std::string_view::npos ? text.size() : close + 1;
+    }
+    std::size_t end = at;
     while (end < text.size() && std::string_view(" \t\n`'\")]").find(text[end]) == std::string_view::npos) ++end;
-    std::string a(text.substr(start, end - start));
-    while (!a.empty() && std::string_view(",.;:").find(a.back()) != std::string_view::npos) a.pop_back();
-    return a;
+    while (end > at && std::string_view(",.;:").find(text[end - 1]) != std::string_view::npos) --end;
+    return end;
+}
+
+struct Found {
+    std::string assignment;
+    std::size_t begin = 0, end = 0;  // where it sits in the text
+};
+
+std::vector<Found> assignments_in(std::string_view text) {
+    std::vector<Found> found;
+    for (std::size_t eq = text.find('='); eq != std::string_view::npos; eq = text.find('=', eq + 1)) {
+        std::size_t begin = eq;
+        while (begin > 0 && path_char(text[begin - 1])) --begin;
+        const std::string_view path = text.substr(begin, eq - begin);
+        if (path.empty() || !is_setting(path)) continue;
+        const std::size_t end = value_end(text, eq + 1);
+        if (end == eq + 1) continue;
+        found.push_back({std::string(text.substr(begin, end - begin)), begin, end});
+    }
+    return found;
 }
 
 }  // namespace
@@ -51,15 +92,21 @@ std::vector<GuidePart> split_guide(const std::string& guide) {
     return parts;
 }
 
-std::vector<std::string> set_assignments(const std::string& text) {
-    std::vector<std::string> out;
-    constexpr std::string_view kSet = "--set ";
-    for (std::size_t at = text.find(kSet); at != std::string::npos; at = text.find(kSet, at + kSet.size())) {
-        std::string a = assignment_at(text, at + kSet.size());
-        if (a.find('=') == std::string::npos || a.front() == '=') continue;
-        if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(std::move(a));
+std::vector<std::vector<std::string>> named_changes(const std::string& text) {
+    std::vector<std::vector<std::string>> changes;
+    const std::vector<Found> found = assignments_in(text);
+    for (std::size_t i = 0; i < found.size(); ++i) {
+        std::vector<std::string> change = {found[i].assignment};
+        while (i + 1 < found.size()) {
+            std::string between = text.substr(found[i].end, found[i + 1].begin - found[i].end);
+            if (between.size() >= 6 && between.compare(between.size() - 6, 6, "--set ") == 0)
+                between.resize(between.size() - 6);
+            if (between != " with " && between != " and ") break;
+            change.push_back(found[++i].assignment);
+        }
+        if (std::find(changes.begin(), changes.end(), change) == changes.end()) changes.push_back(std::move(change));
     }
-    return out;
+    return changes;
 }
 
 ScenarioView make_scenario_view(const RunConfig& config) {
@@ -69,9 +116,9 @@ ScenarioView make_scenario_view(const RunConfig& config) {
     v.parts = split_guide(config.guide);
     for (const GuidePart& p : v.parts)
         if (p.heading == "Try")
-            for (std::string& a : set_assignments(p.text))
-                if (std::find(v.try_changes.begin(), v.try_changes.end(), a) == v.try_changes.end())
-                    v.try_changes.push_back(std::move(a));
+            for (std::vector<std::string>& change : named_changes(p.text))
+                if (std::find(v.try_changes.begin(), v.try_changes.end(), change) == v.try_changes.end())
+                    v.try_changes.push_back(std::move(change));
     if (v.parts.empty())
         v.no_guide = "This preset has no guided text. The scenario presets (plab scenario --list) each come with one: "
                      "what to look at, what to try, and what happens.";

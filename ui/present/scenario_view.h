@@ -1,8 +1,9 @@
 #pragma once
 // View model of the Scenario panel: a preset's guided text ("Look at: ...",
 // "Try: ...", "What happens: ..."), split into its parts, and the changes
-// its "Try" part names as `--set field=value`, which the panel offers to run
-// side by side with the preset as shipped (a fork from step 0).
+// its "Try" part names (`field=value`, several joined by "with" or "and"),
+// which the panel offers to run side by side with the preset as shipped (a
+// fork from step 0).
 #include <string>
 #include <vector>
 
@@ -19,7 +20,8 @@ struct ScenarioView {
     std::string title;        // the preset's name
     std::string description;  // its one line
     std::vector<GuidePart> parts;  // empty when the preset has no guide
-    std::vector<std::string> try_changes;  // "scaler.kind=dynamic", in order of appearance, no repeats
+    // One entry per change to try, each one or more assignments ("scaler.kind=dynamic"), in order, no repeats.
+    std::vector<std::vector<std::string>> try_changes;
     std::string no_guide;  // what to say instead when there is no guide; "" otherwise
 };
 
@@ -29,7 +31,11 @@ ScenarioView make_scenario_view(const RunConfig& config);
 // "Heading:" when the heading is one of the three a guide uses.
 std::vector<GuidePart> split_guide(const std::string& guide);
 
-// The `--set a.b=c` assignments in a text, in order, without repeats.
-std::vector<std::string> set_assignments(const std::string& text);
+// The changes a text names: assignments `path=value` whose path is a preset
+// setting (setting_paths(); a layer override's path goes one level deeper),
+// with an optional leading `--set `; assignments joined only by " with " or
+// " and " form one change. In order, without repeats. A value is a word, or
+// a JSON list in brackets.
+std::vector<std::vector<std::string>> named_changes(const std::string& text);
 
 }  // namespace plab

@@ -51,13 +51,14 @@ void ScenarioPanel::show_snapshot(const SessionSnapshot& snapshot) {
     guide_->setText(html);
     for (QPushButton* b : shown_buttons_) b->deleteLater();
     shown_buttons_.clear();
-    for (const std::string& change : v.try_changes) {
-        auto* b = new QPushButton(QString("Try %1 side by side (a fork from step 0)").arg(QString::fromStdString(change)),
-                                  this);
+    for (const std::vector<std::string>& change : v.try_changes) {
+        QStringList parts;
+        for (const std::string& a : change) parts << QString::fromStdString(a);
+        auto* b = new QPushButton(QString("Try %1 side by side (a fork from step 0)").arg(parts.join(", ")), this);
         b->setToolTip("Trains the preset again from step 0 with this change, beside the run as shipped; "
                       "the loss and loss-scale panels draw both.");
         b->setMinimumHeight(30);
-        connect(b, &QPushButton::clicked, this, [this, change] { fork_(0, {change}); });
+        connect(b, &QPushButton::clicked, this, [this, change] { fork_(0, change); });
         buttons_->addWidget(b);
         shown_buttons_.push_back(b);
     }
