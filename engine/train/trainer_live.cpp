@@ -15,7 +15,6 @@ namespace plab {
 
 namespace {
 
-
 // The part of the config that defines the data, the model or the seed and
 // differs between now and next ("" when none: the change can go live).
 std::string_view fixed_part_changed(const RunConfig& now, const RunConfig& next) {

@@ -1,5 +1,7 @@
 #include "ui/qt/scenario_panel.h"
 
+#include <QScrollArea>
+
 #include "ui/present/fork_summary.h"
 #include "ui/present/scenario_view.h"
 #include "ui/qt/chart_kit.h"
@@ -22,14 +24,19 @@ ScenarioPanel::ScenarioPanel(Fork fork, QWidget* parent) : Panel("scenario", "Sc
     guide_->setWordWrap(true);
     guide_->setTextFormat(Qt::RichText);
     guide_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(guide_);
+    guide_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    // A long guide scrolls; the buttons below it stay in view.
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(guide_);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    layout->addWidget(scroll, 1);
     buttons_ = new QVBoxLayout();
     layout->addLayout(buttons_);
     fork_state_ = new QLabel(this);
     fork_state_->setWordWrap(true);
     fork_state_->setFont(g);
     layout->addWidget(fork_state_);
-    layout->addStretch(1);
 }
 
 void ScenarioPanel::show_snapshot(const SessionSnapshot& snapshot) {
