@@ -138,6 +138,20 @@ TEST(LossCurves, MergedBucketKeepsItsLastEvaluation) {
     EXPECT_EQ(c.summary, "loss 1 · acc 75.0%");
 }
 
+// Evaluations more than one per pixel column are thinned to the column's last:
+// steps 1..8 evaluated on every step, axis 0..8 over 2 columns (0-4, 4-8).
+TEST(LossCurves, EvaluationsAreThinnedToOnePerColumn) {
+    RunLog log;
+    for (std::int64_t s = 1; s <= 8; ++s) {
+        StepRecord r = loss_step(s, 1.0f, 1.0f);
+        r.acc = 0.125f * static_cast<float>(s);
+        log.append(r);
+    }
+    const LossCurves c = make_loss_curves(log.view(), false, 2);
+    // Steps 1-3 fall in column 0, 4-7 in column 1, 8 at the axis end in "column 2".
+    expect_points(c.accuracy[0].points, {{3, 0.375}, {7, 0.875}, {8, 1.0}});
+}
+
 TEST(LossCurves, FlatLossGetsADecadeEachSide) {
     RunLog log;
     log.append(loss_step(1, 1.0f, 1.0f));

@@ -29,15 +29,23 @@ double plotted_accuracy(float acc) {
 }
 
 // One point per evaluation the series kept (the last of each bucket), at the
-// bucket's x like every other series value.
+// bucket's x like every other series value; at most one per pixel column
+// (the column's last), since a long run keeps thousands and each is a
+// stroke of a dashed line to draw.
 template <typename Map>
 std::vector<XY> evaluation_points(const std::vector<SeriesPoint>& series, std::optional<float> SeriesPoint::*field,
-                                  Map map) {
+                                  Map map, const StepAxis& axis, int columns) {
     std::vector<XY> points;
+    long last_column = -1;
     for (const SeriesPoint& p : series) {
         if (!(p.*field)) continue;
         const double y = map(*(p.*field));
-        if (!std::isnan(y)) points.push_back({series_x(p), y});
+        if (std::isnan(y)) continue;
+        const double x = series_x(p);
+        const long column = static_cast<long>((x - axis.min) / (axis.max - axis.min) * columns);
+        if (column == last_column) points.back() = {x, y};
+        else points.push_back({x, y});
+        last_column = column;
     }
     return points;
 }
@@ -100,10 +108,13 @@ void fill_curves(LossCurves& c, const std::vector<SeriesPoint>& series, bool twi
     std::size_t i = 0;
     c.loss[i++].points = train(&SeriesPoint::loss);
     if (twin) c.loss[i++].points = train(&SeriesPoint::loss_ref);
-    c.loss[i++].points = evaluation_points(series, &SeriesPoint::test_loss, plotted_loss);
-    if (twin) c.loss[i].points = evaluation_points(series, &SeriesPoint::test_loss_ref, plotted_loss);
-    c.accuracy[0].points = evaluation_points(series, &SeriesPoint::acc, plotted_accuracy);
-    if (twin) c.accuracy[1].points = evaluation_points(series, &SeriesPoint::acc_ref, plotted_accuracy);
+    const auto test = [&](std::optional<float> SeriesPoint::*field, double (*map)(float)) {
+        return evaluation_points(series, field, map, axis, columns);
+    };
+    c.loss[i++].points = test(&SeriesPoint::test_loss, plotted_loss);
+    if (twin) c.loss[i].points = test(&SeriesPoint::test_loss_ref, plotted_loss);
+    c.accuracy[0].points = test(&SeriesPoint::acc, plotted_accuracy);
+    if (twin) c.accuracy[1].points = test(&SeriesPoint::acc_ref, plotted_accuracy);
 }
 
 }  // namespace
