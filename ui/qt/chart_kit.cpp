@@ -104,6 +104,26 @@ QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment w
     return axis;
 }
 
+QLabel* heading_label(QWidget* parent) {
+    auto* label = new QLabel(parent);
+    QFont f = label->font();
+    f.setPointSizeF(14);
+    f.setBold(true);
+    label->setFont(f);
+    label->setWordWrap(true);
+    return label;
+}
+
+QLabel* body_label(QWidget* parent) {
+    auto* label = new QLabel(parent);
+    QFont f = label->font();
+    f.setPointSizeF(12);
+    label->setFont(f);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return label;
+}
+
 void set_points(QXYSeries* series, const std::vector<XY>& points) {
     QList<QPointF> list;
     list.reserve(static_cast<qsizetype>(points.size()));

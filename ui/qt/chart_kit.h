@@ -5,6 +5,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QColor>
+#include <QLabel>
 #include <QValueAxis>
 #include <QXYSeries>
 #include <vector>
@@ -30,6 +31,11 @@ void set_dark_theme(bool dark);  // applies the matching QPalette to the applica
 QChart* make_chart();
 QChartView* make_chart_view(QChart* chart, QWidget* parent);
 QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment where);
+
+// The labels of the text panels (diagnosis, scenario): a bold heading and
+// word-wrapped, selectable body text, in sizes readable from across a room.
+QLabel* heading_label(QWidget* parent);
+QLabel* body_label(QWidget* parent);
 
 void set_points(QXYSeries* series, const std::vector<XY>& points);
 // Columns a plot in this view decimates its data to: one per two pixels (at least 16).

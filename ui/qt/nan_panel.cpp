@@ -8,25 +8,13 @@ namespace plab::qt {
 
 NanPanel::NanPanel(Fork fork, QWidget* parent) : Panel("nan", "NaN / overflow diagnosis", parent), fork_(std::move(fork)) {
     auto* layout = new QVBoxLayout(this);
-    headline_ = new QLabel(this);
-    QFont f = headline_->font();
-    f.setPointSizeF(14);
-    f.setBold(true);
-    headline_->setFont(f);
-    headline_->setWordWrap(true);
+    headline_ = heading_label(this);
     layout->addWidget(headline_);
-    detail_ = new QLabel(this);
-    QFont d = detail_->font();
-    d.setPointSizeF(11.5);
-    detail_->setFont(d);
-    detail_->setWordWrap(true);
-    detail_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    detail_ = body_label(this);
     layout->addWidget(detail_);
     buttons_ = new QVBoxLayout();
     layout->addLayout(buttons_);
-    fork_state_ = new QLabel(this);
-    fork_state_->setWordWrap(true);
-    fork_state_->setFont(d);
+    fork_state_ = body_label(this);
     layout->addWidget(fork_state_);
     layout->addStretch(1);
 }

@@ -10,20 +10,10 @@ namespace plab::qt {
 
 ScenarioPanel::ScenarioPanel(Fork fork, QWidget* parent) : Panel("scenario", "Scenario", parent), fork_(std::move(fork)) {
     auto* layout = new QVBoxLayout(this);
-    title_ = new QLabel(this);
-    QFont f = title_->font();
-    f.setPointSizeF(14);
-    f.setBold(true);
-    title_->setFont(f);
-    title_->setWordWrap(true);
+    title_ = heading_label(this);
     layout->addWidget(title_);
-    guide_ = new QLabel(this);
-    QFont g = guide_->font();
-    g.setPointSizeF(12);
-    guide_->setFont(g);
-    guide_->setWordWrap(true);
+    guide_ = body_label(this);
     guide_->setTextFormat(Qt::RichText);
-    guide_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     guide_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     // A long guide scrolls; the buttons below it stay in view.
     auto* scroll = new QScrollArea(this);
@@ -33,9 +23,7 @@ ScenarioPanel::ScenarioPanel(Fork fork, QWidget* parent) : Panel("scenario", "Sc
     layout->addWidget(scroll, 1);
     buttons_ = new QVBoxLayout();
     layout->addLayout(buttons_);
-    fork_state_ = new QLabel(this);
-    fork_state_->setWordWrap(true);
-    fork_state_->setFont(g);
+    fork_state_ = body_label(this);
     layout->addWidget(fork_state_);
 }
 
