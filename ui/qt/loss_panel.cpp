@@ -43,12 +43,18 @@ LossPanel::LossPanel(QWidget* parent) : Panel("loss", "Loss and accuracy", paren
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(view_, 1);
+    // Plain text: the summaries change every frame, and rich text costs a document layout each time.
     summary_ = new QLabel(this);
-    summary_->setTextFormat(Qt::RichText);
+    summary_->setTextFormat(Qt::PlainText);
     QFont s = summary_->font();
     s.setPointSizeF(11.5);
     summary_->setFont(s);
     layout->addWidget(summary_);
+    fork_summary_ = new QLabel(this);
+    fork_summary_->setTextFormat(Qt::PlainText);
+    fork_summary_->setFont(s);
+    fork_summary_->setStyleSheet(QString("color:%1").arg(t.fork.name()));
+    layout->addWidget(fork_summary_);
 }
 
 ChartLine LossPanel::add_line(const QString& name, const QColor& colour, Qt::PenStyle style,
@@ -89,7 +95,6 @@ void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
     const bool twin = run.config->twin;
     const LossCurves c = make_loss_curves(run.log, twin, plot_columns(view_));
     double loss_min = c.loss_min, loss_max = c.loss_max, step_max = c.step_max;
-    QString summary = QString::fromStdString(c.summary);
     std::optional<LossCurves> f;
     if (snapshot.fork) {
         // The fork's train loss over the main run's, from the step it branched at.
@@ -97,10 +102,8 @@ void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
         loss_min = std::min(loss_min, f->loss_min);
         loss_max = std::max(loss_max, f->loss_max);
         step_max = std::max(step_max, f->step_max);
-        summary += QString("<br><span style='color:%1'>fork from step %2: %3</span>")
-                       .arg(theme().fork.name())
-                       .arg(snapshot.fork->forked_at)
-                       .arg(QString::fromStdString(f->summary));
+        fork_summary_->setText(
+            QString("fork from step %1: %2").arg(snapshot.fork->forked_at).arg(QString::fromStdString(f->summary)));
     }
     x_->setRange(c.step_min, step_max);
     loss_axis_->setRange(loss_min, loss_max);
@@ -109,7 +112,8 @@ void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
     fork_.series->setVisible(f.has_value());
     for (QLegendMarker* m : view_->chart()->legend()->markers(fork_.series)) m->setVisible(f.has_value());
     fork_.item->set_points(f && !f->loss.empty() ? f->loss.front().points : std::vector<XY>{});
-    summary_->setText(summary);
+    summary_->setText(QString::fromStdString(c.summary));
+    fork_summary_->setVisible(f.has_value());
 }
 
 }  // namespace plab::qt

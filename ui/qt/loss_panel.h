@@ -34,6 +34,7 @@ private:
     std::vector<ChartLine> acc_;
     ChartLine fork_;  // the fork's train loss, while there is a fork
     QLabel* summary_ = nullptr;
+    QLabel* fork_summary_ = nullptr;  // shown while there is a fork
 };
 
 }  // namespace plab::qt

@@ -84,15 +84,21 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
     auto dot = [](const QColor& c, const char* what) {
         return QString("<span style='color:%1'>&#9632;</span> %2 &nbsp; ").arg(c.name(), what);
     };
-    key_ = dot(t.amp, "scale") + dot(t.overflow, "overflow, step skipped") + dot(t.backoff, "backoff") +
+    const QString key_text = dot(t.amp, "scale") + dot(t.overflow, "overflow, step skipped") + dot(t.backoff, "backoff") +
            dot(t.growth, "growth") + dot(t.edit, "edit") + dot(t.fork, "fork");
+    // The summary changes every frame: plain text, which lays out far faster
+    // than rich text; the colour key is rich but set once.
     summary_ = new QLabel(this);
-    summary_->setTextFormat(Qt::RichText);
-    summary_->setWordWrap(true);  // the key wraps instead of widening the window
+    summary_->setTextFormat(Qt::PlainText);
     QFont f = summary_->font();
     f.setPointSizeF(11.5);
     summary_->setFont(f);
     left->addWidget(summary_);
+    auto* key = new QLabel(key_text, this);
+    key->setTextFormat(Qt::RichText);
+    key->setWordWrap(true);  // the key wraps instead of widening the window
+    key->setFont(f);
+    left->addWidget(key);
     layout->addLayout(left, 1);
     layout->addWidget(make_controls());
 }
@@ -213,7 +219,7 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     tracker_->setEnabled(t.growth_interval > 0);
     tracker_->setRange(0, t.growth_interval > 0 ? t.growth_interval : 1);
     tracker_->setValue(t.growth_interval > 0 ? std::min(t.growth_tracker, t.growth_interval) : 0);
-    summary_->setText(QString::fromStdString(t.summary) + "<br>" + key_);
+    summary_->setText(QString::fromStdString(t.summary));
     show_config(run.config->scaler);
 }
 

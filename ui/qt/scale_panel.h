@@ -60,7 +60,6 @@ private:
     QProgressBar* tracker_ = nullptr;
     QLabel* summary_ = nullptr;
     std::vector<ScaleMarker> markers_;  // as last shown, for their tooltips
-    QString key_;  // the colour key of the markers
 };
 
 }  // namespace plab::qt
