@@ -34,8 +34,9 @@ double init_std(InitKind kind, Activation activation, int fan_in, int fan_out) {
     throw Error("init: unknown kind " + std::to_string(static_cast<int>(kind)));
 }
 
-std::vector<float> init_weights(InitKind kind, Activation activation, int fan_in, int fan_out, Rng& rng) {
-    const double std_dev = init_std(kind, activation, fan_in, fan_out);
+std::vector<float> init_weights(InitKind kind, Activation activation, int fan_in, int fan_out, Rng& rng,
+                                double gain) {
+    const double std_dev = gain * init_std(kind, activation, fan_in, fan_out);
     std::vector<float> w(static_cast<std::size_t>(fan_in) * static_cast<std::size_t>(fan_out));
     for (float& v : w) v = static_cast<float>(std_dev * rng.normal());
     return w;

@@ -24,9 +24,11 @@ float activation_gain(Activation activation);
 double init_std(InitKind kind, Activation activation, int fan_in, int fan_out);
 
 // fan_in * fan_out weights, row-major fan_in x fan_out (Linear's in x out
-// layout), each std * rng.normal() in FP64 rounded once to FP32, drawn in
-// index order so consecutive layers continue one seeded stream. Throws
+// layout), each gain * std * rng.normal() in FP64 rounded once to FP32, drawn
+// in index order so consecutive layers continue one seeded stream. `gain` is
+// ModelConfig::init_gain: it scales the values, never the draws. Throws
 // plab::Error when a fan is below 1.
-std::vector<float> init_weights(InitKind kind, Activation activation, int fan_in, int fan_out, Rng& rng);
+std::vector<float> init_weights(InitKind kind, Activation activation, int fan_in, int fan_out, Rng& rng,
+                                double gain = 1.0);
 
 }  // namespace plab

@@ -15,6 +15,8 @@ constexpr EnumNames<InitKind, 2> kInitKindNames({{{InitKind::kaiming, "kaiming"}
 // step stays well within the 1000 steps/s budget on two CPU cores.
 constexpr int kMaxHiddenLayers = 8;
 constexpr int kMaxWidth = 4096;
+// A gain of 100 already overflows FP32 within a few layers; more teaches nothing.
+constexpr float kMaxInitGain = 100.0f;
 }  // namespace
 
 std::string_view init_kind_name(InitKind kind) { return kInitKindNames.name(kind); }
@@ -48,6 +50,9 @@ void validate(const ModelConfig& config) {
                      "0.." + std::to_string(kMaxHiddenLayers) + " widths");
     for (std::size_t i = 0; i < config.hidden.size(); ++i)
         check_int_field("model.hidden[" + std::to_string(i) + "]", config.hidden[i], 1, kMaxWidth);
+    const float gain = config.init_gain;
+    check_number_field("model.init_gain", gain, gain > 0.0f && gain <= kMaxInitGain,
+                       "> 0 and <= " + shortest_number(kMaxInitGain));
     validate_attention(config);
     // activation and init are enums: a preset reader rejects unknown names
     // when it parses them, so there is nothing left to check here.

@@ -20,6 +20,10 @@ struct ModelConfig {
     Activation activation = Activation::relu;
     bool layer_norm = false;  // LayerNorm after every hidden Linear, before the activation
     InitKind init = InitKind::kaiming;
+    // Multiplies the init's standard deviation (every drawn weight). Below 1
+    // the signal and the gradients shrink geometrically with depth: the
+    // underflow lessons start from such a net.
+    float init_gain = 1.0f;
     // An optional single-head self-attention block on the first hidden
     // layer's output (model/attention.h): that vector read as this many
     // tokens (a divisor of hidden[0]); 0 = no block.

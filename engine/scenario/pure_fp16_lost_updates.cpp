@@ -1,6 +1,7 @@
 // pure-fp16-lost-updates: weights stored in FP16 without FP32 master weights.
 // Once lr * update is below half an ULP of the weight, w + lr * u == w: the
-// update is lost, and the loss stalls; FP32 master weights keep every update.
+// update is lost, and the loss lags far behind its twin's; FP32 master
+// weights keep every update.
 #include "engine/scenario/run_to_end.h"
 #include "engine/scenario/scenario_checks.h"
 
@@ -49,7 +50,7 @@ ScenarioReport check_pure_fp16_lost_updates(Backend& backend, const ScenarioProg
     report.verdicts.push_back(make_verdict(
         bare_ratio >= kStallRatio, "no master weights, late steps: " +
                                        loss_text(late_mean(bare, loss), late_mean(bare, loss_ref)) +
-                                       ": the loss stalled (needs >= " + significant_text(kStallRatio, 3) + "x)"));
+                                       ": the loss lags behind (needs >= " + significant_text(kStallRatio, 3) + "x)"));
     report.verdicts.push_back(make_verdict(
         master_ratio <= kMasterRatio, "precision.master_weights=true, late steps: " +
                                           loss_text(late_mean(master, loss), late_mean(master, loss_ref)) +

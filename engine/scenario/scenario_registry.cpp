@@ -10,6 +10,7 @@ namespace plab {
 namespace {
 
 const ScenarioEntry kScenarios[] = {
+    {"pure-fp16-lost-updates", check_pure_fp16_lost_updates},
     {"overflow-nan", check_overflow_nan},
     {"attention-softmax-overflow", check_attention_softmax_overflow},
     {"scaler-sawtooth", check_scaler_sawtooth},

@@ -70,6 +70,7 @@ void visit_fields(RunConfig& c, Visitor&& v) {
                                                    activation_choices});
     v("model", "layer_norm", c.model.layer_norm);
     v("model", "init", EnumField<InitKind>{c.model.init, init_kind_name, parse_init_kind, init_kind_choices});
+    v("model", "init_gain", c.model.init_gain);
     v("model", "attention_tokens", IntField{c.model.attention_tokens});
     v("model", "attention_logit_scale", c.model.attention_logit_scale);
 

@@ -8,7 +8,7 @@
 // except scaler.kind, which defaults to the recipe's scaler):
 //   {"name", "description", "guide", "seed", "steps", "batch_size", "eval_every", "twin",
 //    "data": {"kind", "samples", "noise", "classes", "test_fraction"},
-//    "model": {"hidden": [..], "activation", "layer_norm", "init", "attention_tokens",
+//    "model": {"hidden": [..], "activation", "layer_norm", "init", "init_gain", "attention_tokens",
 //              "attention_logit_scale"},
 //    "precision": {"recipe", "master_weights", "fp32_ops": [..], "layer_overrides": {"fc2": "fp32"}},
 //    "scaler": {"kind", "init_scale", "growth_factor", "backoff_factor", "growth_interval",

@@ -122,19 +122,21 @@ std::unique_ptr<Trainer::Side> Trainer::make_side(const MlpSpec& spec, const Pas
 // weights the mixed run starts from (up to the FP16 rounding of fp16-pure).
 void Trainer::initialise(Side& side, std::uint64_t seed) {
     Rng rng(seed);
+    const double gain = config_.model.init_gain;
     const int layers = side.model->layer_count();
     for (int i = 0; i < layers; ++i) {
         Linear& linear = side.model->linears()[static_cast<std::size_t>(i)];
         const Activation follows = i + 1 < layers ? config_.model.activation : Activation::identity;
         const std::vector<float> w =
-            init_weights(config_.model.init, follows, linear.in_features(), linear.out_features(), rng);
+            init_weights(config_.model.init, follows, linear.in_features(), linear.out_features(), rng, gain);
         set_parameter(backend_, linear.weight, w.data());
     }
     // Drawn after every Linear, so a model without the block keeps its init.
     if (SelfAttention* attention = side.model->attention())
         for (Linear* projection : attention->projections()) {
             const std::vector<float> w = init_weights(config_.model.init, Activation::identity,
-                                                      projection->in_features(), projection->out_features(), rng);
+                                                      projection->in_features(), projection->out_features(), rng,
+                                                      gain);
             set_parameter(backend_, projection->weight, w.data());
         }
 }

@@ -80,6 +80,24 @@ TEST(Init, ValuesFollowTheSeededEngine) {
     for (std::size_t k = 0; k < w.size(); ++k) EXPECT_EQ(w[k], static_cast<float>(std_dev * normals[k])) << k;
 }
 
+// init_gain scales the standard deviation, not the draws: the same normals
+// times gain * std, rounded once (Box-Muller as above, seed 7).
+TEST(Init, GainScalesTheStandardDeviation) {
+    std::mt19937_64 engine(7);
+    const double u1 = 1.0 - static_cast<double>(engine() >> 11) * 0x1.0p-53;
+    const double u2 = static_cast<double>(engine() >> 11) * 0x1.0p-53;
+    const double first = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    const double std_dev = 1.0 / std::sqrt(5.0);  // kaiming, identity (gain 1), fan_in 5
+    for (double gain : {1.0, 0.01, 3.0, 100.0}) {
+        Rng rng(7);
+        const std::vector<float> w = init_weights(InitKind::kaiming, Activation::identity, 5, 2, rng, gain);
+        EXPECT_EQ(w[0], static_cast<float>(gain * std_dev * first)) << gain;
+    }
+    Rng a(7), b(7);
+    EXPECT_EQ(init_weights(InitKind::xavier, Activation::tanh, 9, 4, a),
+              init_weights(InitKind::xavier, Activation::tanh, 9, 4, b, 1.0));  // gain 1 is the plain init
+}
+
 struct Moments {
     double mean = 0, std_dev = 0, within_one_std = 0;
 };

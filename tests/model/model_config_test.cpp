@@ -1,6 +1,7 @@
 // ModelConfig names and validation messages.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "engine/common/error.h"
@@ -33,6 +34,8 @@ TEST(ModelConfig, AcceptsTheDefaultsAndTheLimits) {
     EXPECT_EQ(error_of(ModelConfig{.hidden = {}}), "(valid)");  // a linear model
     EXPECT_EQ(error_of(ModelConfig{.hidden = std::vector<int>(8, 1)}), "(valid)");
     EXPECT_EQ(error_of(ModelConfig{.hidden = {4096, 1}}), "(valid)");
+    EXPECT_EQ(error_of(ModelConfig{.init_gain = 100.0f}), "(valid)");
+    EXPECT_EQ(error_of(ModelConfig{.init_gain = 1e-30f}), "(valid)");
 }
 
 TEST(ModelConfig, RejectionsNameTheFieldTheValueAndTheRange) {
@@ -41,6 +44,14 @@ TEST(ModelConfig, RejectionsNameTheFieldTheValueAndTheRange) {
     EXPECT_EQ(error_of(ModelConfig{.hidden = {64, 0}}), "model.hidden[1]: 0 is out of range; allowed 1..4096");
     EXPECT_EQ(error_of(ModelConfig{.hidden = {4097}}), "model.hidden[0]: 4097 is out of range; allowed 1..4096");
     EXPECT_EQ(error_of(ModelConfig{.hidden = {8, 8, -3}}), "model.hidden[2]: -3 is out of range; allowed 1..4096");
+    const std::string gain_range = " is out of range; allowed > 0 and <= 100";
+    EXPECT_EQ(error_of(ModelConfig{.init_gain = 0.0f}), "model.init_gain: 0" + gain_range);
+    EXPECT_EQ(error_of(ModelConfig{.init_gain = -1.0f}), "model.init_gain: -1" + gain_range);
+    EXPECT_EQ(error_of(ModelConfig{.init_gain = 100.00001f}), "model.init_gain: 100.00001" + gain_range);
+    EXPECT_EQ(error_of(ModelConfig{.init_gain = std::numeric_limits<float>::infinity()}),
+              "model.init_gain: inf" + gain_range);
+    EXPECT_EQ(error_of(ModelConfig{.init_gain = std::numeric_limits<float>::quiet_NaN()}),
+              "model.init_gain: nan" + gain_range);
 }
 
 }  // namespace

@@ -135,6 +135,10 @@ TEST(PresetErrors, OutOfRange) {
     // Ranges of the parts come from their own validate().
     EXPECT_PREFIX(parse_error(R"({"scaler": {"growth_factor": 0.5}})"), "scaler.growth_factor: 0.5 is out of range");
     EXPECT_PREFIX(parse_error(R"({"data": {"samples": 2}})"), "data.samples: 2 is out of range");
+    EXPECT_EQ(parse_error(R"({"model": {"init_gain": 0}})"),
+              "model.init_gain: 0 is out of range; allowed > 0 and <= 100");
+    EXPECT_EQ(parse_error(R"({"model": {"init_gain": 100.5}})"),
+              "model.init_gain: 100.5 is out of range; allowed > 0 and <= 100");
 }
 
 TEST(PresetErrors, BatchSizeAtMostTheTrainingRows) {

@@ -179,6 +179,7 @@ TEST(PresetWrite, DefaultConfigPretty) {
     "activation": "relu",
     "layer_norm": false,
     "init": "kaiming",
+    "init_gain": 1,
     "attention_tokens": 0,
     "attention_logit_scale": 1
   },
@@ -258,6 +259,7 @@ RunConfig odd_config() {
     c.model.activation = Activation::gelu;
     c.model.layer_norm = true;
     c.model.init = InitKind::xavier;
+    c.model.init_gain = 0.1f;
     c.model.attention_tokens = 3;
     c.model.attention_logit_scale = 1e6f;
     c.precision.recipe = Recipe::fp16_pure;
@@ -372,7 +374,7 @@ TEST(ApplySetting, SettingsValidateOnceAtTheEnd) {
 
 TEST(ApplySetting, PathsListEveryField) {
     const std::vector<std::string> paths = setting_paths();
-    ASSERT_EQ(paths.size(), 46u);  // 8 top-level, data 5, model 6, precision 7, scaler 8, optimizer 10, telemetry 2
+    ASSERT_EQ(paths.size(), 47u);  // 8 top-level, data 5, model 7, precision 7, scaler 8, optimizer 10, telemetry 2
     EXPECT_EQ(paths.front(), "name");
     EXPECT_EQ(paths[2], "guide");
     EXPECT_EQ(paths[8], "data.kind");
