@@ -15,8 +15,6 @@ namespace {
 
 constexpr FormatId kBandFormats[] = {FormatId::fp16, FormatId::bf16, FormatId::e4m3, FormatId::e5m2};
 
-QString percent(double p) { return QString::number(p, 'g', 3) + "%"; }
-
 const char* const kTensorNames[] = {"weights", "weight grads", "activations", "activation grads"};
 
 }  // namespace
@@ -39,11 +37,7 @@ HistogramPanel::HistogramPanel(PickValue pick, QWidget* parent)
     caption_ = new QLabel(this);
     caption_->setWordWrap(true);
     layout->addWidget(caption_);
-    counters_ = new QLabel(this);
-    QFont f = counters_->font();
-    f.setPointSizeF(11);
-    counters_->setFont(f);
-    counters_->setTextFormat(Qt::RichText);
+    counters_ = new CountersTable(this);
     layout->addWidget(counters_);
 }
 
@@ -148,29 +142,16 @@ void HistogramPanel::redraw() {
         redraw_one(static_cast<std::size_t>(layer), tensor, formats);
 }
 
-QString HistogramPanel::counters_rows(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats,
-                                      bool named) const {
-    if (layer >= record_->layers.size()) return {};
+void HistogramPanel::add_counter_rows(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats,
+                                      bool named, std::vector<CountersTable::Row>& rows) const {
+    if (layer >= record_->layers.size()) return;
     const TensorStats& s = pick_stats(record_->layers[layer], tensor, unscaled_->isChecked());
-    QString rows;
     for (FormatId f : formats) {
-        const HistCounters c = make_hist_counters(s, f);
         const QString format = QString::fromUtf8(std::string(format_display_name(f)).c_str());
         const QString name = named ? QString::fromStdString(layer_names_[layer]) + " " + format : format;
-        rows += QString("<tr><td style='color:%1'><b>%2</b></td><td>%3</td><td>%4</td><td>%5</td><td>%6</td>"
-                        "<td>%7</td><td>%8</td></tr>")
-                    .arg(band_colour(f).name(), name, percent(c.zero), percent(c.underflow), percent(c.subnormal),
-                         percent(c.overflow), percent(c.nan), percent(c.inf));
+        rows.push_back({name, band_colour(f), make_hist_counters(s, f)});
     }
-    return rows;
 }
-
-namespace {
-
-const QString kCountersHead = "<table cellspacing=6><tr><th></th><th>zero</th><th>underflow</th><th>subnormal</th>"
-                              "<th>overflow</th><th>NaN</th><th>Inf</th></tr>";
-
-}  // namespace
 
 void HistogramPanel::redraw_one(std::size_t l, HistTensor tensor, const std::vector<FormatId>& formats) {
     pages_->setCurrentIndex(0);
@@ -185,7 +166,9 @@ void HistogramPanel::redraw_one(std::size_t l, HistTensor tensor, const std::vec
     if (shown.shift_log2 != 0)
         caption += QString(" Unscaled: moved %1 binades left of what the hardware holds.").arg(shown.shift_log2);
     caption_->setText(caption);
-    counters_->setText(kCountersHead + counters_rows(l, tensor, formats, false) + "</table>");
+    std::vector<CountersTable::Row> rows;
+    add_counter_rows(l, tensor, formats, false, rows);
+    counters_->show_rows(rows);
 }
 
 void HistogramPanel::match_small_charts(std::size_t layers) {
@@ -222,17 +205,17 @@ void HistogramPanel::redraw_all(HistTensor tensor, const std::vector<FormatId>& 
         x_min = l == 0 ? views[l].x_min : std::min(x_min, views[l].x_min);
         x_max = l == 0 ? views[l].x_max : std::max(x_max, views[l].x_max);
     }
-    QString rows;
+    std::vector<CountersTable::Row> rows;
     for (std::size_t l = 0; l < layers; ++l) {
         small_[l]->show_view(views[l], x_min, x_max, views[l].y_max);
         small_titles_[l]->setText(QString("<b>%1</b>").arg(QString::fromStdString(views[l].title)));
-        rows += counters_rows(l, tensor, formats, true);
+        add_counter_rows(l, tensor, formats, true, rows);
     }
     caption_->setText(QString("All layers at step %1, loss scale %2, on one x range (log2 |x|, binades); each plot's "
                               "y is its own fraction of values. Shaded: flush to zero, subnormal, overflow.")
                           .arg(record_->step)
                           .arg(static_cast<double>(record_->scale)));
-    counters_->setText(kCountersHead + rows + "</table>");
+    counters_->show_rows(rows);
 }
 
 void HistogramPanel::hovered(const HistBar& b, bool state) {

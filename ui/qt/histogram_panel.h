@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ui/present/histogram_view.h"
+#include "ui/qt/counters_table.h"
 #include "ui/qt/histogram_chart.h"
 #include "ui/qt/panel.h"
 
@@ -41,8 +42,8 @@ private:
     void redraw_one(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats);
     void redraw_all(HistTensor tensor, const std::vector<FormatId>& formats);
     void match_small_charts(std::size_t layers);
-    QString counters_rows(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats,
-                          bool named) const;
+    void add_counter_rows(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats, bool named,
+                          std::vector<CountersTable::Row>& rows) const;
     std::vector<FormatId> chosen_formats() const;
     void hovered(const HistBar& bar, bool state);
 
@@ -58,7 +59,7 @@ private:
     QGridLayout* grid_ = nullptr;
     std::vector<HistogramChart*> small_;  // one per layer
     std::vector<QLabel*> small_titles_;
-    QLabel* counters_ = nullptr;
+    CountersTable* counters_ = nullptr;
     QLabel* caption_ = nullptr;
 
     void pick_record();

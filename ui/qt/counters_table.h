@@ -1,0 +1,35 @@
+#pragma once
+// The counters under the histograms: per layer and format, the percentage of
+// values that are zero, flush to zero, land subnormal, overflow, are NaN or
+// Inf. A grid of plain-text labels: it changes with every histogram (every
+// few steps while training), and a rich-text table cost a document layout
+// on each change.
+#include <QColor>
+#include <QGridLayout>
+#include <QLabel>
+#include <QWidget>
+#include <array>
+#include <vector>
+
+#include "ui/present/histogram_view.h"
+
+namespace plab::qt {
+
+class CountersTable : public QWidget {
+public:
+    struct Row {
+        QString name;   // "FP16", or "fc1 FP16" when several layers are listed
+        QColor colour;  // of the format
+        HistCounters counters;
+    };
+
+    explicit CountersTable(QWidget* parent = nullptr);
+    void show_rows(const std::vector<Row>& rows);
+
+private:
+    static constexpr int kColumns = 7;  // name, zero, underflow, subnormal, overflow, NaN, Inf
+    QGridLayout* grid_ = nullptr;
+    std::vector<std::array<QLabel*, kColumns>> rows_;
+};
+
+}  // namespace plab::qt
