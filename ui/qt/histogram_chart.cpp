@@ -9,8 +9,6 @@ namespace plab::qt {
 
 namespace {
 
-constexpr FormatId kBandFormats[] = {FormatId::fp16, FormatId::bf16, FormatId::e4m3, FormatId::e5m2};
-
 // A rectangle [x0, x1] x [0, top] as an area series (its own two line series).
 QAreaSeries* band_series(QChart* chart, const QString& name, QColor colour, int alpha) {
     auto* upper = new QLineSeries(chart);
@@ -59,7 +57,7 @@ HistogramChart::HistogramChart(bool compact, Hovered hovered, Clicked clicked, Q
     const Theme& t = theme();
     setRenderHint(QPainter::Antialiasing, false);
     setMinimumSize(compact ? 200 : 320, compact ? 140 : 200);
-    for (FormatId f : kBandFormats) {
+    for (FormatId f : kRangeFormats) {
         const QString name = QString::fromUtf8(std::string(format_display_name(f)).c_str());
         bands_.push_back({f, band_series(c, name + " flushes to 0", band_colour(f), 60),
                           band_series(c, name + " subnormal", band_colour(f), 28),

@@ -13,15 +13,13 @@ namespace plab::qt {
 
 namespace {
 
-constexpr FormatId kBandFormats[] = {FormatId::fp16, FormatId::bf16, FormatId::e4m3, FormatId::e5m2};
-
 const char* const kTensorNames[] = {"weights", "weight grads", "activations", "activation grads"};
 
 }  // namespace
 
 HistogramPanel::HistogramPanel(PickValue pick, QWidget* parent)
     : Panel("histograms", "Gradient histograms", parent), pick_(std::move(pick)) {
-    for (FormatId f : kBandFormats) bands_.push_back({f});
+    for (FormatId f : kRangeFormats) bands_.push_back({f});
     pages_ = new QStackedWidget(this);
     large_ = make_chart_widget(false);
     pages_->addWidget(large_);
