@@ -5,6 +5,8 @@
 
 namespace plab {
 
+ScenarioReport check_underflow_no_scaling(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_bf16_no_scaling(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_pure_fp16_lost_updates(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_overflow_nan(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_scaler_sawtooth(Backend& backend, const ScenarioProgress& progress);

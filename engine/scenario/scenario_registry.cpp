@@ -10,6 +10,8 @@ namespace plab {
 namespace {
 
 const ScenarioEntry kScenarios[] = {
+    {"underflow-no-scaling", check_underflow_no_scaling},
+    {"bf16-no-scaling", check_bf16_no_scaling},
     {"pure-fp16-lost-updates", check_pure_fp16_lost_updates},
     {"overflow-nan", check_overflow_nan},
     {"attention-softmax-overflow", check_attention_softmax_overflow},

@@ -714,7 +714,7 @@ const BadInput kBadInputs[] = {
     {"set_without_value", "--set scaler.init_scale", {"plab: --set: \"scaler.init_scale\" is not allowed; allowed"}},
     {"unknown_preset", "--preset spirals-fp64",
      {"plab: unknown preset \"spirals-fp64\"; known presets: ", "fp16-static-overflow, ", "spirals-amp-fp16, ",
-      "spirals-fp32 (in "}},
+      "spirals-fp32, ", "underflow-no-scaling (in "}},
     {"invalid_json_file", "--preset {dir}/bad.json", {"plab: {dir}/bad.json:1:26: invalid JSON: "}},
     {"missing_file", "--preset {dir}/absent.json", {"plab: preset file \"{dir}/absent.json\": cannot be read"}},
     {"format_xml", "--format xml", {"plab: --format", "xml", "jsonl", "csv"}},
