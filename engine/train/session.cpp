@@ -6,6 +6,8 @@
 
 #include "engine/common/error.h"
 #include "engine/common/field_check.h"
+#include "engine/train/preset_io.h"
+#include "engine/train/trainer.h"
 
 namespace plab {
 
@@ -163,6 +165,16 @@ void Session::apply_one(const SetCommand& command) {
 void Session::apply_one(const ForkCommand& command) {
     check_int_field("fork.at_step", command.at_step, 0, main_.run->steps_done());
     const EditList& edits = main_.log.edits();
+    if (command.at_step == 0) {
+        LiveRun fork{fresh_fork_run(command.changes), RunLog(options_.log), nullptr, 0};
+        // Logged as edits at step 0 (what the fork changed, for the views);
+        // applying them again to its config changes nothing.
+        for (std::size_t i = 0; i < edits.size() && edits[i].step == 0; ++i) fork.log.add_edit(0, edits[i].assignment);
+        for (const std::string& change : command.changes) fork.log.add_edit(0, change);
+        fork.config = std::make_shared<const RunConfig>(fork.run->config());
+        fork_ = std::move(fork);
+        return;
+    }
     std::unique_ptr<Run> run = restore_run(checkpoints_, factory_, config_, edits, command.at_step,
                                            [this] { return stop_requested(); });
     if (!run) return;  // closing
@@ -174,6 +186,26 @@ void Session::apply_one(const ForkCommand& command) {
     for (const std::string& change : command.changes) apply_edit(fork, change);
     fork.config = std::make_shared<const RunConfig>(fork.run->config());
     fork_ = std::move(fork);
+}
+
+// The preset with the main run's step-0 edits and then `changes` folded into
+// its config (validated: an error names the field), built from scratch; the
+// live loss scale, which is state and not config, is set on the new run.
+std::unique_ptr<Run> Session::fresh_fork_run(const std::vector<std::string>& changes) const {
+    std::vector<std::string> settings, live_scale;
+    const EditList& edits = main_.log.edits();
+    for (std::size_t i = 0; i < edits.size() && edits[i].step == 0; ++i) settings.push_back(edits[i].assignment);
+    settings.insert(settings.end(), changes.begin(), changes.end());
+    std::erase_if(settings, [&](const std::string& a) {
+        const bool scale = a.starts_with(std::string(kLiveScaleSetting) + "=");
+        if (scale) live_scale.push_back(a);
+        return scale;
+    });
+    RunConfig config = config_;
+    apply_settings(config, settings);
+    std::unique_ptr<Run> run = factory_(config);
+    for (const std::string& a : live_scale) run->apply(a);
+    return run;
 }
 
 void Session::apply_edit(LiveRun& live, const std::string& assignment) {

@@ -88,7 +88,9 @@ public:
     // A fork equal to the main run as it was at `at_step` (0 <= at_step <= the
     // current step), with `changes` applied in order, then stepped alongside
     // the main run. It replaces an existing fork; on any error the existing
-    // fork stays as it was.
+    // fork stays as it was. A fork from step 0 is a new run of the preset with
+    // the changes made before it starts, so it may change what a live run
+    // cannot (the model, the data, master weights, the seed).
     std::uint64_t fork(std::int64_t at_step, std::vector<std::string> changes = {});
 
     // The latest published state: cheap (a pointer copy under a tiny mutex).
@@ -118,6 +120,7 @@ private:
     void apply_one(const ResetCommand&);
     void apply_one(const SetCommand& command);
     void apply_one(const ForkCommand& command);
+    std::unique_ptr<Run> fresh_fork_run(const std::vector<std::string>& changes) const;
     void advance();
     bool should_step(const LiveRun& live) const;
     bool busy() const { return playing_ || steps_left_ > 0; }

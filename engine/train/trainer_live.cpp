@@ -35,7 +35,7 @@ std::string_view fixed_part_changed(const RunConfig& now, const RunConfig& next)
     const std::string key(assignment.substr(0, eq));
     const std::string value(eq == std::string_view::npos ? "" : assignment.substr(eq + 1));
     throw Error(key + ": " + value + " cannot be set while a run is live: it changes " + std::string(part) +
-                ", which the run and its twin were built from; reset the run with the new value");
+                ", which the run and its twin were built from; reset the run with the new value, or fork from step 0 with it");
 }
 
 float parse_scale(std::string_view text) {

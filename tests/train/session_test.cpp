@@ -10,7 +10,10 @@
 #include <thread>
 #include <vector>
 
+#include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
+#include "engine/train/preset_io.h"
+#include "engine/train/trainer_factory.h"
 #include "engine/train/session.h"
 #include "engine/train/session_checkpoints.h"
 #include "train/fake_run.h"
@@ -412,12 +415,58 @@ TEST(Session, ErrorsSurfaceInTheSnapshotAndTheWorkerGoesOn) {
     session.fork(0, {"optimizer.lr=0.5", "optimizer.lr=-1"});  // the second change is bad: no new fork
     session.wait_until_idle();
     snap = session.snapshot();
-    EXPECT_EQ(snap->last_error, "optimizer.lr: -1 is out of range; allowed > 0");
+    // A fork from step 0 is built from the preset with its changes: the preset's own check speaks.
+    EXPECT_EQ(snap->last_error, "optimizer.lr: -1 is out of range; allowed finite and > 0");
     EXPECT_EQ(snap->errors, 4u);
     EXPECT_EQ(snap->step, 2);
     ASSERT_TRUE(snap->fork.has_value());
     EXPECT_EQ(snap->fork->forked_at, 1);  // the earlier fork, untouched
     EXPECT_EQ(snap->fork->config->optimizer.lr, small_config().optimizer.lr);
+}
+
+// A change a live run refuses (it rebuilds the model) is refused for a fork
+// from a later step, and taken by a fork from step 0, which is a new run of
+// the changed preset: its records are those of a Trainer built from it.
+TEST(Session, AForkFromStepZeroMayChangeWhatALiveRunCannot) {
+    RunConfig config = small_config(50);
+    config.model.hidden = {8};
+    config.data.samples = 200;
+    config.batch_size = 32;
+    config.data.seed = config.seed;  // as a loaded preset is: the data seeded from the run's seed
+    Session session(config, trainer_factory(std::make_shared<CpuBackend>()));
+    session.step(4);
+    session.fork(2, {"model.init_gain=3"});
+    session.wait_until_idle();
+    auto snap = session.snapshot();
+    EXPECT_EQ(snap->last_error,
+              "model.init_gain: 3 cannot be set while a run is live: it changes model, which the run and its "
+              "twin were built from; reset the run with the new value, or fork from step 0 with it");
+    EXPECT_FALSE(snap->fork.has_value());
+
+    session.fork(0, {"model.init_gain=3", "scaler.scale=256"});
+    session.step(3);
+    session.wait_until_idle();
+    snap = session.snapshot();
+    ASSERT_TRUE(snap->fork.has_value());
+    EXPECT_EQ(snap->errors, 1u);
+    EXPECT_EQ(snap->fork->config->model.init_gain, 3.0);
+    ASSERT_EQ(snap->fork->log.edits.size(), 2u);
+    EXPECT_EQ(snap->fork->log.edits[0].assignment, "model.init_gain=3");
+    EXPECT_EQ(snap->fork->log.edits[1].step, 0);
+
+    RunConfig changed = config;
+    changed.model.init_gain = 3.0;
+    CpuBackend backend;
+    Trainer reference(backend, changed);
+    reference.apply("scaler.scale=256");
+    ASSERT_EQ(snap->fork->log.recent.size(), 3u);
+    for (const auto& held : snap->fork->log.recent) {
+        const StepRecord want = reference.step();
+        EXPECT_EQ(held->loss, want.loss) << "step " << want.step;
+        EXPECT_EQ(held->scale, want.scale) << "step " << want.step;
+        EXPECT_EQ(held->loss_ref, want.loss_ref) << "step " << want.step;
+    }
+    EXPECT_EQ(snap->fork->log.recent.front()->scale, 256.0f);
 }
 
 TEST(Session, AFailingStepPausesAndIsReported) {
