@@ -65,7 +65,7 @@ if(NOT PLAB_WITH_IMGUI STREQUAL "OFF")
     set(_imgui_found TRUE)
   endif()
 endif()
-plab_feature(PLAB_WITH_IMGUI "ImGui+GLFW (live view not written yet)" _imgui_found "ImGui/GLFW/OpenGL not found: apt-get install libimgui-dev libglfw3-dev libgl-dev")
+plab_feature(PLAB_WITH_IMGUI "ImGui live view (precision-lab-imgui)" _imgui_found "ImGui/GLFW/OpenGL not found: apt-get install libimgui-dev libglfw3-dev libgl-dev")
 
 function(plab_print_feature_summary)
   list(JOIN PLAB_BUILT_PARTS ", " _built)

@@ -235,4 +235,10 @@ std::string bar_edge_bits(const HistBar& bar, FormatId f) {
     return layout.format_label + " " + bits + " (" + layout.hex + ") " + layout.value_class;
 }
 
+std::shared_ptr<const StepRecord> histogram_record(const RunLogView& log, std::optional<std::int64_t> at) {
+    for (auto it = log.recent.rbegin(); it != log.recent.rend(); ++it)
+        if ((*it)->histograms && (!at || (*it)->step <= *at)) return *it;
+    return nullptr;
+}
+
 }  // namespace plab

@@ -4,12 +4,15 @@
 // against the representable ranges of chosen formats, with the per-layer
 // counters. Built from the engine's Log2Histogram and TensorStats.
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "engine/numeric/format.h"
 #include "engine/numeric/tensor_stats.h"
+#include "engine/train/run_log.h"
 #include "engine/train/step_record.h"
 
 namespace plab {
@@ -65,5 +68,10 @@ std::string bar_tooltip(const HistBar& bar);
 // would hold it) in format f, sign / exponent / mantissa apart, e.g.
 // "FP16 0 00001 0000000000 (0x0400) normal".
 std::string bar_edge_bits(const HistBar& bar, FormatId f);
+
+// The record whose histograms a panel shows: the latest recent record that
+// took histograms (every telemetry.hist_every steps), at or before `at` when
+// given (a jump to an older step); null when none has.
+std::shared_ptr<const StepRecord> histogram_record(const RunLogView& log, std::optional<std::int64_t> at = std::nullopt);
 
 }  // namespace plab

@@ -1,0 +1,110 @@
+// The live view as a person sees it: precision-lab-imgui renders its window
+// under xvfb-run (Mesa's software OpenGL) after a short run; the PNG must
+// exist, have the window's size and show something (many colours, not one
+// flat fill). Skipped where xvfb-run is not installed.
+#include <gtest/gtest.h>
+
+#include <stb/stb_image.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+int exit_code(const std::string& command) {
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool have_xvfb() { return exit_code("command -v xvfb-run > /dev/null 2>&1") == 0; }
+
+struct Image {
+    int width = 0, height = 0;
+    std::map<unsigned, int> colours;  // RGB -> pixels of it (every pixel)
+    int pixels = 0;
+};
+
+Image load(const std::filesystem::path& file) {
+    Image img;
+    int channels = 0;
+    unsigned char* data = stbi_load(file.c_str(), &img.width, &img.height, &channels, 3);
+    if (!data) return img;
+    img.pixels = img.width * img.height;
+    for (int i = 0; i < img.pixels; ++i) {
+        const unsigned char* p = data + 3 * i;
+        ++img.colours[(unsigned{p[0]} << 16) | (unsigned{p[1]} << 8) | p[2]];
+    }
+    stbi_image_free(data);
+    return img;
+}
+
+struct Shot {
+    int exit_code = -1;
+    Image image;
+};
+
+Shot shoot(const std::string& name, const std::string& args) {
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / ("plab-imgui-" + name + ".png");
+    std::filesystem::remove(file);
+    Shot s;
+    s.exit_code = exit_code("xvfb-run -a -s \"-screen 0 1600x1000x24\" " + std::string(PLAB_LIVE_VIEW) + " " + args +
+                            " --screenshot " + file.string() + " > /dev/null");
+    s.image = load(file);
+    return s;
+}
+
+void expect_drawn(const Shot& s) {
+    ASSERT_EQ(s.exit_code, 0);
+    ASSERT_GT(s.image.pixels, 0) << "no PNG written";
+    EXPECT_EQ(s.image.width, 1600);
+    EXPECT_EQ(s.image.height, 1000);
+    int most = 0;
+    for (const auto& [rgb, n] : s.image.colours) most = std::max(most, n);
+    EXPECT_GE(s.image.colours.size(), 50u) << "nearly flat image";
+    EXPECT_GE(1.0 - static_cast<double>(most) / s.image.pixels, 0.2) << "almost everything is background";
+}
+
+// Pixels of exactly the live view's overflow red (ui/imgui/look.h): its
+// NaN headline and overflow markers, besides the small swatch of the scale
+// panel's colour key (about 100 pixels), which is always there.
+constexpr int kKeySwatch = 200;
+int overflow_red(const Image& img) {
+    const auto it = img.colours.find(0xf03c3cu);
+    return it == img.colours.end() ? 0 : it->second;
+}
+
+TEST(LiveViewScreenshot, TrainedSpirals) {
+    if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not installed";
+    const Shot s = shoot("spirals", "--preset spirals-amp-fp16 --steps 300");
+    expect_drawn(s);
+    EXPECT_LE(overflow_red(s.image), kKeySwatch) << "spirals-amp-fp16 never overflows: only the key's swatch is red";
+}
+
+TEST(LiveViewScreenshot, ProjectorMode) {
+    if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not installed";
+    expect_drawn(shoot("projector", "--preset spirals-amp-fp16 --steps 100 --projector"));
+}
+
+TEST(LiveViewScreenshot, NanDiagnosisShowsInRed) {
+    if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not installed";
+    const Shot s = shoot("nan", "--preset overflow-nan --steps 60");
+    expect_drawn(s);
+    // 30 overflow markers and the diagnosis's headline.
+    EXPECT_GE(overflow_red(s.image), 5 * kKeySwatch);
+}
+
+// Bad input is refused before any window opens: no display needed.
+TEST(LiveViewArguments, BadInputExitsTwo) {
+    const std::string exe = PLAB_LIVE_VIEW;
+    EXPECT_EQ(exit_code(exe + " --preset no-such-preset --screenshot x.png 2> /dev/null"), 2);
+    EXPECT_EQ(exit_code(exe + " --size 12x34 --screenshot x.png 2> /dev/null"), 2);
+    EXPECT_EQ(exit_code(exe + " --screenshot x.jpg 2> /dev/null"), 2);
+    EXPECT_EQ(exit_code(exe + " --steps -1 2> /dev/null"), 2);
+    EXPECT_EQ(exit_code(exe + " --help > /dev/null"), 0);
+}
+
+}  // namespace

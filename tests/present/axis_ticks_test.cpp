@@ -1,0 +1,70 @@
+// Tick marks checked against hand-counted cases: the interval is the first of
+// 1, 2, 5 x 10^k whose multiples in the range number at most max_ticks.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ui/present/axis_ticks.h"
+
+namespace plab {
+namespace {
+
+void expect_ticks(const std::vector<AxisTick>& got, const std::vector<double>& values,
+                  const std::vector<std::string>& texts) {
+    ASSERT_EQ(got.size(), values.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        EXPECT_DOUBLE_EQ(got[i].value, values[i]) << "tick " << i;
+        EXPECT_EQ(got[i].text, texts[i]) << "tick " << i;
+    }
+}
+
+TEST(TickInterval, StepsOfALongRun) {
+    // 0..2000 with room for 6: 200 gives 11 ticks, 500 gives 5.
+    EXPECT_DOUBLE_EQ(tick_interval(0, 2000, 6), 500);
+    expect_ticks(linear_ticks(0, 2000, 6), {0, 500, 1000, 1500, 2000}, {"0", "500", "1000", "1500", "2000"});
+}
+
+TEST(TickInterval, ExactlyMaxTicksFit) {
+    // 0..100 with room for 11: 10 gives exactly 11 ticks.
+    EXPECT_DOUBLE_EQ(tick_interval(0, 100, 11), 10);
+    EXPECT_DOUBLE_EQ(tick_interval(0, 100, 10), 20);
+}
+
+TEST(TickInterval, MinimumIntervalForWholeSteps) {
+    // Five steps with room for a hundred ticks: 0.1 would fit, whole steps only is 1.
+    EXPECT_DOUBLE_EQ(tick_interval(0, 5, 100), 0.1);
+    EXPECT_DOUBLE_EQ(tick_interval(0, 5, 100, 1), 1);
+    expect_ticks(linear_ticks(0, 3, 100, 1), {0, 1, 2, 3}, {"0", "1", "2", "3"});
+}
+
+TEST(LinearTicks, DecimalsFollowTheInterval) {
+    // 0.9..1 with room for 5: 0.02 gives 6 ticks, 0.05 gives 3.
+    expect_ticks(linear_ticks(0.9, 1.0, 5), {0.9, 0.95, 1.0}, {"0.90", "0.95", "1.00"});
+}
+
+TEST(LinearTicks, NegativeRangeNotOnMultiples) {
+    // -7.5..3.2 with room for 5: 1 gives 11, 2 gives -6 -4 -2 0 2.
+    expect_ticks(linear_ticks(-7.5, 3.2, 5), {-6, -4, -2, 0, 2}, {"-6", "-4", "-2", "0", "2"});
+}
+
+TEST(LinearTicks, EmptyRangeGivesIntervalOne) {
+    EXPECT_DOUBLE_EQ(tick_interval(1, 1, 5), 1);
+    expect_ticks(linear_ticks(1, 1, 5), {1}, {"1"});
+}
+
+TEST(ExponentTicks, Binades) {
+    // -30..10 binades with room for 9: 2 gives 21, 5 gives 9.
+    expect_ticks(exponent_ticks(-30, 10, 9, 2), {-30, -25, -20, -15, -10, -5, 0, 5, 10},
+                 {"2^-30", "2^-25", "2^-20", "2^-15", "2^-10", "2^-5", "2^0", "2^5", "2^10"});
+}
+
+TEST(ExponentTicks, DecadesNeverSplit) {
+    // Room for many ticks still gives whole decades only.
+    expect_ticks(exponent_ticks(-3, 1, 50, 10), {-3, -2, -1, 0, 1}, {"1e-3", "0.01", "0.1", "1", "10"});
+    expect_ticks(exponent_ticks(2, 4, 50, 10), {2, 3, 4}, {"100", "1e+3", "1e+4"});
+    expect_ticks(exponent_ticks(-0.5, 0.5, 50, 10), {0}, {"1"});
+}
+
+}  // namespace
+}  // namespace plab

@@ -1,0 +1,91 @@
+#include "ui/imgui/controls_panel.h"
+
+#include <cmath>
+#include <string>
+
+#include "engine/common/number_text.h"
+#include "ui/imgui/plot.h"
+#include "ui/present/scaler_snippet.h"
+
+namespace plab::imgui {
+
+namespace {
+
+bool key_button(const char* label, const char* key) {
+    const bool pressed = ImGui::Button(label);
+    if (ImGui::IsItemHovered()) tooltip(std::string("key: ") + key);
+    return pressed;
+}
+
+}  // namespace
+
+void ControlsPanel::number(const char* label, const char* key, double shown, Field& field, bool whole,
+                           const LiveContext& context) {
+    if (!field.editing) field.value = shown;
+    ImGui::SetNextItemWidth(ImGui::GetTextLineHeight() * 6);
+    const bool entered = ImGui::InputDouble(label, &field.value, 0, 0, whole ? "%.0f" : "%g",
+                                            ImGuiInputTextFlags_EnterReturnsTrue);
+    field.editing = ImGui::IsItemActive();
+    if (!entered) return;
+    field.editing = false;
+    const std::string value = whole ? std::to_string(std::llround(field.value)) : shortest_text(field.value);
+    context.set(std::string("scaler.") + key + "=" + value);
+}
+
+void ControlsPanel::draw(const SessionSnapshot& snapshot, const Look& look, const LiveContext& context) {
+    (void)look;
+    const RunView& run = snapshot.main;
+    if (!run.config) return;
+    const RunConfig& config = *run.config;
+    if (key_button(snapshot.playing ? "Pause" : "Play", "Space")) context.perform(live_action(LiveKey::space));
+    ImGui::SameLine();
+    if (key_button("Step", "S")) context.perform(live_action(LiveKey::s));
+    ImGui::SameLine();
+    if (key_button("Reset", "R")) context.perform(live_action(LiveKey::r));
+    ImGui::SameLine();
+    if (key_button("Fork", "F")) context.perform(live_action(LiveKey::f));
+
+    ImGui::TextDisabled("recipe (a new run):");
+    for (std::size_t i = 0; i < std::size(kAllRecipes); ++i) {
+        if (i % 3) ImGui::SameLine();
+        const std::string label = std::to_string(i + 1) + " " + std::string(recipe_name(kAllRecipes[i]));
+        if (ImGui::RadioButton(label.c_str(), config.precision.recipe == kAllRecipes[i]))
+            context.perform({LiveCommand::recipe, kAllRecipes[i]});
+    }
+    ImGui::Separator();
+
+    const ScalerConfig& s = config.scaler;
+    ImGui::SetNextItemWidth(ImGui::GetTextLineHeight() * 6);
+    if (ImGui::BeginCombo("kind", std::string(scaler_kind_name(s.kind)).c_str())) {
+        for (ScalerKind k : kAllScalerKinds)
+            if (ImGui::Selectable(std::string(scaler_kind_name(k)).c_str(), k == s.kind))
+                context.set("scaler.kind=" + std::string(scaler_kind_name(k)));
+        ImGui::EndCombo();
+    }
+    ImGui::Text("scale %s", power_of_two_text(live_loss_scale(run)).c_str());
+    ImGui::SameLine();
+    if (key_button("/2", "Down")) context.perform(live_action(LiveKey::down));
+    ImGui::SameLine();
+    if (key_button("x2", "Up")) context.perform(live_action(LiveKey::up));
+    if (!init_log2_.editing) init_log2_.value = std::round(std::log2(s.init_scale));
+    ImGui::SetNextItemWidth(ImGui::GetTextLineHeight() * 6);
+    if (ImGui::InputDouble("init_scale 2^", &init_log2_.value, 0, 0, "%.0f", ImGuiInputTextFlags_EnterReturnsTrue)) {
+        init_log2_.editing = false;
+        context.set("scaler.init_scale=" + shortest_text(std::ldexp(1.0, static_cast<int>(std::lround(init_log2_.value)))));
+    } else {
+        init_log2_.editing = ImGui::IsItemActive();
+    }
+    number("growth_factor", "growth_factor", s.growth_factor, growth_factor_, false, context);
+    number("backoff_factor", "backoff_factor", s.backoff_factor, backoff_factor_, false, context);
+    number("growth_interval", "growth_interval", s.growth_interval, growth_interval_, true, context);
+    ImGui::SameLine();
+    if (key_button("/2##gi", "B")) context.perform(live_action(LiveKey::b));
+    ImGui::SameLine();
+    if (key_button("x2##gi", "G")) context.perform(live_action(LiveKey::g));
+    number("hysteresis", "hysteresis", s.hysteresis, hysteresis_, true, context);
+    number("min_scale", "min_scale", s.min_scale, min_scale_, false, context);
+    if (ImGui::Button("Copy as PyTorch GradScaler")) ImGui::SetClipboardText(pytorch_grad_scaler(s).code.c_str());
+    if (ImGui::IsItemHovered()) tooltip(pytorch_grad_scaler(s).code);
+}
+
+}  // namespace plab::imgui

@@ -1,0 +1,25 @@
+#pragma once
+// Run and scaler controls: play / step / reset / fork and the recipes (the
+// same commands as the keys, through LiveContext::perform), and every loss
+// scaler setting, each sent to the running session as a live edit when
+// Enter is pressed; the settings as a PyTorch GradScaler call to copy.
+#include "ui/imgui/panel.h"
+
+namespace plab::imgui {
+
+class ControlsPanel {
+public:
+    void draw(const SessionSnapshot& snapshot, const Look& look, const LiveContext& context);
+
+private:
+    // A number field: shows the run's value unless it is being edited.
+    struct Field {
+        double value = 0;
+        bool editing = false;
+    };
+    void number(const char* label, const char* key, double shown, Field& field, bool whole, const LiveContext& context);
+
+    Field init_log2_, growth_factor_, backoff_factor_, growth_interval_, hysteresis_, min_scale_;
+};
+
+}  // namespace plab::imgui

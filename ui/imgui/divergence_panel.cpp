@@ -1,0 +1,54 @@
+#include "ui/imgui/divergence_panel.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ui/imgui/plot.h"
+#include "ui/present/divergence_view.h"
+
+namespace plab::imgui {
+
+void DivergencePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
+    const RunView& run = snapshot.main;
+    if (!run.config) return;
+    const float full_w = ImGui::GetContentRegionAvail().x;
+    const float gap = ImGui::GetStyle().ItemSpacing.x;
+    const float half_w = (full_w - gap) * 0.5f;
+    const DivergenceView v = make_divergence_view(run.log, run.config->twin, std::max(16, static_cast<int>(half_w)));
+    if (v.layers.empty()) {
+        wrapped_text(v.summary, colour::dim_text);
+        return;
+    }
+    // Under the plots: the layers' key and the summary, which may wrap.
+    const float below = ImGui::GetTextLineHeightWithSpacing() + ImGui::CalcTextSize(v.summary.c_str(), nullptr, false, full_w).y +
+                        ImGui::GetStyle().ItemSpacing.y * 2;
+    const float plot_h = ImGui::GetContentRegionAvail().y - below;
+    // Distance on a log axis, drawn in decades; a distance of exactly 0 is at the bottom edge.
+    {
+        const PlotArea a = begin_plot("##dist", {half_w, plot_h}, {v.step_min, v.step_max, AxisKind::steps, "step"},
+                                      {std::log10(v.rel_dist_min), std::log10(v.rel_dist_max), AxisKind::log10,
+                                       "weight distance to twin"},
+                                      look);
+        for (std::size_t i = 0; i < v.layers.size(); ++i) {
+            std::vector<XY> points = v.layers[i].rel_dist;
+            for (XY& p : points) p.y = std::log10(p.y);
+            polyline(a, points, layer_colour(i), look.thin() * 1.5f);
+        }
+        end_plot(a);
+    }
+    ImGui::SameLine(0, gap);
+    {
+        const PlotArea a = begin_plot("##cos", {half_w, plot_h}, {v.step_min, v.step_max, AxisKind::steps, "step"},
+                                      {v.cos_min, v.cos_max, AxisKind::linear, "grad cosine with twin"}, look);
+        for (std::size_t i = 0; i < v.layers.size(); ++i) polyline(a, v.layers[i].grad_cos, layer_colour(i), look.thin() * 1.5f);
+        end_plot(a);
+    }
+    std::vector<KeyEntry> key;
+    for (std::size_t i = 0; i < v.layers.size(); ++i) key.push_back({v.layers[i].name.c_str(), layer_colour(i)});
+    key_line(key);
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(v.summary.c_str());
+    ImGui::PopTextWrapPos();
+}
+
+}  // namespace plab::imgui

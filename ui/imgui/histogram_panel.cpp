@@ -1,0 +1,158 @@
+#include "ui/imgui/histogram_panel.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "engine/common/number_text.h"
+#include "engine/train/preset_rules.h"
+#include "ui/imgui/plot.h"
+
+namespace plab::imgui {
+
+namespace {
+
+const char* const kTensorNames[] = {"weights", "weight grads", "activations", "activation grads"};
+
+// Flush-to-zero and overflow ranges strong, subnormal pale: where values are
+// lost outright stands out from where they only lose precision.
+constexpr int kLostAlpha = 96;
+constexpr int kSubnormalAlpha = 40;
+
+std::string percent(double p) {
+    if (p == 0) return "0";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, p < 0.1 ? "%.2f%%" : "%.1f%%", p);
+    return buf;
+}
+
+}  // namespace
+
+std::vector<FormatId> HistogramPanel::chosen() const {
+    std::vector<FormatId> out;
+    for (std::size_t i = 0; i < kRangeFormats.size(); ++i)
+        if (bands_[i]) out.push_back(kRangeFormats[i]);
+    return out;
+}
+
+void HistogramPanel::draw_controls(const std::vector<std::string>& names) {
+    const float h = ImGui::GetTextLineHeight();
+    ImGui::SetNextItemWidth(h * 4.5f);
+    const char* layer_name = names.empty() ? "-" : names[static_cast<std::size_t>(layer_)].c_str();
+    if (ImGui::BeginCombo("##layer", layer_name)) {
+        for (std::size_t i = 0; i < names.size(); ++i)
+            if (ImGui::Selectable(names[i].c_str(), static_cast<int>(i) == layer_)) layer_ = static_cast<int>(i);
+        ImGui::EndCombo();
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(h * 9.0f);
+    ImGui::Combo("##tensor", &tensor_, kTensorNames, static_cast<int>(std::size(kTensorNames)));
+    ImGui::SameLine();
+    ImGui::Checkbox("unscaled (U)", &unscaled_);
+    ImGui::TextDisabled("bands:");
+    for (std::size_t i = 0; i < kRangeFormats.size(); ++i) {
+        ImGui::SameLine();
+        ImGui::PushStyleColor(ImGuiCol_Text, band_colour(kRangeFormats[i]));
+        ImGui::Checkbox(std::string(format_display_name(kRangeFormats[i])).c_str(), &bands_[i]);
+        ImGui::PopStyleColor();
+    }
+}
+
+void HistogramPanel::draw(const SessionSnapshot& snapshot, const Look& look, const LiveContext& context) {
+    if (!snapshot.main.config) return;
+    const std::vector<std::string> names = model_layer_names(snapshot.main.config->model);
+    const int layers = static_cast<int>(names.size());
+    if (layers > 0 && (layer_ < 0 || layer_ >= layers)) layer_ = layer_ < 0 ? layers - 1 : 0;
+    draw_controls(names);
+    const std::shared_ptr<const StepRecord> record = histogram_record(snapshot.main.log);
+    const std::size_t l = static_cast<std::size_t>(std::max(layer_, 0));
+    if (!record || l >= record->histograms->size() || l >= names.size()) {
+        const int every = snapshot.main.config->telemetry.hist_every;
+        wrapped_text(every > 0 ? "No histograms yet: this run takes them every " + std::to_string(every) + " steps."
+                               : "This run takes no histograms (its preset's telemetry.hist_every is 0).",
+                     colour::dim_text);
+        return;
+    }
+    const auto tensor = static_cast<HistTensor>(tensor_);
+    const std::vector<FormatId> formats = chosen();
+    const HistogramView view =
+        make_histogram_view((*record->histograms)[l], names[l], tensor, unscaled_, record->scale, formats);
+    // What the plot shows goes under its x axis: a line of text saved for the plot.
+    caption_ = "|x| in binades: " + view.title + " at step " + std::to_string(record->step) + ", loss scale " +
+               power_of_two_text(record->scale);
+    if (view.shift_log2 != 0) caption_ += ", shifted " + shortest_text(view.shift_log2) + " binades left";
+    const float counters_h = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(formats.size() + 1) +
+                             ImGui::GetStyle().ItemSpacing.y;
+    ImGui::BeginChild("##plot", {0, -counters_h}, false);
+    draw_plot(view, look, context);
+    ImGui::EndChild();
+    if (l < record->layers.size()) draw_counters(record->layers[l], tensor);
+}
+
+void HistogramPanel::draw_plot(const HistogramView& view, const Look& look, const LiveContext& context) {
+    const double top = view.y_max * 1.08;
+    const PlotArea a = begin_plot("##hist", {0, 0}, {view.x_min, view.x_max, AxisKind::log2, caption_.c_str()},
+                                  {0, top, AxisKind::linear, "fraction of values"}, look);
+    for (const FormatBand& b : view.bands) {
+        const ImU32 c = band_colour(b.format);
+        x_band(a, view.x_min, b.log2_nonzero, with_alpha(c, kLostAlpha));
+        x_band(a, b.log2_nonzero, b.log2_normal, with_alpha(c, kSubnormalAlpha));
+        x_band(a, b.log2_overflow, view.x_max, with_alpha(c, kLostAlpha));
+        for (double edge : {b.log2_nonzero, b.log2_normal, b.log2_overflow})
+            a.draw->AddLine({a.px(edge), a.min.y}, {a.px(edge), a.max.y}, with_alpha(c, 160), look.thin());
+    }
+    const HistBar* hovered = nullptr;
+    const double mouse_x = a.x_at(ImGui::GetIO().MousePos.x);
+    for (const HistBar& b : view.bars) {
+        const bool over = a.hovered() && mouse_x >= b.log2_lo && mouse_x < b.log2_hi;
+        if (over) hovered = &b;
+        bar(a, b.log2_lo, b.log2_hi, b.fraction, over ? colour::edit : with_alpha(colour::amp, 220));
+    }
+    // The formats' names inside the range they keep, pointing at where the
+    // values they lose begin.
+    float label_y = a.min.y + 2;
+    for (const FormatBand& b : view.bands) {
+        const std::string name = std::string(format_display_name(b.format));
+        const float left = a.px(b.log2_nonzero) + 3, right = a.px(b.log2_overflow) - 3;
+        // The long labels where they fit between the edges, else the names alone.
+        for (const auto& [flush, over] : {std::pair{"\u2190 " + name + " flushes to 0", name + " overflows \u2192"},
+                                          std::pair{"\u2190" + name, name + "\u2192"}}) {
+            const float flush_w = ImGui::CalcTextSize(flush.c_str()).x, over_w = ImGui::CalcTextSize(over.c_str()).x;
+            if (left + flush_w + ImGui::GetTextLineHeight() > right - over_w) continue;
+            a.draw->AddText({left, label_y}, band_colour(b.format), flush.c_str());
+            a.draw->AddText({right - over_w, label_y}, band_colour(b.format), over.c_str());
+            break;
+        }
+        label_y += ImGui::GetTextLineHeight();
+    }
+    end_plot(a);
+    if (!hovered) return;
+    std::string tip = bar_tooltip(*hovered) + "\nlower edge:";
+    for (const FormatBand& b : view.bands) tip += "\n  " + bar_edge_bits(*hovered, b.format);
+    tooltip(tip + "\nclick: the edge in the bit layout panel");
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) context.inspect(static_cast<float>(std::exp2(hovered->log2_lo)));
+}
+
+void HistogramPanel::draw_counters(const LayerRecord& layer, HistTensor tensor) {
+    const TensorStats& s = pick_stats(layer, tensor, unscaled_);
+    const std::vector<FormatId> formats = chosen();
+    if (formats.empty()) return;
+    constexpr ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
+    if (!ImGui::BeginTable("##counters", 7, flags)) return;
+    for (const char* h : {"format", "zero", "flush", "subnormal", "overflow", "NaN", "Inf"})
+        ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (FormatId f : formats) {
+        const HistCounters c = make_hist_counters(s, f);
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextColored(to_vec4(band_colour(f)), "%s", std::string(format_display_name(f)).c_str());
+        for (double v : {c.zero, c.underflow, c.subnormal, c.overflow, c.nan, c.inf}) {
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(percent(v).c_str());
+        }
+    }
+    ImGui::EndTable();
+}
+
+}  // namespace plab::imgui

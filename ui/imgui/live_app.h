@@ -1,0 +1,67 @@
+#pragma once
+// The live view's shell: one session, the panels in a fixed layout of one
+// window, the keys (ui/present/live_keys), the status line and the projector
+// toggle. It builds one ImGui frame per call of frame(); the window around it
+// (GlWindow) draws and shows it.
+#include <memory>
+#include <string>
+
+#include "engine/train/session.h"
+#include "ui/imgui/bits_panel.h"
+#include "ui/imgui/controls_panel.h"
+#include "ui/imgui/divergence_panel.h"
+#include "ui/imgui/histogram_panel.h"
+#include "ui/imgui/loss_panel.h"
+#include "ui/imgui/nan_panel.h"
+#include "ui/imgui/scale_panel.h"
+
+namespace plab::imgui {
+
+class LiveApp {
+public:
+    // `preset` names the run in the status line; throws plab::Error on a bad config.
+    LiveApp(std::string preset, const RunConfig& config, const Fonts& fonts);
+
+    Session& session() { return *session_; }
+    void frame();  // between ImGui::NewFrame and ImGui::Render
+
+    bool projector() const { return look_.projector; }
+    void set_projector(bool on);
+    void show_help(bool on) { help_ = on; }
+
+private:
+    void handle_keys(const SessionSnapshot& snapshot);
+    void perform(const LiveAction& action);
+    void carry_out(const SessionRequest& request);
+    void restart(const RunConfig& config, const std::string& what);
+    void fork(std::int64_t at, const std::vector<std::string>& changes);
+    void say(std::string message, bool error = false);
+    void status_line(const SessionSnapshot& snapshot);
+    void layout(const SessionSnapshot& snapshot);
+
+    std::string preset_;
+    RunConfig base_config_;
+    std::unique_ptr<Session> session_;
+    std::shared_ptr<const SessionSnapshot> shown_;
+    Fonts fonts_;
+    Look look_;
+    ImGuiStyle base_style_;  // ImGui's style before any scaling
+    bool base_saved_ = false;
+    bool style_set_ = false;
+    bool help_ = false;
+    std::string message_;
+    bool message_error_ = false;
+    double message_time_ = -1e9;
+    std::uint64_t errors_seen_ = 0;
+    LiveContext context_;
+
+    HistogramPanel histograms_;
+    BitsPanel bits_;
+    ScalePanel scale_;
+    LossPanel loss_;
+    DivergencePanel divergence_;
+    NanPanel nan_;
+    ControlsPanel controls_;
+};
+
+}  // namespace plab::imgui

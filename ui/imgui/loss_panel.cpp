@@ -1,0 +1,71 @@
+#include "ui/imgui/loss_panel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "ui/imgui/plot.h"
+#include "ui/present/fork_summary.h"
+#include "ui/present/loss_curves.h"
+
+namespace plab::imgui {
+
+namespace {
+
+// The plot's y is log10 of the loss.
+std::vector<XY> log10_of(std::vector<XY> points) {
+    for (XY& p : points) p.y = std::log10(p.y);
+    return points;
+}
+
+}  // namespace
+
+void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
+    const RunView& run = snapshot.main;
+    if (!run.config) return;
+    const bool twin = run.config->twin;
+    const float line_h = ImGui::GetTextLineHeightWithSpacing();
+    const float below = line_h * (snapshot.fork ? 3 : 2);
+    const int columns = std::max(16, static_cast<int>(ImGui::GetContentRegionAvail().x));
+    const LossCurves c = make_loss_curves(run.log, twin, columns);
+    std::optional<LossCurves> f;
+    double lo = c.loss_min, hi = c.loss_max, step_max = c.step_max;
+    if (snapshot.fork) {
+        f = make_loss_curves(snapshot.fork->log, false, columns);
+        lo = std::min(lo, f->loss_min);
+        hi = std::max(hi, f->loss_max);
+        step_max = std::max(step_max, f->step_max);
+    }
+    ImGui::BeginChild("##lossplot", {0, -below}, false);
+    const PlotArea a = begin_plot("##loss", {0, 0}, {c.step_min, step_max, AxisKind::steps, "step"},
+                                  {std::log10(lo), std::log10(hi), AxisKind::log10, "loss (log)"}, look);
+    // The twin's curves first so that the AMP run's are drawn over them: where
+    // the two agree, the AMP colour shows.
+    for (bool draw_twin : {true, false}) {
+        for (const Curve& curve : c.loss) {
+            if (curve.twin != draw_twin) continue;
+            const ImU32 col = curve.twin ? colour::twin : colour::amp;
+            if (curve.test)
+                dashed_polyline(a, log10_of(curve.points), col, look.line() * 1.2f, 6.0f * look.scale);
+            else
+                polyline(a, log10_of(curve.points), col, look.thin() * 1.5f);
+        }
+    }
+    if (f && !f->loss.empty()) polyline(a, log10_of(f->loss.front().points), colour::fork, look.thin() * 1.5f);
+    end_plot(a);
+    ImGui::EndChild();
+    std::vector<KeyEntry> key = {{"AMP train", colour::amp}};
+    if (twin) key.push_back({"FP32 twin", colour::twin});
+    if (f) key.push_back({"fork", colour::fork});
+    key_line(key);
+    ImGui::SameLine();
+    ImGui::TextDisabled("(dashed: test)");
+    ImGui::TextUnformatted(c.summary.c_str());
+    if (snapshot.fork) {
+        ImGui::PushStyleColor(ImGuiCol_Text, colour::fork);
+        ImGui::TextUnformatted(fork_summary(snapshot).c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
+}  // namespace plab::imgui

@@ -1,0 +1,76 @@
+#pragma once
+// The one place plots are drawn by hand on an ImDrawList (Debian has no
+// ImPlot): a plot frame with its axes, grid, tick labels and titles, and the
+// marks drawn in it (polylines, vertical bands, bars, event markers). The
+// panels give it presenter output in data units; it maps to pixels.
+#include <imgui.h>
+
+#include <string>
+#include <vector>
+
+#include "ui/imgui/look.h"
+#include "ui/present/axis_ticks.h"
+#include "ui/present/plot_columns.h"
+
+namespace plab::imgui {
+
+// How an axis is labelled. Values are always in the axis's own units: a
+// log axis is drawn in exponents (log2 |x|, log10 loss).
+enum class AxisKind {
+    steps,   // whole numbers, 1-2-5 intervals
+    linear,  // 1-2-5 intervals, decimals as needed
+    log2,    // whole binades, labelled "2^k"
+    log10,   // whole decades, labelled "0.01", "1e-3"
+    none,    // no labels (the panel labels it itself)
+};
+
+struct Axis {
+    double lo = 0, hi = 1;
+    AxisKind kind = AxisKind::linear;
+    const char* title = "";  // drawn under the x axis, or above the y axis's labels
+};
+
+// The inner rectangle of a plot and its data ranges.
+struct PlotArea {
+    ImVec2 min, max;  // pixels
+    Axis x, y;
+    ImDrawList* draw = nullptr;
+
+    float px(double v) const;
+    float py(double v) const;
+    ImVec2 at(double xv, double yv) const { return {px(xv), py(yv)}; }
+    double x_at(float pixel) const;  // the data x under a pixel column
+    int columns() const;             // pixel columns, for the presenters' decimation (>= 16)
+    bool hovered() const;            // the mouse is inside
+};
+
+// Takes `size` (<= 0: the rest of the region in that direction) at the
+// cursor as one ImGui item and draws the frame, the grid and the labels;
+// the marks drawn until end_plot() are clipped to the inner rectangle.
+PlotArea begin_plot(const char* id, ImVec2 size, const Axis& x, const Axis& y, const Look& look);
+void end_plot(const PlotArea& area);
+
+void polyline(const PlotArea& a, const std::vector<XY>& points, ImU32 colour, float thickness);
+// A dashed polyline (test curves), dash and gap in pixels.
+void dashed_polyline(const PlotArea& a, const std::vector<XY>& points, ImU32 colour, float thickness, float dash);
+// The full height between x0 and x1 (format bands).
+void x_band(const PlotArea& a, double x0, double x1, ImU32 fill);
+// A rectangle from y = 0 up (histogram bars).
+void bar(const PlotArea& a, double x0, double x1, double top, ImU32 fill);
+
+enum class MarkerShape { circle, square, triangle_up, triangle_down, diamond };
+void marker(const PlotArea& a, double x, double y, MarkerShape shape, ImU32 colour, float half_size);
+
+// One line of coloured squares with names ("■ train AMP  ■ twin"), at the cursor.
+struct KeyEntry {
+    const char* name;
+    ImU32 colour;
+};
+void key_line(const std::vector<KeyEntry>& entries);
+// How many lines key_line() takes in a region `width` pixels wide.
+int key_lines(const std::vector<KeyEntry>& entries, float width);
+
+// A tooltip of plain text (no format string).
+void tooltip(const std::string& text);
+
+}  // namespace plab::imgui

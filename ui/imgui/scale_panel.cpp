@@ -1,0 +1,86 @@
+#include "ui/imgui/scale_panel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "ui/imgui/plot.h"
+#include "ui/present/scale_trajectory.h"
+
+namespace plab::imgui {
+
+namespace {
+
+struct MarkerLook {
+    MarkerShape shape;
+    ImU32 colour;
+    double lift;  // in binades: an overflow sits above its backoff, which shares its step
+};
+
+MarkerLook marker_look(ScaleEventKind k) {
+    switch (k) {
+        case ScaleEventKind::overflow: return {MarkerShape::circle, colour::overflow, 0.45};
+        case ScaleEventKind::backoff: return {MarkerShape::triangle_down, colour::backoff, 0.0};
+        case ScaleEventKind::growth: return {MarkerShape::triangle_up, colour::growth, 0.0};
+        case ScaleEventKind::edit: return {MarkerShape::diamond, colour::edit, 0.0};
+    }
+    return {MarkerShape::square, colour::text, 0.0};
+}
+
+}  // namespace
+
+void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
+    const RunView& run = snapshot.main;
+    if (!run.config) return;
+    const float line_h = ImGui::GetTextLineHeightWithSpacing();
+    const std::vector<KeyEntry> key = {{"scale", colour::amp},   {"overflow (skipped)", colour::overflow},
+                                       {"backoff", colour::backoff}, {"growth", colour::growth},
+                                       {"edit", colour::edit},       {"fork", colour::fork}};
+    // Room under the plot: summary, colour key, growth progress.
+    const float below = line_h * static_cast<float>(1 + key_lines(key, ImGui::GetContentRegionAvail().x)) +
+                        ImGui::GetFrameHeightWithSpacing();
+    const float width = ImGui::GetContentRegionAvail().x;
+    // A marker is about ten pixels wide: one marker column per eight pixels is all the eye can separate.
+    const int columns = std::max(16, static_cast<int>(width));
+    const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, std::max(1, columns / 8));
+    std::optional<ScaleTrajectory> f;
+    if (snapshot.fork && snapshot.fork->config) f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns);
+    const double step_max = f ? std::max(t.step_max, f->step_max) : t.step_max;
+    const double lo = f ? std::min(t.log2_min, f->log2_min) : t.log2_min;
+    const double hi = (f ? std::max(t.log2_max, f->log2_max) : t.log2_max) + 0.5;  // room for overflow markers
+
+    ImGui::BeginChild("##scaleplot", {0, -below}, false);
+    const PlotArea a = begin_plot("##scale", {0, 0}, {t.step_min, step_max, AxisKind::steps, "step"},
+                                  {lo, hi, AxisKind::log2, "loss scale"}, look);
+    if (f) dashed_polyline(a, f->line, colour::fork, look.line(), 8.0f * look.scale);
+    polyline(a, t.line, colour::amp, look.line());
+    const ScaleMarker* nearest = nullptr;
+    float nearest_d = look.marker() * 2.5f;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    for (const ScaleMarker& m : t.markers) {
+        const MarkerLook ml = marker_look(m.kind);
+        marker(a, m.step, m.log2_scale + ml.lift, ml.shape, ml.colour, look.marker());
+        const ImVec2 p = a.at(m.step, m.log2_scale + ml.lift);
+        const float d = std::hypot(p.x - mouse.x, p.y - mouse.y);
+        if (a.hovered() && d < nearest_d) {
+            nearest = &m;
+            nearest_d = d;
+        }
+    }
+    end_plot(a);
+    if (nearest) tooltip(nearest->text);
+    ImGui::EndChild();
+
+    ImGui::TextUnformatted(t.summary.c_str());
+    key_line(key);
+    if (t.growth_interval > 0) {
+        const int done = std::min(t.growth_tracker, t.growth_interval);
+        const std::string text = std::to_string(done) + " / " + std::to_string(t.growth_interval) +
+                                 " clean steps to the next growth";
+        ImGui::ProgressBar(static_cast<float>(done) / static_cast<float>(t.growth_interval), {-1, 0}, text.c_str());
+    } else {
+        ImGui::TextDisabled("this scaler does not grow");
+    }
+}
+
+}  // namespace plab::imgui
