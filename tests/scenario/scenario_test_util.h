@@ -5,6 +5,7 @@
 // that stopped demonstrating its point.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -37,5 +38,23 @@ inline std::vector<StepRecord> train_records(const std::string& preset, const st
     for (int i = 0; i < config.steps; ++i) records.push_back(trainer.step());
     return records;
 }
+
+// Counts, element by element, the non-zero finite values of downloaded
+// tensors and those a format flushes to zero: |x| <= half its smallest
+// subnormal (2^-25 for FP16, 2^-134 for BF16; the tie rounds to even, zero).
+struct FlushTally {
+    float limit = std::ldexp(1.0f, -25);
+    double flushed = 0, nonzero = 0;
+    void add(Backend& backend, const Tensor& t) {
+        std::vector<float> host(t.size());
+        backend.download(t, host.data());
+        for (float x : host) {
+            if (x == 0.0f || !std::isfinite(x)) continue;
+            nonzero += 1;
+            flushed += std::fabs(x) <= limit;
+        }
+    }
+    double share() const { return nonzero > 0 ? flushed / nonzero : 0.0; }
+};
 
 }  // namespace plab::scenario_test

@@ -13,21 +13,6 @@
 namespace plab {
 namespace {
 
-struct Tally {
-    double flushed = 0, nonzero = 0;
-    double share() const { return nonzero > 0 ? flushed / nonzero : 0.0; }
-};
-
-void add_flushes(Backend& backend, const Tensor& t, Tally& tally) {
-    std::vector<float> host(t.size());
-    backend.download(t, host.data());
-    for (float x : host) {
-        if (x == 0.0f || !std::isfinite(x)) continue;
-        tally.nonzero += 1;
-        tally.flushed += std::fabs(x) <= std::ldexp(1.0f, -25);
-    }
-}
-
 TEST(ScenarioUnderflowNoScaling, VerdictsHold) {
     CpuBackend backend;
     scenario_test::expect_all_hold(check_underflow_no_scaling(backend, {}), "underflow-no-scaling");
@@ -40,18 +25,17 @@ TEST(ScenarioUnderflowNoScaling, FlushShareAndAccuracyFromRecords) {
 
     CpuBackend backend;
     Trainer trainer(backend, config);
-    std::vector<Tally> layers;
+    std::vector<scenario_test::FlushTally> layers;
     StepRecord last;
     for (int s = 0; s < config.steps; ++s) {
         last = trainer.step();
         const Mlp& twin = *trainer.twin();
         layers.resize(static_cast<std::size_t>(twin.layer_count()));
         for (int i = 0; i < twin.layer_count(); ++i)
-            add_flushes(backend, twin.linears()[static_cast<std::size_t>(i)].weight.master_grad,
-                        layers[static_cast<std::size_t>(i)]);
+            layers[static_cast<std::size_t>(i)].add(backend, twin.linears()[static_cast<std::size_t>(i)].weight.master_grad);
     }
     const auto worst = std::max_element(layers.begin(), layers.end(),
-                                        [](const Tally& a, const Tally& b) { return a.share() < b.share(); });
+                                        [](const auto& a, const auto& b) { return a.share() < b.share(); });
     std::printf("[ measured ] worst layer fc%d: %.4f of non-zero twin weight grads <= 2^-25; acc %.4f twin %.4f\n",
                 static_cast<int>(worst - layers.begin()) + 1, worst->share(), *last.acc, *last.acc_ref);
     EXPECT_GE(worst->share(), 0.30);
