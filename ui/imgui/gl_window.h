@@ -41,6 +41,7 @@ public:
     Image read_frame() const;  // the frame just rendered (before swap)
 
     const Fonts& fonts() const { return fonts_; }
+    GLFWwindow* handle() const { return window_; }  // for tests that feed it GLFW events
 
 private:
     void load_fonts();
