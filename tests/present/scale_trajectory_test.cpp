@@ -243,6 +243,15 @@ TEST(ScaleTrajectory, ScaleThatIsNoPowerOfTwoIsADecimal) {
               "scale 1.5 · 0 overflows · 0 backoffs · 0 growths");
 }
 
+TEST(ScaleTrajectory, OverflowKeySaysWhetherStepsAreSkipped) {
+    RunLog log;
+    EXPECT_EQ(make_scale_trajectory(log.view(), config_of(ScalerKind::dynamic), 10).overflow_key, "overflow (skipped)");
+    EXPECT_EQ(make_scale_trajectory(log.view(), config_of(ScalerKind::static_scale), 10).overflow_key,
+              "overflow (skipped)");
+    EXPECT_EQ(make_scale_trajectory(log.view(), config_of(ScalerKind::none), 10).overflow_key,
+              "overflow (applied anyway)");
+}
+
 TEST(ScaleTrajectory, EmptyLogKeepsTheDefaults) {
     RunLog log;
     log.add_edit(0, "scaler.init_scale=1024");

@@ -33,16 +33,15 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const RunView& run = snapshot.main;
     if (!run.config) return;
     const float line_h = ImGui::GetTextLineHeightWithSpacing();
-    const std::vector<KeyEntry> key = {{"scale", colour::amp},   {"overflow (skipped)", colour::overflow},
-                                       {"backoff", colour::backoff}, {"growth", colour::growth},
-                                       {"edit", colour::edit},       {"fork", colour::fork}};
-    // Room under the plot: summary, colour key, growth progress.
-    const float below = line_h * static_cast<float>(1 + key_lines(key, ImGui::GetContentRegionAvail().x)) +
-                        ImGui::GetFrameHeightWithSpacing();
     const float width = ImGui::GetContentRegionAvail().x;
     // A marker is about ten pixels wide: one marker column per eight pixels is all the eye can separate.
     const int columns = std::max(16, static_cast<int>(width));
     const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, std::max(1, columns / 8));
+    const std::vector<KeyEntry> key = {{"scale", colour::amp},   {t.overflow_key.c_str(), colour::overflow},
+                                       {"backoff", colour::backoff}, {"growth", colour::growth},
+                                       {"edit", colour::edit},       {"fork", colour::fork}};
+    // Room under the plot: summary, colour key, growth progress.
+    const float below = line_h * static_cast<float>(1 + key_lines(key, width)) + ImGui::GetFrameHeightWithSpacing();
     std::optional<ScaleTrajectory> f;
     if (snapshot.fork && snapshot.fork->config) f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns);
     const double step_max = f ? std::max(t.step_max, f->step_max) : t.step_max;

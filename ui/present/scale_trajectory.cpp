@@ -207,6 +207,8 @@ ScaleTrajectory make_scale_trajectory(const RunLogView& log, const RunConfig& co
     t.growth_tracker = latest != nullptr ? latest->growth_tracker : 0;
     t.growth_interval = grows(config.scaler.kind) ? config.scaler.growth_interval : 0;
     t.summary = scale_summary(log);
+    // Every scaler but none skips a step with a non-finite gradient (LossScaler).
+    t.overflow_key = config.scaler.kind == ScalerKind::none ? "overflow (applied anyway)" : "overflow (skipped)";
     if (log.series.empty()) return t;  // no scale to place edits at either
 
     const StepAxis axis = step_axis(log.series);

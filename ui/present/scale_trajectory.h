@@ -29,6 +29,9 @@ struct ScaleTrajectory {
     int growth_tracker = 0;                   // clean steps since the last growth or backoff
     int growth_interval = 0;                  // from the config (0 when the scaler does not grow)
     std::string summary;                      // "scale 2^16 · 3 overflows · 2 backoffs · 1 growth"
+    // The colour key's word for overflow markers: "overflow (skipped)", or,
+    // when the scaler is off and nothing is skipped, "overflow (applied anyway)".
+    std::string overflow_key;
 };
 
 // Overflow markers come from series points with found_inf > 0, backoff and
