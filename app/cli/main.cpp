@@ -11,6 +11,7 @@
 #define PLAB_VERSION "0.0.0"
 #endif
 #if PLAB_HAVE_CUDA
+#include "kernels/cuda_backend.h"
 #include "kernels/device_info.h"
 #endif
 
@@ -44,6 +45,9 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", version_text());
     app.require_subcommand(1);
     app.footer("Run 'plab COMMAND --help' for a command's options and examples.");
+#if PLAB_HAVE_CUDA
+    plab::set_cuda_backend_factory({&plab::make_cuda_backend, &plab::cuda_device_present});
+#endif
     plab::add_bits_command(app);
     plab::add_ranges_command(app);
     plab::add_run_command(app);

@@ -721,7 +721,7 @@ const BadInput kBadInputs[] = {
     {"steps_zero", "--steps 0", {"plab: --steps: 0 is out of range; allowed 1..10000000"}},
     {"steps_negative", "--steps -3", {"plab: --steps: -3 is out of range; allowed 1..10000000"}},
     {"steps_not_a_number", "--steps abc", {"plab: ", "--steps", "abc"}},
-    {"backend_gpu", "--backend gpu", {"plab: --backend: 'gpu' is not available in this build; allowed: cpu"}},
+    {"backend_gpu", "--backend gpu", {"plab: --backend: 'gpu' is not a backend; allowed: auto|cpu|cuda"}},
     {"hist_every_negative", "--hist-every -1", {"plab: --hist-every: -1 is out of range; allowed 0..10000000"}},
     {"hist_every_with_csv", "--hist-every 5 --format csv", {"plab: --hist-every: ", "--format jsonl"}},
 };

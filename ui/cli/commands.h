@@ -4,6 +4,7 @@
 // Problems with the user's input are thrown as plab::Error (exit code 2).
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,8 @@ class App;
 }
 
 namespace plab {
+
+class Backend;
 
 struct BitsOptions {
     std::vector<std::string> values;  // "-" reads more values from standard input
@@ -36,7 +39,7 @@ struct RunOptions {
     std::string preset = "spirals-amp-fp16";
     std::optional<long long> steps;
     std::vector<std::string> settings;  // --set KEY.PATH=VALUE, in order
-    std::string backend = "cpu";
+    std::string backend = "cpu";  // cpu | cuda | auto
     std::optional<std::uint64_t> seed;
     std::string out;  // empty: standard output
     RecordFormat format = RecordFormat::jsonl;
@@ -66,6 +69,20 @@ struct CommandExit : std::runtime_error {
     explicit CommandExit(int exit_code) : std::runtime_error("exit"), code(exit_code) {}
     int code;
 };
+
+// The CUDA backend, for executables built with it: app/cli/main.cpp registers
+// kernels/'s factory (plab_cli itself links no CUDA). `make` throws
+// plab::Error when there is no device; `has_device` never throws.
+struct CudaBackendFactory {
+    std::unique_ptr<Backend> (*make)() = nullptr;
+    bool (*has_device)() = nullptr;
+};
+void set_cuda_backend_factory(CudaBackendFactory factory);
+// The backend a --backend value names: cpu, cuda, or auto (cuda when a device
+// is present, else cpu). plab::Error for an unknown name, and for cuda in a
+// build without it ("this build has no CUDA backend; use --backend cpu") or on
+// a machine without a device ("no CUDA device found; use --backend cpu").
+std::unique_ptr<Backend> make_run_backend(const std::string& choice);
 
 void add_bits_command(CLI::App& app);
 void add_ranges_command(CLI::App& app);

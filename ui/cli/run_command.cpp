@@ -37,10 +37,29 @@ RunConfig resolve_config(const RunOptions& o) {
     return config;
 }
 
+// The CUDA backend's factory, when the executable registered one.
+CudaBackendFactory& cuda_factory() {
+    static CudaBackendFactory factory;
+    return factory;
+}
+
+bool cuda_available() {
+    const CudaBackendFactory& f = cuda_factory();
+    return f.make && f.has_device && f.has_device();
+}
+
+// A --backend value that is not a backend, or cuda where there is none, is
+// bad input (exit 2) found before anything runs or --out is touched.
+void check_backend_choice(const std::string& choice) {
+    if (choice != "auto" && choice != "cpu" && choice != "cuda")
+        throw Error("--backend: '" + choice + "' is not a backend; allowed: auto|cpu|cuda");
+    if (choice != "cuda") return;
+    if (!cuda_factory().make) throw Error("this build has no CUDA backend; use --backend cpu");
+    if (!cuda_available()) throw Error("no CUDA device found; use --backend cpu");
+}
+
 void check_options(const RunOptions& o) {
-    if (o.backend != "cpu")
-        throw Error("--backend: '" + o.backend +
-                    "' is not available in this build; allowed: cpu (the CUDA backend is not written yet)");
+    check_backend_choice(o.backend);
     // --steps and --hist-every were range-checked as they were parsed.
     if (o.format == RecordFormat::csv && o.hist_every.value_or(0) > 0)
         throw Error("--hist-every: histograms are written to JSON Lines only; use --format jsonl");
@@ -92,10 +111,11 @@ struct Totals {
 
 std::string percent(float x) { return significant_text(100.0 * x, 4) + "%"; }
 
-std::string summary(const RunConfig& c, const Totals& t, double seconds, const std::string& out_name) {
+std::string summary(const RunConfig& c, const Totals& t, double seconds, const std::string& backend_name,
+                    const std::string& out_name) {
     const double rate = seconds > 0 ? static_cast<double>(t.last.step) / seconds : 0;
     std::string s = c.name + ": " + std::to_string(t.last.step) + " steps in " + significant_text(seconds, 3) +
-                    " s (" + std::to_string(static_cast<long>(rate)) + " steps/s)\n";
+                    " s (" + std::to_string(static_cast<long>(rate)) + " steps/s) on " + backend_name + "\n";
     s += "  loss " + significant_text(t.last.loss, 4);
     if (c.twin) s += " (FP32 twin " + significant_text(t.last.loss_ref, 4) + ")";
     if (t.acc) s += ", test accuracy " + percent(*t.acc);
@@ -123,16 +143,24 @@ std::string progress_detail(const StepRecord& r) {
 
 }  // namespace
 
+void set_cuda_backend_factory(CudaBackendFactory factory) { cuda_factory() = factory; }
+
+std::unique_ptr<Backend> make_run_backend(const std::string& choice) {
+    check_backend_choice(choice);
+    if (choice == "cuda" || (choice == "auto" && cuda_available())) return cuda_factory().make();
+    return std::make_unique<CpuBackend>();
+}
+
 int run_training(const RunOptions& o, const RunConfig& config, std::ostream& records, std::ostream& log,
                  bool progress) {
     if (o.dump_preset) {
         records << run_config_to_json(config, true) << '\n';
         return 0;
     }
-    CpuBackend backend;
-    Trainer trainer(backend, config, {.trace_nan = o.trace_nan});
+    const std::unique_ptr<Backend> backend = make_run_backend(o.backend);
+    Trainer trainer(*backend, config, {.trace_nan = o.trace_nan});
     const auto writer = make_run_writer(o.format, records);
-    writer->header(make_run_header(trainer, backend));
+    writer->header(make_run_header(trainer, *backend));
     ProgressBar bar(log, config.steps, progress);
     Totals totals;
     const auto start = std::chrono::steady_clock::now();
@@ -162,7 +190,8 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
     writer->flush();
     bar.finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!o.quiet) log << summary(config, totals, seconds, o.out.empty() ? "standard output" : o.out);
+    if (!o.quiet)
+        log << summary(config, totals, seconds, backend->name(), o.out.empty() ? "standard output" : o.out);
     return 0;
 }
 
@@ -172,7 +201,9 @@ void add_run_command(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand("run", "Train a preset headless and write its per-step records");
     cmd->description(
         "Train a preset headless and write its per-step records.\n"
-        "The mixed-precision model and its exact FP32 twin train in lock-step on the CPU's exact emulation;\n"
+        "The mixed-precision model and its exact FP32 twin train in lock-step, by default on the CPU's exact\n"
+        "emulation (--backend cuda: on the GPU, with the same rounding of every op's output; its sums may\n"
+        "differ from the CPU's in the last bits, so records are close to, not identical with, the CPU's);\n"
         "every step writes one record (loss, loss scale, overflow/skip events, per-layer telemetry).\n"
         "Records are JSON Lines (documented in docs/telemetry.md) or CSV.\n\n"
         "Examples:\n"
@@ -181,13 +212,17 @@ void add_run_command(CLI::App& app) {
         "  plab run --set scaler.init_scale=1024 --set optimizer.lr=0.005 --steps 500 --format csv --out run.csv\n"
         "  plab run --preset spirals-amp-fp16 --dump-preset  the fully resolved preset, nothing run\n"
         "  plab run --trace-nan --set scaler.kind=none --set precision.recipe=fp16-pure\n"
+        "  plab run --backend auto --steps 500               on the GPU when there is one, else the CPU\n"
         "Exit codes: 0 done; 2 bad input (the message names the field); 3 --trace-nan found a NaN/Inf.");
     cmd->add_option("--preset", options->preset, "Preset name (see 'plab presets') or a .json file")
         ->default_val("spirals-amp-fp16");
     cmd->add_option("--steps", raw->steps, "Optimizer steps (overrides the preset's 'steps'), 1..10000000");
     cmd->add_option("--set", options->settings,
                     "Change one preset field: KEY.PATH=VALUE, e.g. scaler.growth_interval=100 (repeatable)");
-    cmd->add_option("--backend", options->backend, "Where to train: cpu (exact emulation)")->default_val("cpu");
+    cmd->add_option("--backend", options->backend,
+                    "Where to train: cpu (exact emulation), cuda (the GPU; see 'plab --version'), "
+                    "auto (cuda when a GPU is present, else cpu)")
+        ->default_val("cpu");
     cmd->add_option("--seed", raw->seed, "Seed for data, init and batch order (overrides the preset's), 0..2^64-1");
     cmd->add_option("--out", options->out, "Write records to FILE instead of standard output");
     cmd->add_option("--format", raw->format, "Record format: jsonl or csv")->default_val("jsonl");

@@ -19,34 +19,10 @@ using cpu::round_to_dtype;
 
 namespace {
 
-// Sizes of a rows x tokens*width token tensor and its rows x tokens^2 pairs.
-struct TokenShape {
-    int rows, tokens, width;
-    std::size_t row_values() const { return static_cast<std::size_t>(tokens) * static_cast<std::size_t>(width); }
-    std::size_t row_pairs() const { return static_cast<std::size_t>(tokens) * static_cast<std::size_t>(tokens); }
-};
-
-TokenShape token_shape(const Tensor& x, int tokens, const char* op) {
-    require(tokens >= 1 && x.cols() % tokens == 0, [&] {
-        return std::string(op) + ": " + shape_text(x.shape()) + " does not split into " + std::to_string(tokens) +
-               " tokens";
-    });
-    return {x.rows(), tokens, x.cols() / tokens};
-}
-
-void require_pairs(const Tensor& pairs, const TokenShape& s, const char* op) {
-    require(pairs.rows() == s.rows && static_cast<std::size_t>(pairs.cols()) == s.row_pairs(), [&] {
-        return std::string(op) + ": " + shape_text(pairs.shape()) + " is not " + std::to_string(s.rows) + "x" +
-               std::to_string(s.row_pairs()) + " (token pairs)";
-    });
-}
-
-void require_groups(const Tensor& x, int group, const char* op) {
-    require(group >= 1 && x.cols() % group == 0, [&] {
-        return std::string(op) + ": " + shape_text(x.shape()) + " does not split into groups of " +
-               std::to_string(group);
-    });
-}
+using checks::require_groups;
+using checks::require_pairs;
+using checks::token_shape;
+using checks::TokenShape;
 
 // out[i, :] (+)= sum_j w[i, j] * x[j, :] over one row's tokens; `w_transposed`
 // reads w[j, i] instead. The accumulation starts from zero for each output.

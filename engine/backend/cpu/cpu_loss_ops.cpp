@@ -46,31 +46,10 @@ void CpuBackend::mse_loss_backward(const Tensor& pred, const Tensor& target, flo
 
 namespace {
 
-// Argument checks. The messages are built only on failure: these run on
-// every call of a hot op.
-// gamma, beta, dgamma and dbeta are 1 x cols; mean and rstd rows x 1 FP32.
-void require_row_vector(const Tensor& v, const Tensor& x, const char* op, const char* what) {
-    if (v.rows() == 1 && v.cols() == x.cols()) return;
-    throw Error(std::string(op) + ": " + what + " " + shape_text(v.shape()) + " does not fit x " +
-                shape_text(x.shape()) + " (want 1x" + std::to_string(x.cols()) + ")");
-}
-
-void require_row_stats(const Tensor& s, const Tensor& x, const char* op, const char* what) {
-    if (s.rows() == x.rows() && s.cols() == 1 && s.dtype() == FormatId::fp32) return;
-    throw Error(std::string(op) + ": " + what + " " + shape_text(s.shape()) + " " +
-                std::string(format_name(s.dtype())) + " does not fit x " + shape_text(x.shape()) + " (want " +
-                std::to_string(x.rows()) + "x1 fp32)");
-}
-
-void require_columns(const Tensor& x, const char* op) {
-    if (x.rows() == 0 || x.cols() > 0) return;
-    throw Error(std::string(op) + ": x " + shape_text(x.shape()) + " has no columns");
-}
-
-void require_eps(float eps, const char* op) {
-    if (std::isfinite(eps) && eps >= 0.0f) return;
-    throw Error(std::string(op) + ": eps " + shortest_number(eps) + " is not finite and >= 0");
-}
+using checks::require_columns;
+using checks::require_eps;
+using checks::require_row_stats;
+using checks::require_row_vector;
 
 // The forward runs over blocks of kRowBlock rows. Each row's sums still run
 // in index order, so a row's results do not depend on its neighbours or on

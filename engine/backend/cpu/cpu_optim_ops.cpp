@@ -20,9 +20,7 @@ using cpu::round_to_dtype;
 
 namespace {
 
-void require_fp32(const Tensor& t, const char* op, const char* what) {
-    require(t.dtype() == FormatId::fp32, [&] { return std::string(op) + ": " + what + " must be FP32, not " + std::string(format_display_name(t.dtype())); });
-}
+using checks::require_fp32;
 
 // Updates run in chunks small enough for the stack: the FP32 results of a
 // chunk are kept beside their rounded form so that lost updates can be told

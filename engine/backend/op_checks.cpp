@@ -1,0 +1,68 @@
+#include "engine/backend/op_checks.h"
+
+#include <cmath>
+
+#include "engine/common/field_check.h"
+#include "engine/numeric/format.h"
+
+namespace plab::checks {
+
+void require_same_shape(const Tensor& a, const Tensor& b, const char* op) {
+    require(a.shape() == b.shape(),
+            [&] { return std::string(op) + ": shapes differ, " + shape_text(a.shape()) + " vs " + shape_text(b.shape()); });
+}
+
+void require_fp32(const Tensor& t, const char* op, const char* what) {
+    require(t.dtype() == FormatId::fp32, [&] {
+        return std::string(op) + ": " + what + " must be FP32, not " + std::string(format_display_name(t.dtype()));
+    });
+}
+
+void require_row_vector(const Tensor& v, const Tensor& x, const char* op, const char* what) {
+    require(v.rows() == 1 && v.cols() == x.cols(), [&] {
+        return std::string(op) + ": " + what + " " + shape_text(v.shape()) + " does not fit x " +
+               shape_text(x.shape()) + " (want 1x" + std::to_string(x.cols()) + ")";
+    });
+}
+
+void require_row_stats(const Tensor& s, const Tensor& x, const char* op, const char* what) {
+    require(s.rows() == x.rows() && s.cols() == 1 && s.dtype() == FormatId::fp32, [&] {
+        return std::string(op) + ": " + what + " " + shape_text(s.shape()) + " " +
+               std::string(format_name(s.dtype())) + " does not fit x " + shape_text(x.shape()) + " (want " +
+               std::to_string(x.rows()) + "x1 fp32)";
+    });
+}
+
+void require_columns(const Tensor& x, const char* op) {
+    require(x.rows() == 0 || x.cols() > 0,
+            [&] { return std::string(op) + ": x " + shape_text(x.shape()) + " has no columns"; });
+}
+
+void require_eps(float eps, const char* op) {
+    require(std::isfinite(eps) && eps >= 0.0f,
+            [&] { return std::string(op) + ": eps " + shortest_number(eps) + " is not finite and >= 0"; });
+}
+
+TokenShape token_shape(const Tensor& x, int tokens, const char* op) {
+    require(tokens >= 1 && x.cols() % tokens == 0, [&] {
+        return std::string(op) + ": " + shape_text(x.shape()) + " does not split into " + std::to_string(tokens) +
+               " tokens";
+    });
+    return {x.rows(), tokens, x.cols() / tokens};
+}
+
+void require_pairs(const Tensor& pairs, const TokenShape& s, const char* op) {
+    require(pairs.rows() == s.rows && static_cast<std::size_t>(pairs.cols()) == s.row_pairs(), [&] {
+        return std::string(op) + ": " + shape_text(pairs.shape()) + " is not " + std::to_string(s.rows) + "x" +
+               std::to_string(s.row_pairs()) + " (token pairs)";
+    });
+}
+
+void require_groups(const Tensor& x, int group, const char* op) {
+    require(group >= 1 && x.cols() % group == 0, [&] {
+        return std::string(op) + ": " + shape_text(x.shape()) + " does not split into groups of " +
+               std::to_string(group);
+    });
+}
+
+}  // namespace plab::checks

@@ -1,0 +1,43 @@
+#pragma once
+// The argument checks of the backends' ops, one set for the CPU and the CUDA
+// backend, so that a bad call fails the same way, with the same message, on
+// either. Messages are built only when a check fails: these run on every call
+// of a hot op.
+#include <cstddef>
+#include <string>
+
+#include "engine/common/error.h"
+#include "engine/common/host_device.h"
+#include "engine/tensor/tensor.h"
+
+namespace plab::checks {
+
+// `message` is a callable that builds the text.
+template <typename MakeMessage>
+void require(bool ok, MakeMessage&& message) {
+    if (!ok) [[unlikely]]
+        throw Error(message());
+}
+
+void require_same_shape(const Tensor& a, const Tensor& b, const char* op);
+
+// `t` must hold FP32 (`what` names it: "the gradient").
+void require_fp32(const Tensor& t, const char* op, const char* what);
+
+// --- layer norm: gamma, beta, dgamma and dbeta are 1 x cols; mean and rstd rows x 1 FP32 ---
+void require_row_vector(const Tensor& v, const Tensor& x, const char* op, const char* what);
+void require_row_stats(const Tensor& s, const Tensor& x, const char* op, const char* what);
+void require_columns(const Tensor& x, const char* op);
+void require_eps(float eps, const char* op);
+
+// --- attention: a rows x tokens*width token tensor and its rows x tokens^2 pairs ---
+struct TokenShape {
+    int rows, tokens, width;
+    PLAB_HD std::size_t row_values() const { return static_cast<std::size_t>(tokens) * static_cast<std::size_t>(width); }
+    PLAB_HD std::size_t row_pairs() const { return static_cast<std::size_t>(tokens) * static_cast<std::size_t>(tokens); }
+};
+TokenShape token_shape(const Tensor& x, int tokens, const char* op);
+void require_pairs(const Tensor& pairs, const TokenShape& s, const char* op);
+void require_groups(const Tensor& x, int group, const char* op);
+
+}  // namespace plab::checks

@@ -1,0 +1,181 @@
+// The attention ops on the CUDA backend (model/attention.h), with the CPU's
+// definitions (cpu_attention_ops.cpp): one thread per output value for the
+// token matmuls and one per group for the scaled softmax, each sum in the
+// CPU's index order with no FMA, so the matmuls and the softmax backward are
+// the CPU's bit for bit; the softmax forward's exp comes from CUDA's math
+// library (within 2 ULPs of glibc's). Outputs must not alias inputs.
+#include <string>
+
+#include "kernels/cuda_backend.h"
+#include "kernels/cuda_common.cuh"
+
+namespace plab {
+
+using gpu::device_floats;
+using gpu::require;
+
+namespace {
+
+using checks::require_groups;
+using checks::require_pairs;
+using checks::token_shape;
+using checks::TokenShape;
+
+// One value of mix_tokens (cpu_attention_ops.cpp) for row r: out[r, i, c] =
+// sum_j w[r, i, j] x[r, j, c], reading w[r, j, i] when `w_transposed`.
+__device__ float mixed_value(const float* w, const float* x, const TokenShape& s, bool w_transposed, std::size_t r,
+                             std::size_t i, std::size_t c) {
+    const auto t = static_cast<std::size_t>(s.tokens);
+    const auto width = static_cast<std::size_t>(s.width);
+    const float* wr = w + r * s.row_pairs();
+    const float* xr = x + r * s.row_values();
+    float sum = 0.0f;
+    for (std::size_t j = 0; j < t; ++j) sum += (w_transposed ? wr[j * t + i] : wr[i * t + j]) * xr[j * width + c];
+    return sum;
+}
+
+// One value of pair_dots for row r: pairs[r, i, j] = sum_c a[r, i, c] b[r, j, c].
+__device__ float pair_dot(const float* a, const float* b, const TokenShape& s, std::size_t r, std::size_t i,
+                          std::size_t j) {
+    const auto width = static_cast<std::size_t>(s.width);
+    const float* ai = a + r * s.row_values() + i * width;
+    const float* bj = b + r * s.row_values() + j * width;
+    float sum = 0.0f;
+    for (std::size_t c = 0; c < width; ++c) sum += ai[c] * bj[c];
+    return sum;
+}
+
+}  // namespace
+
+void CudaBackend::token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) {
+    constexpr const char* op = "token_scores";
+    const TokenShape s = token_shape(q, tokens, op);
+    gpu::require_same_shape(q, k, op);
+    require_pairs(scores, s, op);
+    const float* pq = device_floats(q, op);
+    const float* pk = device_floats(k, op);
+    float* out = device_floats(scores, op);
+    const FormatParams p = format_params(scores.dtype());
+    gpu::for_each(scores.size(), stream_, op, [=] __device__(std::size_t at) {
+        const std::size_t r = at / s.row_pairs(), pair = at % s.row_pairs();
+        const auto t = static_cast<std::size_t>(s.tokens);
+        out[at] = gpu::round_value(p, pair_dot(pq, pk, s, r, pair / t, pair % t));
+    });
+}
+
+void CudaBackend::token_scores_backward(const Tensor& q, const Tensor& k, const Tensor& dscores, int tokens,
+                                        Tensor& dq, Tensor& dk) {
+    constexpr const char* op = "token_scores_backward";
+    const TokenShape s = token_shape(q, tokens, op);
+    gpu::require_same_shape(q, k, op);
+    gpu::require_same_shape(q, dq, op);
+    gpu::require_same_shape(q, dk, op);
+    require_pairs(dscores, s, op);
+    const float* pq = device_floats(q, op);
+    const float* pk = device_floats(k, op);
+    const float* ds = device_floats(dscores, op);
+    float* out_q = device_floats(dq, op);
+    float* out_k = device_floats(dk, op);
+    const FormatParams pdq = format_params(dq.dtype());
+    const FormatParams pdk = format_params(dk.dtype());
+    gpu::for_each(q.size(), stream_, op, [=] __device__(std::size_t at) {
+        const std::size_t r = at / s.row_values(), within = at % s.row_values();
+        const auto width = static_cast<std::size_t>(s.width);
+        const std::size_t i = within / width, c = within % width;
+        out_q[at] = gpu::round_value(pdq, mixed_value(ds, pk, s, false, r, i, c));
+        out_k[at] = gpu::round_value(pdk, mixed_value(ds, pq, s, true, r, i, c));
+    });
+}
+
+void CudaBackend::token_mix(const Tensor& probs, const Tensor& v, int tokens, Tensor& out) {
+    constexpr const char* op = "token_mix";
+    const TokenShape s = token_shape(v, tokens, op);
+    gpu::require_same_shape(v, out, op);
+    require_pairs(probs, s, op);
+    const float* pp = device_floats(probs, op);
+    const float* pv = device_floats(v, op);
+    float* po = device_floats(out, op);
+    const FormatParams p = format_params(out.dtype());
+    gpu::for_each(v.size(), stream_, op, [=] __device__(std::size_t at) {
+        const std::size_t r = at / s.row_values(), within = at % s.row_values();
+        const auto width = static_cast<std::size_t>(s.width);
+        po[at] = gpu::round_value(p, mixed_value(pp, pv, s, false, r, within / width, within % width));
+    });
+}
+
+void CudaBackend::token_mix_backward(const Tensor& probs, const Tensor& v, const Tensor& dout, int tokens,
+                                     Tensor& dprobs, Tensor& dv) {
+    constexpr const char* op = "token_mix_backward";
+    const TokenShape s = token_shape(v, tokens, op);
+    gpu::require_same_shape(v, dout, op);
+    gpu::require_same_shape(v, dv, op);
+    require_pairs(probs, s, op);
+    require_pairs(dprobs, s, op);
+    const float* pp = device_floats(probs, op);
+    const float* pv = device_floats(v, op);
+    const float* pd = device_floats(dout, op);
+    float* out_p = device_floats(dprobs, op);
+    float* out_v = device_floats(dv, op);
+    const FormatParams pdp = format_params(dprobs.dtype());
+    const FormatParams pdv = format_params(dv.dtype());
+    gpu::for_each(dprobs.size(), stream_, op, [=] __device__(std::size_t at) {
+        const std::size_t r = at / s.row_pairs(), pair = at % s.row_pairs();
+        const auto t = static_cast<std::size_t>(s.tokens);
+        out_p[at] = gpu::round_value(pdp, pair_dot(pd, pv, s, r, pair / t, pair % t));
+    });
+    gpu::for_each(dv.size(), stream_, op, [=] __device__(std::size_t at) {
+        const std::size_t r = at / s.row_values(), within = at % s.row_values();
+        const auto width = static_cast<std::size_t>(s.width);
+        out_v[at] = gpu::round_value(pdv, mixed_value(pp, pd, s, true, r, within / width, within % width));
+    });
+}
+
+void CudaBackend::scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, Tensor& probs) {
+    constexpr const char* op = "scaled_softmax";
+    gpu::require_same_shape(x, probs, op);
+    require_groups(x, group, op);
+    const float* in = device_floats(x, op);
+    float* out = device_floats(probs, op);
+    const auto g = static_cast<std::size_t>(group);
+    const FormatParams pz = format_params(compute);
+    const FormatParams p = format_params(probs.dtype());
+    gpu::for_each(x.size() / g, stream_, op, [=] __device__(std::size_t k) {
+        const float* xg = in + k * g;
+        float* pg = out + k * g;
+        // z = x * scale rounded to `compute`, recomputed on each pass (the
+        // same value each time). The max is std::max_element's: an Inf z
+        // makes it Inf and Inf - Inf NaN, the row is lost, as on hardware.
+        float top = gpu::round_value(pz, xg[0] * scale);
+        for (std::size_t j = 1; j < g; ++j) {
+            const float z = gpu::round_value(pz, xg[j] * scale);
+            top = top < z ? z : top;
+        }
+        float sum = 0.0f;
+        for (std::size_t j = 0; j < g; ++j) sum += expf(gpu::round_value(pz, xg[j] * scale) - top);
+        for (std::size_t j = 0; j < g; ++j)
+            pg[j] = gpu::round_value(p, expf(gpu::round_value(pz, xg[j] * scale) - top) / sum);
+    });
+}
+
+void CudaBackend::scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
+                                          Tensor& dx) {
+    constexpr const char* op = "scaled_softmax_backward";
+    gpu::require_same_shape(probs, dprobs, op);
+    gpu::require_same_shape(probs, dx, op);
+    require_groups(probs, group, op);
+    const float* pp = device_floats(probs, op);
+    const float* pd = device_floats(dprobs, op);
+    float* out = device_floats(dx, op);
+    const auto g = static_cast<std::size_t>(group);
+    const FormatParams p = format_params(dx.dtype());
+    gpu::for_each(probs.size() / g, stream_, op, [=] __device__(std::size_t k) {
+        const float* pk = pp + k * g;
+        const float* dk = pd + k * g;
+        float* ok = out + k * g;
+        float dot = 0.0f;
+        for (std::size_t j = 0; j < g; ++j) dot += pk[j] * dk[j];
+        for (std::size_t j = 0; j < g; ++j) ok[j] = gpu::round_value(p, scale * (pk[j] * (dk[j] - dot)));
+    });
+}
+
+}  // namespace plab

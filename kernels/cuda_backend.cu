@@ -1,0 +1,157 @@
+// The CUDA backend's device, storage and transfers. The ops live in one file
+// per group (cuda_*_ops.cu, cuda_gemm.cu); cuda_common.cuh is what they share.
+#include "kernels/cuda_backend.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "kernels/cuda_common.cuh"
+#include "kernels/device_info.h"
+#include "kernels/round_kernel.h"
+
+namespace plab {
+
+using gpu::check_cublas;
+using gpu::check_cuda;
+using gpu::device_floats;
+
+namespace {
+
+constexpr const char* kNoDevice = "no CUDA device found; use --backend cpu";
+
+std::string mib_text(std::size_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", static_cast<double>(bytes) / (1024.0 * 1024.0));
+    return text;
+}
+
+// FP32 device memory, freed with the last tensor that shares it.
+class DeviceBuffer final : public Buffer {
+public:
+    DeviceBuffer(std::size_t bytes, const std::string& gpu_name) {
+        if (bytes == 0) return;
+        const cudaError_t status = cudaMalloc(&ptr_, bytes);
+        if (status == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();  // not sticky: clear it so later checks do not see it
+            throw Error("cannot allocate " + mib_text(bytes) + " MiB on " + gpu_name + ": out of device memory");
+        }
+        check_cuda(status, "cudaMalloc");
+    }
+    ~DeviceBuffer() override { cudaFree(ptr_); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+    Device device() const override { return Device::cuda; }
+    void* data() override { return ptr_; }
+
+private:
+    void* ptr_ = nullptr;
+};
+
+// t's values rounded to its dtype in place: the kernel tests/cuda/round_kernel_test.cpp
+// checks bit for bit against the CPU on all 2^32 inputs.
+void round_in_place(Tensor& t, cudaStream_t stream, const char* op) {
+    if (t.dtype() == FormatId::fp32 || t.size() == 0) return;
+    float* p = device_floats(t, op);
+    cuda::round_device_array(t.dtype(), p, p, t.size(), Overflow::saturate, stream);
+}
+
+}  // namespace
+
+bool cuda_device_present() { return !cuda::list_devices().empty(); }
+
+std::unique_ptr<Backend> make_cuda_backend() {
+    if (!cuda_device_present()) throw Error(kNoDevice);
+    return std::make_unique<CudaBackend>();
+}
+
+CudaBackend::CudaBackend() : scratch_(gpu::kScratchSlots) {
+    const auto devices = cuda::list_devices();
+    if (devices.empty()) throw Error(kNoDevice);
+    name_ = devices.front().name;
+    try {
+        check_cuda(cudaSetDevice(devices.front().index), "cudaSetDevice");
+        check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+        check_cublas(cublasCreate(&blas_), "cublasCreate");
+        check_cublas(cublasSetStream(blas_, stream_), "cublasSetStream");
+        // Reductions inside a GEMM stay in the FP32 accumulator (our outputs
+        // are FP32 anyway; this rules out any cheaper internal path).
+        check_cublas(cublasSetMathMode(blas_, static_cast<cublasMath_t>(
+                                                  CUBLAS_DEFAULT_MATH |
+                                                  CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)),
+                     "cublasSetMathMode");
+    } catch (...) {
+        release();
+        throw;
+    }
+}
+
+CudaBackend::~CudaBackend() {
+    // Buffers free themselves; wait for the work that may still use them.
+    if (stream_) cudaStreamSynchronize(stream_);
+    telemetry_copies_.clear();
+    scratch_.clear();
+    release();
+}
+
+void CudaBackend::release() {
+    if (blas_) cublasDestroy(blas_);
+    if (stream_) cudaStreamDestroy(stream_);
+    blas_ = nullptr;
+    stream_ = nullptr;
+}
+
+void* CudaBackend::scratch(int slot, std::size_t bytes) {
+    Tensor& s = scratch_.at(static_cast<std::size_t>(slot));
+    if (s.size() * sizeof(float) < bytes) {
+        // The old buffer may still be read by queued work: finish it first.
+        check_cuda(cudaStreamSynchronize(stream_), "scratch resize");
+        s = Tensor();
+        s = allocate({1, static_cast<int>((bytes + sizeof(float) - 1) / sizeof(float))}, FormatId::fp32);
+    }
+    return s.raw();
+}
+
+Tensor CudaBackend::allocate(Shape shape, FormatId dtype) {
+    gpu::require(shape.rows >= 0 && shape.cols >= 0,
+                 [&] { return "allocate: negative shape " + shape_text(shape); });
+    const std::size_t bytes = shape.size() * sizeof(float);
+    auto buffer = std::make_shared<DeviceBuffer>(bytes, name_);
+    // Zero-filled, as the interface promises (async on our stream: ordered
+    // before every op that can see the tensor).
+    if (bytes) check_cuda(cudaMemsetAsync(buffer->data(), 0, bytes, stream_), "cudaMemsetAsync");
+    return Tensor(shape, dtype, std::move(buffer));
+}
+
+void CudaBackend::upload(const float* host, Tensor& t) {
+    if (t.size() == 0) return;
+    float* p = device_floats(t, "upload");
+    check_cuda(cudaMemcpyAsync(p, host, t.size() * sizeof(float), cudaMemcpyHostToDevice, stream_), "upload");
+    round_in_place(t, stream_, "upload");
+    // The caller may reuse `host` at once: pageable copies are staged, but
+    // only a synchronize promises that the staging is done.
+    check_cuda(cudaStreamSynchronize(stream_), "upload");
+}
+
+void CudaBackend::download(const Tensor& t, float* host) {
+    if (t.size() == 0) return;
+    const float* p = device_floats(t, "download");
+    check_cuda(cudaMemcpyAsync(host, p, t.size() * sizeof(float), cudaMemcpyDeviceToHost, stream_), "download");
+    check_cuda(cudaStreamSynchronize(stream_), "download");
+}
+
+void CudaBackend::convert(const Tensor& src, Tensor& dst) {
+    gpu::require_same_shape(src, dst, "convert");
+    if (src.size() == 0) return;
+    const float* in = device_floats(src, "convert");
+    float* out = device_floats(dst, "convert");
+    if (in != out)
+        check_cuda(cudaMemcpyAsync(out, in, src.size() * sizeof(float), cudaMemcpyDeviceToDevice, stream_),
+                   "convert");
+    round_in_place(dst, stream_, "convert");
+}
+
+}  // namespace plab

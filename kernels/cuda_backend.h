@@ -1,0 +1,123 @@
+#pragma once
+// The CUDA backend: the engine's Backend interface on one NVIDIA GPU.
+//
+// Storage, v1: every tensor is an FP32 device array holding values exactly
+// representable in its dtype, the CPU backend's contract; each op rounds its
+// output to the dtype with the shared RNE cast (engine/numeric/scalar_cast.h),
+// so results compare closely with the CPU reference (bit for bit where the op
+// is elementwise or sums in the CPU's order). Native 16/8-bit storage (half
+// the bandwidth, what cuBLASLt reads directly) is the next step.
+//
+// Plain C++ interface: callers need no CUDA headers (the handles are opaque).
+// Device 0 only; one backend is used by one thread at a time, like the CPU's.
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/backend/backend.h"
+#include "engine/backend/cpu/cpu_backend.h"
+
+// CUDA's and cuBLAS's handle types, declared as their headers do.
+struct CUstream_st;
+struct cublasContext;
+
+namespace plab {
+
+class CudaBackend final : public Backend {
+public:
+    // Throws plab::Error when there is no device or CUDA / cuBLAS fail to start.
+    CudaBackend();
+    ~CudaBackend() override;
+    CudaBackend(const CudaBackend&) = delete;
+    CudaBackend& operator=(const CudaBackend&) = delete;
+
+    Device device() const override { return Device::cuda; }
+    std::string name() const override { return name_; }
+
+    // cuda_backend.cu
+    Tensor allocate(Shape shape, FormatId dtype) override;
+    void upload(const float* host, Tensor& t) override;
+    void download(const Tensor& t, float* host) override;
+    void convert(const Tensor& src, Tensor& dst) override;
+
+    // cuda_gemm.cu
+    void gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpec& spec) override;
+
+    // cuda_elementwise_ops.cu
+    void activation_forward(Activation a, const Tensor& x, Tensor& y) override;
+    void activation_backward(Activation a, const Tensor& x, const Tensor& dy, Tensor& dx) override;
+    void accumulate(const Tensor& src, Tensor& dst, bool overwrite) override;
+    void scale_in_place(Tensor& x, float factor) override;
+
+    // cuda_loss_ops.cu
+    float softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) override;
+    void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
+                                        Tensor& dlogits) override;
+    float mse_loss(const Tensor& pred, const Tensor& target) override;
+    void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
+
+    // cuda_layer_norm_ops.cu
+    void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                            Tensor& mean, Tensor& rstd) override;
+    void layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                             const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
+
+    // cuda_attention_ops.cu
+    void token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) override;
+    void token_scores_backward(const Tensor& q, const Tensor& k, const Tensor& dscores, int tokens, Tensor& dq,
+                               Tensor& dk) override;
+    void token_mix(const Tensor& probs, const Tensor& v, int tokens, Tensor& out) override;
+    void token_mix_backward(const Tensor& probs, const Tensor& v, const Tensor& dout, int tokens, Tensor& dprobs,
+                            Tensor& dv) override;
+    void scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, Tensor& probs) override;
+    void scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
+                                 Tensor& dx) override;
+
+    // cuda_reduction_ops.cu
+    void column_sums(const Tensor& x, Tensor& sums) override;
+    bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) override;
+    float sum_of_squares(const Tensor& x) override;
+    std::int64_t count_non_finite(const Tensor& x) override;
+    float finite_amax(const Tensor& x) override;
+    TensorComparison compare(const Tensor& a, const Tensor& b) override;
+
+    // cuda_optim_ops.cu
+    UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) override;
+    UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) override;
+
+    // cuda_telemetry_ops.cu
+    void queue_telemetry(const TelemetryRequest& request) override;
+    void finish_telemetry() override;
+    TensorStats tensor_stats(const Tensor& x, double divisor) override;
+    TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor) override;
+    void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
+    void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held, Log2Histogram& divided) override;
+
+private:
+    // Device scratch slot `slot` (cuda_common.cuh's ScratchSlot) grown to at
+    // least `bytes`; kept between calls.
+    void* scratch(int slot, std::size_t bytes);
+    // A host copy of x (a CPU tensor of the same shape and dtype) for telemetry.
+    Tensor host_copy(const Tensor& x);
+    void release();  // the stream and cuBLAS handle (destructor, failed constructor)
+
+    std::string name_;
+    CUstream_st* stream_ = nullptr;  // cudaStream_t: every op runs on it, in order
+    cublasContext* blas_ = nullptr;  // cublasHandle_t, bound to stream_
+    // Device scratch kept between calls: GEMM operands in the compute format,
+    // reduction partials.
+    std::vector<Tensor> scratch_;
+    // Telemetry runs on the host with the CPU backend's statistics code (one
+    // implementation); the host copies live until finish_telemetry().
+    CpuBackend host_;
+    std::deque<Tensor> telemetry_copies_;  // a deque: requests point at its elements
+};
+
+// The CUDA backend on device 0; plab::Error("no CUDA device found; use
+// --backend cpu") when this machine has none.
+std::unique_ptr<Backend> make_cuda_backend();
+// Whether make_cuda_backend() would find a device (never throws).
+bool cuda_device_present();
+
+}  // namespace plab

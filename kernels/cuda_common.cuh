@@ -1,0 +1,145 @@
+#pragma once
+// What every op file of the CUDA backend shares: error checks, the rounding
+// of an output to its dtype, a grid-stride launch over n indices, and a
+// deterministic reduction. Private to kernels/ (needs nvcc).
+//
+// The kernels compute with the engine's scalar definitions (PLAB_HD headers:
+// numeric/scalar_cast.h, backend/activation_math.h, optim/update_math.h);
+// plab_kernels is compiled with --fmad=false so that every product is rounded
+// on its own, as on the CPU, and elementwise ops agree with it bit for bit.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+#include "engine/backend/op_checks.h"
+#include "engine/common/error.h"
+#include "engine/numeric/scalar_cast.h"
+#include "engine/tensor/tensor.h"
+
+namespace plab::gpu {
+
+// The argument checks every backend shares (one wording, two backends).
+using checks::require;
+using checks::require_same_shape;
+
+// Scratch slots of CudaBackend::scratch().
+enum ScratchSlot : int { kGemmA, kGemmB, kReducePartials, kScratchSlots };
+
+// plab::Error naming the failed call and CUDA's (cuBLAS's) reason.
+inline void check_cuda(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) [[unlikely]]
+        throw Error(std::string("CUDA ") + what + " failed: " + cudaGetErrorString(status));
+}
+inline void check_cublas(cublasStatus_t status, const char* what) {
+    if (status != CUBLAS_STATUS_SUCCESS) [[unlikely]]
+        throw Error(std::string("cuBLAS ") + what + " failed: " + cublasGetStatusString(status));
+}
+
+// The device array of a tensor; plab::Error when it is a CPU tensor (a
+// kernel would fault on its host pointer).
+inline float* device_floats(Tensor& t, const char* op) {
+    require(t.device() == Device::cuda || t.size() == 0, [&] {
+        return std::string(op) + ": a " + shape_text(t.shape()) +
+               " tensor is on the CPU; allocate it with the CUDA backend";
+    });
+    return static_cast<float*>(t.raw());
+}
+inline const float* device_floats(const Tensor& t, const char* op) {
+    return device_floats(const_cast<Tensor&>(t), op);
+}
+
+// x rounded to the format (RNE; FP8 saturates, as the CPU's round_array by default).
+__device__ __forceinline__ float round_value(const FormatParams& p, float x) { return decode(p, encode(p, x)); }
+
+inline constexpr int kThreads = 256;
+// Grid size for n work items: enough blocks to fill an H100 several times
+// over, grid-stride beyond that.
+inline unsigned blocks_for(std::size_t n) {
+    const std::size_t wanted = (n + kThreads - 1) / kThreads;
+    return static_cast<unsigned>(wanted < 4096 ? wanted : 4096);
+}
+
+template <typename F>
+__global__ void for_each_kernel(std::size_t n, F f) {
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) f(i);
+}
+
+// f(i) for i in [0, n) on `stream`, one thread per index.
+template <typename F>
+void for_each(std::size_t n, cudaStream_t stream, const char* op, F f) {
+    if (n == 0) return;
+    for_each_kernel<<<blocks_for(n), kThreads, 0, stream>>>(n, f);
+    check_cuda(cudaGetLastError(), op);
+}
+
+// --- deterministic reduction ---------------------------------------------------
+// combine over i of map(i): each thread folds a fixed strided set of indices,
+// each block folds its threads in a fixed tree, one block folds the blocks.
+// The grid depends only on n, so a result is the same on every run (though
+// not, for floating-point sums, the CPU's index-order value). `map` may also
+// write (an op's output), each i is visited once. T: trivially copyable.
+inline constexpr int kReduceBlocks = 256;
+inline constexpr std::size_t kReduceScratchBytes = 64 * (kReduceBlocks + 1);  // T up to 64 bytes
+
+template <typename T, typename Combine>
+__device__ T block_fold(T acc, Combine combine) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    T* s = reinterpret_cast<T*>(shared_bytes);
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
+        if (threadIdx.x < width) s[threadIdx.x] = combine(s[threadIdx.x], s[threadIdx.x + width]);
+        __syncthreads();
+    }
+    return s[0];
+}
+
+template <typename T, typename Map, typename Combine>
+__global__ void reduce_blocks_kernel(std::size_t n, T identity, Map map, Combine combine, T* partials) {
+    T acc = identity;
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+        acc = combine(acc, map(i));
+    const T total = block_fold(acc, combine);
+    if (threadIdx.x == 0) partials[blockIdx.x] = total;
+}
+
+template <typename T, typename Combine>
+__global__ void reduce_partials_kernel(unsigned count, T identity, Combine combine, T* partials) {
+    const T total = block_fold(threadIdx.x < count ? partials[threadIdx.x] : identity, combine);
+    if (threadIdx.x == 0) partials[kReduceBlocks] = total;
+}
+
+// The reduction, its result copied to the host. `scratch` holds
+// kReduceScratchBytes of device memory.
+template <typename T, typename Map, typename Combine>
+T reduce(std::size_t n, T identity, cudaStream_t stream, void* scratch, const char* op, Map map, Combine combine) {
+    static_assert(sizeof(T) <= 64 && kReduceBlocks == kThreads);
+    if (n == 0) return identity;
+    T* partials = static_cast<T*>(scratch);
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((n + kThreads - 1) / kThreads, kReduceBlocks));
+    const std::size_t shared = kThreads * sizeof(T);
+    reduce_blocks_kernel<<<blocks, kThreads, shared, stream>>>(n, identity, map, combine, partials);
+    check_cuda(cudaGetLastError(), op);
+    reduce_partials_kernel<<<1, kThreads, shared, stream>>>(blocks, identity, combine, partials);
+    check_cuda(cudaGetLastError(), op);
+    T result;
+    check_cuda(cudaMemcpyAsync(&result, partials + kReduceBlocks, sizeof(T), cudaMemcpyDeviceToHost, stream), op);
+    check_cuda(cudaStreamSynchronize(stream), op);
+    return result;
+}
+
+// Common combines.
+struct Add {
+    template <typename T>
+    __device__ T operator()(T a, T b) const { return a + b; }
+};
+struct Or {
+    __device__ int operator()(int a, int b) const { return a | b; }
+};
+
+}  // namespace plab::gpu

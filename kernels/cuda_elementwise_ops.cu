@@ -1,0 +1,54 @@
+// Elementwise ops on the CUDA backend: activations and their gradients,
+// gradient accumulation, scaling. Each is one kernel over the tensor with the
+// engine's scalar definitions (activation_math.h) and one rounding of the
+// output: with --fmad=false these match the CPU bit for bit, except that
+// tanh, erf and exp come from CUDA's math library (within 2 ULPs of glibc's).
+#include "engine/backend/activation_math.h"
+#include "kernels/cuda_backend.h"
+#include "kernels/cuda_common.cuh"
+
+namespace plab {
+
+using gpu::device_floats;
+using gpu::round_value;
+
+void CudaBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
+    constexpr const char* op = "activation_forward";
+    gpu::require_same_shape(x, y, op);
+    const float* in = device_floats(x, op);
+    float* out = device_floats(y, op);
+    const FormatParams p = format_params(y.dtype());
+    gpu::for_each(x.size(), stream_, op,
+                  [=] __device__(std::size_t i) { out[i] = round_value(p, activate(a, in[i])); });
+}
+
+void CudaBackend::activation_backward(Activation a, const Tensor& x, const Tensor& dy, Tensor& dx) {
+    constexpr const char* op = "activation_backward";
+    gpu::require_same_shape(x, dy, op);
+    gpu::require_same_shape(x, dx, op);
+    const float* in = device_floats(x, op);
+    const float* g = device_floats(dy, op);
+    float* out = device_floats(dx, op);
+    const FormatParams p = format_params(dx.dtype());
+    gpu::for_each(x.size(), stream_, op,
+                  [=] __device__(std::size_t i) { out[i] = round_value(p, activation_grad(a, in[i], g[i])); });
+}
+
+void CudaBackend::accumulate(const Tensor& src, Tensor& dst, bool overwrite) {
+    constexpr const char* op = "accumulate";
+    gpu::require_same_shape(src, dst, op);
+    const float* in = device_floats(src, op);
+    float* out = device_floats(dst, op);
+    const FormatParams p = format_params(dst.dtype());
+    gpu::for_each(src.size(), stream_, op,
+                  [=] __device__(std::size_t i) { out[i] = round_value(p, overwrite ? in[i] : out[i] + in[i]); });
+}
+
+void CudaBackend::scale_in_place(Tensor& x, float factor) {
+    constexpr const char* op = "scale_in_place";
+    float* v = device_floats(x, op);
+    const FormatParams p = format_params(x.dtype());
+    gpu::for_each(x.size(), stream_, op, [=] __device__(std::size_t i) { v[i] = round_value(p, v[i] * factor); });
+}
+
+}  // namespace plab

@@ -1,0 +1,125 @@
+// GEMM on the CUDA backend, with the CPU's semantics (backend.h): inputs
+// rounded to the compute format, exact products, FP32 accumulation, alpha and
+// beta, the row bias added in FP32, one rounding to the output dtype.
+//
+// Two routes to cuBLAS (cublasGemmEx, FP32 output):
+//  * FP16 / BF16 compute: the operands are encoded into 16-bit scratch arrays
+//    (the very RNE cast of scalar_cast.h) and multiplied on the tensor cores
+//    with CUBLAS_COMPUTE_32F: exact products, FP32 accumulation.
+//  * everything else (FP32, TF32, FP8 and FP8-scaled inputs): FP32 arrays
+//    holding the rounded values, CUBLAS_COMPUTE_32F_PEDANTIC (no TF32, no
+//    reduced precision). Products of TF32 or FP8 values (at most 11 x 11
+//    significant bits) are exact in FP32, so this is the same arithmetic the
+//    hardware's TF32 / FP8 paths do, without their speed: native FP8 GEMMs
+//    (cuBLASLt with A/B scale pointers) are the next step.
+// The bias and the output rounding run in one small epilogue kernel (v1; a
+// cuBLASLt bias epilogue can take them over once outputs are stored natively).
+#include <cublas_v2.h>
+
+#include <cstdint>
+
+#include "kernels/cuda_backend.h"
+#include "kernels/cuda_common.cuh"
+
+namespace plab {
+
+using gpu::check_cublas;
+using gpu::device_floats;
+
+namespace {
+
+struct Operand {
+    const void* data;
+    cudaDataType_t type;
+};
+
+bool is_16bit_compute(FormatId f) { return f == FormatId::fp16 || f == FormatId::bf16; }
+
+// x's values encoded in `compute` (FP16 or BF16), 16 bits each.
+Operand encode_16bit(const Tensor& x, FormatId compute, void* scratch, cudaStream_t stream) {
+    const float* in = device_floats(x, "gemm");
+    auto* out = static_cast<std::uint16_t*>(scratch);
+    const FormatParams p = format_params(compute);
+    gpu::for_each(x.size(), stream, "gemm operand",
+                  [=] __device__(std::size_t i) { out[i] = static_cast<std::uint16_t>(encode(p, in[i])); });
+    return {out, compute == FormatId::fp16 ? CUDA_R_16F : CUDA_R_16BF};
+}
+
+// x's values as the GEMM reads them, in FP32: times the input's scale and
+// rounded (saturating) to its FP8 format, or rounded to `compute`; x's own
+// storage where that changes nothing.
+Operand fp32_operand(const Tensor& x, const std::optional<GemmSpec::ScaledInput>& scaled, FormatId compute,
+                     void* scratch, cudaStream_t stream) {
+    const float* in = device_floats(x, "gemm");
+    if (!scaled && (compute == FormatId::fp32 || x.dtype() == compute)) return {in, CUDA_R_32F};
+    auto* out = static_cast<float*>(scratch);
+    const FormatParams p = format_params(scaled ? scaled->format : compute);
+    const float scale = scaled ? scaled->scale : 1.0f;
+    if (scaled)
+        gpu::for_each(x.size(), stream, "gemm operand",
+                      [=] __device__(std::size_t i) { out[i] = gpu::round_value(p, in[i] * scale); });
+    else
+        gpu::for_each(x.size(), stream, "gemm operand",
+                      [=] __device__(std::size_t i) { out[i] = gpu::round_value(p, in[i]); });
+    return {out, CUDA_R_32F};
+}
+
+float input_scale(const std::optional<GemmSpec::ScaledInput>& scaled) { return scaled ? scaled->scale : 1.0f; }
+
+}  // namespace
+
+void CudaBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpec& spec) {
+    const int m = spec.trans_a ? a.cols() : a.rows();
+    const int k = spec.trans_a ? a.rows() : a.cols();
+    const int kb = spec.trans_b ? b.cols() : b.rows();
+    const int n = spec.trans_b ? b.rows() : b.cols();
+    gpu::require(k == kb && c.rows() == m && c.cols() == n, [&] {
+        return "gemm: shapes do not chain: " + shape_text(a.shape()) + (spec.trans_a ? "^T" : "") + " x " +
+               shape_text(b.shape()) + (spec.trans_b ? "^T" : "") + " -> " + shape_text(c.shape());
+    });
+    const Tensor* bias = spec.row_bias;
+    gpu::require(!bias || (bias->rows() == 1 && bias->cols() == n), [&] {
+        return "gemm: bias " + shape_text(bias->shape()) + " does not fit the output " + shape_text(c.shape());
+    });
+    if (c.size() == 0) return;
+    float* out = device_floats(c, "gemm");
+    const float* bias_values = bias ? device_floats(*bias, "gemm") : nullptr;
+
+    if (k > 0) {
+        const bool native_16bit = !spec.a_input && !spec.b_input && is_16bit_compute(spec.compute);
+        const std::size_t element = native_16bit ? sizeof(std::uint16_t) : sizeof(float);
+        void* scratch_a = scratch(gpu::kGemmA, a.size() * element);
+        void* scratch_b = scratch(gpu::kGemmB, b.size() * element);
+        const Operand pa = native_16bit ? encode_16bit(a, spec.compute, scratch_a, stream_)
+                                        : fp32_operand(a, spec.a_input, spec.compute, scratch_a, stream_);
+        const Operand pb = native_16bit ? encode_16bit(b, spec.compute, scratch_b, stream_)
+                                        : fp32_operand(b, spec.b_input, spec.compute, scratch_b, stream_);
+        // Unscaling folds into alpha: a power of two times the FP32 sum is exact.
+        const float alpha = spec.alpha / (input_scale(spec.a_input) * input_scale(spec.b_input));
+        const float beta = spec.beta;
+        // Row-major c = op(a) op(b) is column-major c^T = op(b)^T op(a)^T, and a
+        // row-major array read column-major is its transpose: b goes first.
+        check_cublas(cublasGemmEx(blas_, spec.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                  spec.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, pb.data, pb.type,
+                                  b.cols(), pa.data, pa.type, a.cols(), &beta, out, CUDA_R_32F, c.cols(),
+                                  native_16bit ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_PEDANTIC,
+                                  CUBLAS_GEMM_DEFAULT),
+                     "cublasGemmEx");
+    }
+
+    // Epilogue: an empty sum leaves beta * c (BLAS: beta == 0 writes zeros),
+    // then the bias in FP32 and the one rounding to c's dtype.
+    if (k > 0 && !bias && c.dtype() == FormatId::fp32) return;
+    const FormatParams p = format_params(c.dtype());
+    const int cols = c.cols();
+    const bool empty_sum = k == 0;
+    const float beta = spec.beta;
+    gpu::for_each(c.size(), stream_, "gemm epilogue", [=] __device__(std::size_t i) {
+        float v = out[i];
+        if (empty_sum) v = beta == 0.0f ? 0.0f : beta * v;
+        if (bias_values) v += bias_values[i % static_cast<std::size_t>(cols)];
+        out[i] = gpu::round_value(p, v);
+    });
+}
+
+}  // namespace plab

@@ -1,0 +1,89 @@
+// plab run --backend auto|cpu|cuda as a user runs it, on whatever this build
+// and machine have: `plab --version` says whether CUDA was built and which
+// device it found, and each test checks what that situation must give.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/cli_run_util.h"
+
+namespace plab {
+namespace {
+
+namespace fs = std::filesystem;
+using cli_test::Result;
+using cli_test::run_plab;
+
+// What `plab --version` reports about CUDA.
+enum class CudaSituation { not_built, no_device, device };
+
+struct Situation {
+    CudaSituation cuda;
+    std::string device_text;  // after "CUDA: built; " (the device's name first) when there is one
+};
+
+Situation cuda_situation() {
+    const Result r = run_plab("--version");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const std::string built = "CUDA: built; ";
+    if (r.out.find("CUDA: not built") != std::string::npos) return {CudaSituation::not_built, ""};
+    const std::size_t at = r.out.find(built);
+    EXPECT_NE(at, std::string::npos) << r.out;
+    const std::string rest = r.out.substr(at + built.size());
+    if (rest.rfind("no CUDA device found", 0) == 0) return {CudaSituation::no_device, ""};
+    return {CudaSituation::device, rest};
+}
+
+std::string backend_of_header(const std::string& records) {
+    const nlohmann::json header = nlohmann::json::parse(records.substr(0, records.find('\n')));
+    EXPECT_EQ(header.at("type"), "run");
+    return header.at("backend").get<std::string>();
+}
+
+TEST(BackendCli, CudaWithoutADeviceExitsTwoWithOneLineSayingWhatToUse) {
+    const Situation s = cuda_situation();
+    if (s.cuda == CudaSituation::device) GTEST_SKIP() << "a CUDA device is present: " << s.device_text;
+    const std::string want = s.cuda == CudaSituation::not_built
+                                     ? "plab: this build has no CUDA backend; use --backend cpu\n"
+                                     : "plab: no CUDA device found; use --backend cpu\n";
+    const Result r = run_plab("run --backend cuda --steps 2");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, want);
+    // Found before anything runs: --dump-preset fails the same way, and --out is never created.
+    EXPECT_EQ(run_plab("run --dump-preset --backend cuda").err, want);
+    const fs::path dir = cli_test::scratch_dir();
+    const Result to_file = run_plab("run --backend cuda --steps 2 --out '" + (dir / "r.jsonl").string() + "'");
+    EXPECT_EQ(to_file.exit_code, 2);
+    EXPECT_TRUE(fs::is_empty(dir));
+    fs::remove_all(dir);
+}
+
+TEST(BackendCli, AutoPicksTheGpuWhenThereIsOneElseTheCpu) {
+    const Situation s = cuda_situation();
+    const Result r = run_plab("run --backend auto --steps 3 --quiet");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string backend = backend_of_header(r.out);
+    if (s.cuda == CudaSituation::device) {
+        EXPECT_NE(backend, "CPU (exact emulation)");
+        EXPECT_EQ(s.device_text.rfind(backend + " (sm_", 0), 0u) << backend << " vs " << s.device_text;
+    } else {
+        EXPECT_EQ(backend, "CPU (exact emulation)");
+        // The very run --backend cpu makes, record for record.
+        EXPECT_EQ(r.out, run_plab("run --backend cpu --steps 3 --quiet").out);
+    }
+}
+
+TEST(BackendCli, SummaryNamesTheBackendAndHelpTeachesTheChoices) {
+    const Result r = run_plab("run --backend cpu --steps 2");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find(" steps/s) on CPU (exact emulation)\n"), std::string::npos) << r.err;
+    const Result help = run_plab("run --help");
+    EXPECT_NE(help.out.find("auto (cuda when a GPU is present, else cpu)"), std::string::npos) << help.out;
+    EXPECT_NE(help.out.find("--backend auto"), std::string::npos) << help.out;
+}
+
+}  // namespace
+}  // namespace plab

@@ -1,0 +1,708 @@
+// The CUDA backend op by op against the CPU backend (the exact emulation),
+// on the same random inputs (fixed seeds). Each comparison states its
+// tolerance:
+//  * bit for bit where the GPU runs the CPU's formula in the CPU's order
+//    (elementwise ops, casts, LayerNorm, the token matmuls, the optimizers,
+//    column sums, counts and maxima): any difference is a bug;
+//  * for CUDA's exp / tanh / erf (within 2 ULPs of glibc's): a few FP32 ULPs
+//    of the quantities involved, plus one ULP of the output format, since two
+//    nearly equal values may round to neighbours;
+//  * for sums in another order (GEMM, whole-tensor reductions): the classic
+//    bound of recursive summation, |error| <= n u sum |terms| with u = 2^-24
+//    (2^-53 in FP64), for each backend, so 2n u sum |terms| between them.
+// Every test skips without a device.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/common/error.h"
+#include "engine/numeric/scalar_cast.h"
+#include "kernels/cuda_backend.h"
+#include "kernels/device_info.h"
+
+namespace plab {
+namespace {
+
+constexpr double kU32 = 0x1p-24;  // FP32 unit roundoff
+constexpr double kU64 = 0x1p-53;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+
+std::vector<float> random_values(std::size_t n, std::uint32_t seed, float scale) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-scale, scale);
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(rng);
+    return v;
+}
+
+// Spacing of format f's values at |v|: one ULP of the output format.
+double ulp_of(FormatId f, double v) {
+    const FormatParams p = format_params(f);
+    const double a = std::fabs(v);
+    int e = a > 0 && std::isfinite(a) ? std::ilogb(a) : p.min_exponent();
+    if (e < p.min_exponent()) e = p.min_exponent();
+    return std::ldexp(1.0, e - p.man_bits);
+}
+
+// Passes when a == b bit for bit or both are NaN, or |a - b| <= tolerance(i).
+// Names the first few elements that differ.
+template <typename Tolerance>
+void expect_within(const std::vector<float>& cpu, const std::vector<float>& gpu, Tolerance tolerance,
+                   const std::string& what) {
+    ASSERT_EQ(cpu.size(), gpu.size()) << what;
+    int failures = 0;
+    for (std::size_t i = 0; i < cpu.size() && failures < 5; ++i) {
+        if (float_bits(cpu[i]) == float_bits(gpu[i]) || (std::isnan(cpu[i]) && std::isnan(gpu[i]))) continue;
+        const double diff = std::fabs(static_cast<double>(gpu[i]) - cpu[i]);
+        if (diff <= tolerance(i)) continue;
+        ADD_FAILURE() << what << " [" << i << "]: cpu " << cpu[i] << " gpu " << gpu[i] << " (diff " << diff
+                      << ", tolerance " << tolerance(i) << ")";
+        ++failures;
+    }
+}
+
+void expect_identical(const std::vector<float>& cpu, const std::vector<float>& gpu, const std::string& what) {
+    expect_within(cpu, gpu, [](std::size_t) { return -1.0; }, what);
+}
+
+class CudaBackendTest : public testing::Test {
+protected:
+    void SetUp() override {
+        if (!cuda_device_present()) GTEST_SKIP() << cuda::describe_devices();
+        gpu_ = std::make_unique<CudaBackend>();
+    }
+
+    // One tensor on each backend, holding the same values.
+    struct Both {
+        Tensor cpu, gpu;
+    };
+    Both make(Shape s, FormatId dtype, const std::vector<float>& values) {
+        Both t{cpu_.allocate(s, dtype), gpu_->allocate(s, dtype)};
+        cpu_.upload(values.data(), t.cpu);
+        gpu_->upload(values.data(), t.gpu);
+        return t;
+    }
+    Both random(Shape s, FormatId dtype, std::uint32_t seed, float scale = 1.0f) {
+        return make(s, dtype, random_values(s.size(), seed, scale));
+    }
+    Both zeros(Shape s, FormatId dtype) { return {cpu_.allocate(s, dtype), gpu_->allocate(s, dtype)}; }
+
+    static std::vector<float> host(const Tensor& cpu) { return {cpu.host(), cpu.host() + cpu.size()}; }
+    std::vector<float> host_gpu(const Tensor& gpu) {
+        std::vector<float> v(gpu.size());
+        gpu_->download(gpu, v.data());
+        return v;
+    }
+    void expect_identical(const Both& t, const std::string& what) {
+        plab::expect_identical(host(t.cpu), host_gpu(t.gpu), what);
+    }
+    template <typename Tolerance>
+    void expect_within(const Both& t, Tolerance tolerance, const std::string& what) {
+        plab::expect_within(host(t.cpu), host_gpu(t.gpu), tolerance, what);
+    }
+    // Random inputs through one GEMM on each backend, against the summation bound.
+    void check_gemm_bound(const GemmSpec& base, FormatId out_dtype, const std::string& label);
+
+    CpuBackend cpu_;
+    std::unique_ptr<CudaBackend> gpu_;
+};
+
+// ---- device, storage, casts --------------------------------------------------
+
+TEST_F(CudaBackendTest, NamesTheDeviceItRunsOn) {
+    EXPECT_EQ(gpu_->device(), Device::cuda);
+    EXPECT_EQ(gpu_->name(), cuda::list_devices().at(0).name);
+    EXPECT_EQ(gpu_->allocate({2, 3}, FormatId::fp16).device(), Device::cuda);
+}
+
+TEST_F(CudaBackendTest, AllocatesZerosAndRoundsUploadsAndConversionsAsTheCpu) {
+    std::vector<float> values = random_values(999, 1, 1000.0f);
+    const std::vector<float> special = {0.0f, -0.0f, kInf, -kInf, kNan, 65519.0f, 65520.0f, 1e-8f, -3e-38f, 1e-45f,
+                                        448.0f, 464.0f, 0.1f, 1.0f + 0x1p-11f};
+    values.insert(values.end(), special.begin(), special.end());
+    const Shape s{1, static_cast<int>(values.size())};
+    expect_identical(zeros(s, FormatId::bf16), "allocate");
+    for (FormatId f : kAllFormats) {
+        const Both up = make(s, f, values);
+        expect_identical(up, std::string("upload ") + std::string(format_name(f)));
+        const Both wide = make(s, FormatId::fp32, values);
+        Both narrow = zeros(s, f);
+        cpu_.convert(wide.cpu, narrow.cpu);
+        gpu_->convert(wide.gpu, narrow.gpu);
+        expect_identical(narrow, std::string("convert to ") + std::string(format_name(f)));
+    }
+}
+
+TEST_F(CudaBackendTest, OutOfMemoryNamesTheSizeAndTheDevice) {
+    try {
+        gpu_->allocate({1 << 20, 1 << 20}, FormatId::fp32);  // 4 TiB
+        FAIL() << "4 TiB allocated";
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "cannot allocate 4194304.0 MiB on " + gpu_->name() + ": out of device memory");
+    }
+    // The failure leaves the backend usable.
+    Both x = random({4, 4}, FormatId::fp32, 2);
+    cpu_.scale_in_place(x.cpu, 3.0f);
+    gpu_->scale_in_place(x.gpu, 3.0f);
+    expect_identical(x, "scale_in_place after a failed allocation");
+}
+
+TEST_F(CudaBackendTest, RejectsCpuTensorsAndBadShapesWithTheCpuMessages) {
+    Tensor on_cpu = cpu_.allocate({2, 2}, FormatId::fp32);
+    Tensor on_gpu = gpu_->allocate({2, 2}, FormatId::fp32);
+    EXPECT_THROW(gpu_->scale_in_place(on_cpu, 2.0f), Error);
+    EXPECT_THROW(gpu_->accumulate(on_cpu, on_gpu, true), Error);
+    // Shapes that do not chain: the CPU's message, word for word.
+    const Both a = random({3, 4}, FormatId::fp32, 3), b = random({5, 2}, FormatId::fp32, 4);
+    Both c = zeros({3, 2}, FormatId::fp32);
+    std::string cpu_message, gpu_message;
+    try {
+        cpu_.gemm(a.cpu, b.cpu, c.cpu, {});
+    } catch (const Error& e) {
+        cpu_message = e.what();
+    }
+    try {
+        gpu_->gemm(a.gpu, b.gpu, c.gpu, {});
+    } catch (const Error& e) {
+        gpu_message = e.what();
+    }
+    EXPECT_FALSE(cpu_message.empty());
+    EXPECT_EQ(gpu_message, cpu_message);
+}
+
+// ---- GEMM ------------------------------------------------------------------
+
+// A single product per output (k = 1) is exact in FP32 for every compute
+// format's rounded inputs (FP32: rounded once, the same way): so the GPU's
+// result is the CPU's bit for bit, which checks the input rounding.
+TEST_F(CudaBackendTest, GemmRoundsItsInputsAsTheCpuDoes) {
+    for (FormatId compute : {FormatId::fp32, FormatId::tf32, FormatId::fp16, FormatId::bf16, FormatId::e4m3}) {
+        const Both a = random({16, 1}, FormatId::fp32, 5, 3.0f), b = random({1, 16}, FormatId::fp32, 6, 3.0f);
+        Both c = zeros({16, 16}, FormatId::fp32);
+        cpu_.gemm(a.cpu, b.cpu, c.cpu, {.compute = compute});
+        gpu_->gemm(a.gpu, b.gpu, c.gpu, {.compute = compute});
+        expect_identical(c, std::string("gemm k=1 compute ") + std::string(format_name(compute)));
+    }
+}
+
+// Small integers multiply and add exactly in any order: every layout, compute
+// format, alpha, beta and bias must give the CPU's bits (this catches a wrong
+// transpose or leading dimension exactly).
+TEST_F(CudaBackendTest, GemmOfSmallIntegersIsExactForEveryLayout) {
+    auto integers = [](std::size_t n, std::uint32_t seed) {
+        std::mt19937 rng(seed);
+        std::vector<float> v(n);
+        for (float& x : v) x = static_cast<float>(static_cast<int>(rng() % 9) - 4);
+        return v;
+    };
+    const int m = 13, k = 64, n = 7;
+    for (FormatId compute : {FormatId::fp32, FormatId::tf32, FormatId::fp16, FormatId::bf16, FormatId::e4m3}) {
+        for (bool ta : {false, true}) {
+            for (bool tb : {false, true}) {
+                const Shape as = ta ? Shape{k, m} : Shape{m, k}, bs = tb ? Shape{n, k} : Shape{k, n};
+                const Both a = make(as, FormatId::fp32, integers(as.size(), 7));
+                const Both b = make(bs, FormatId::fp32, integers(bs.size(), 8));
+                const Both bias = make({1, n}, FormatId::fp32, integers(n, 9));
+                Both c = make({m, n}, FormatId::fp32, integers(m * n, 10));
+                GemmSpec cpu_spec{.compute = compute, .trans_a = ta, .trans_b = tb, .alpha = 2.0f, .beta = -1.0f};
+                GemmSpec gpu_spec = cpu_spec;
+                cpu_spec.row_bias = &bias.cpu;
+                gpu_spec.row_bias = &bias.gpu;
+                cpu_.gemm(a.cpu, b.cpu, c.cpu, cpu_spec);
+                gpu_->gemm(a.gpu, b.gpu, c.gpu, gpu_spec);
+                expect_identical(c, "integer gemm " + std::string(format_name(compute)) + (ta ? " a^T" : " a") +
+                                        (tb ? " b^T" : " b"));
+            }
+        }
+    }
+}
+
+// An empty sum (k = 0) leaves beta * c plus the bias, rounded.
+TEST_F(CudaBackendTest, GemmWithAnEmptySumKeepsBetaTimesCAndTheBias) {
+    const Both a = zeros({3, 0}, FormatId::fp32), b = zeros({0, 4}, FormatId::fp32);
+    const Both bias = random({1, 4}, FormatId::fp32, 11);
+    for (float beta : {0.0f, 0.5f}) {
+        Both c = random({3, 4}, FormatId::fp16, 12);
+        cpu_.gemm(a.cpu, b.cpu, c.cpu, {.beta = beta, .row_bias = &bias.cpu});
+        gpu_->gemm(a.gpu, b.gpu, c.gpu, {.beta = beta, .row_bias = &bias.gpu});
+        expect_identical(c, "k=0 gemm");
+    }
+}
+
+struct GemmOperandRead {
+    std::optional<GemmSpec::ScaledInput> scaled;
+    FormatId compute;
+    // The value the GEMM multiplies, unscaled: what the FP32 product sees, over the scale.
+    double operator()(float v) const {
+        if (scaled) return round_to(scaled->format, v * scaled->scale, Overflow::saturate) / scaled->scale;
+        return round_to(compute, v);
+    }
+};
+
+// Random inputs (k = 300), alpha, beta and bias: within the summation bound
+// with n = k + 3 terms, plus one ULP of the output format.
+void CudaBackendTest::check_gemm_bound(const GemmSpec& base, FormatId out_dtype, const std::string& label) {
+    const int m = 37, k = 300, n = 29;
+    const Shape as = base.trans_a ? Shape{k, m} : Shape{m, k}, bs = base.trans_b ? Shape{n, k} : Shape{k, n};
+    const std::vector<float> av = random_values(as.size(), 13, 2.0f), bv = random_values(bs.size(), 14, 2.0f);
+    const std::vector<float> cv = random_values(static_cast<std::size_t>(m) * n, 15, 4.0f);
+    const std::vector<float> biasv = random_values(n, 16, 1.0f);
+    const Both a = make(as, FormatId::fp32, av), b = make(bs, FormatId::fp32, bv);
+    const Both bias = make({1, n}, FormatId::fp32, biasv);
+    Both c = make({m, n}, out_dtype, cv);
+    const std::vector<float> c0 = host(c.cpu);  // as stored in the output format
+    GemmSpec cpu_spec = base, gpu_spec = base;
+    cpu_spec.row_bias = &bias.cpu;
+    gpu_spec.row_bias = &bias.gpu;
+    cpu_.gemm(a.cpu, b.cpu, c.cpu, cpu_spec);
+    gpu_->gemm(a.gpu, b.gpu, c.gpu, gpu_spec);
+
+    const GemmOperandRead read_a{base.a_input, base.compute}, read_b{base.b_input, base.compute};
+    std::vector<double> magnitude(c0.size());
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            double sum = 0;
+            for (int p = 0; p < k; ++p) {
+                const float x = base.trans_a ? av[p * m + i] : av[i * k + p];
+                const float y = base.trans_b ? bv[j * k + p] : bv[p * n + j];
+                sum += std::fabs(read_a(x) * read_b(y));
+            }
+            const std::size_t at = static_cast<std::size_t>(i) * n + j;
+            magnitude[at] = std::fabs(base.alpha) * sum + std::fabs(base.beta * c0[at]) + std::fabs(biasv[j]);
+        }
+    const std::vector<float> cpu = host(c.cpu);
+    plab::expect_within(
+        cpu, host_gpu(c.gpu),
+        [&](std::size_t i) { return 2.0 * (k + 3) * kU32 * magnitude[i] + ulp_of(out_dtype, cpu[i]); },
+        "gemm " + label + (base.trans_a ? " a^T" : " a") + (base.trans_b ? " b^T" : " b"));
+}
+
+TEST_F(CudaBackendTest, GemmMatchesTheCpuWithinTheSummationBound) {
+    for (FormatId compute : {FormatId::fp32, FormatId::tf32, FormatId::fp16, FormatId::bf16})
+        for (FormatId out : {FormatId::fp32, FormatId::fp16})
+            for (bool ta : {false, true})
+                for (bool tb : {false, true})
+                    check_gemm_bound({.compute = compute, .trans_a = ta, .trans_b = tb, .alpha = 0.75f, .beta = 0.5f},
+                                     out, std::string(format_name(compute)) + " -> " + std::string(format_name(out)));
+}
+
+TEST_F(CudaBackendTest, Fp8ScaledGemmMatchesTheCpuWithinTheSummationBound) {
+    GemmSpec spec{.compute = FormatId::fp16, .alpha = 1.0f, .beta = 0.0f};
+    spec.a_input = GemmSpec::ScaledInput{FormatId::e4m3, 256.0f};  // |a| * 256 > 448 saturates
+    spec.b_input = GemmSpec::ScaledInput{FormatId::e5m2, 0.25f};
+    check_gemm_bound(spec, FormatId::fp32, "fp8 e4m3 x e5m2");
+    spec.trans_b = true;
+    check_gemm_bound(spec, FormatId::bf16, "fp8 e4m3 x e5m2^T -> bf16");
+}
+
+// ---- elementwise -------------------------------------------------------------
+
+TEST_F(CudaBackendTest, ActivationsMatchTheCpu) {
+    for (Activation act : {Activation::identity, Activation::relu, Activation::tanh, Activation::gelu}) {
+        for (FormatId f : {FormatId::fp32, FormatId::fp16, FormatId::bf16}) {
+            const std::string label = std::string(activation_name(act)) + " " + std::string(format_name(f));
+            const Both x = random({31, 33}, f, 17, 6.0f), dy = random({31, 33}, f, 18, 2.0f);
+            Both y = zeros(x.cpu.shape(), f), dx = zeros(x.cpu.shape(), f);
+            cpu_.activation_forward(act, x.cpu, y.cpu);
+            gpu_->activation_forward(act, x.gpu, y.gpu);
+            cpu_.activation_backward(act, x.cpu, dy.cpu, dx.cpu);
+            gpu_->activation_backward(act, x.gpu, dy.gpu, dx.gpu);
+            if (act == Activation::identity || act == Activation::relu) {
+                expect_identical(y, "forward " + label);
+                expect_identical(dx, "backward " + label);
+                continue;
+            }
+            // tanh, erf, exp: a few ULPs apart between CUDA and glibc, of
+            // quantities up to |x| (GELU's x * cdf) or |dy| (1 + |x|) (the slopes).
+            const std::vector<float> xs = host(x.cpu), dys = host(dy.cpu), ys = host(y.cpu), dxs = host(dx.cpu);
+            expect_within(y, [&](std::size_t i) { return 8 * kU32 * (1 + std::fabs(xs[i])) + ulp_of(f, ys[i]); },
+                          "forward " + label);
+            expect_within(dx,
+                          [&](std::size_t i) {
+                              return 8 * kU32 * std::fabs(dys[i]) * (1 + std::fabs(xs[i])) + ulp_of(f, dxs[i]);
+                          },
+                          "backward " + label);
+        }
+    }
+}
+
+TEST_F(CudaBackendTest, AccumulateAndScaleRoundLikeTheCpu) {
+    const Both src = random({17, 19}, FormatId::fp32, 19, 3.0f);
+    for (FormatId f : {FormatId::fp32, FormatId::fp16, FormatId::bf16}) {
+        Both dst = random({17, 19}, f, 20, 3.0f);
+        cpu_.accumulate(src.cpu, dst.cpu, false);
+        gpu_->accumulate(src.gpu, dst.gpu, false);
+        expect_identical(dst, "accumulate add " + std::string(format_name(f)));
+        cpu_.accumulate(src.cpu, dst.cpu, true);
+        gpu_->accumulate(src.gpu, dst.gpu, true);
+        expect_identical(dst, "accumulate overwrite " + std::string(format_name(f)));
+        cpu_.scale_in_place(dst.cpu, 40000.0f);  // FP16 overflows to Inf
+        gpu_->scale_in_place(dst.gpu, 40000.0f);
+        expect_identical(dst, "scale_in_place " + std::string(format_name(f)));
+    }
+}
+
+// ---- losses ------------------------------------------------------------------
+
+// A softmax output p = exp(a) with |a| = |log p|: CUDA's and glibc's exp and
+// log put a few ULPs of |a| of relative error on p; then one ULP of f.
+double softmax_tolerance(double p, FormatId f) {
+    return (p > 0 ? 16 * kU32 * p * (1 + std::fabs(std::log(p))) : 0.0) + ulp_of(f, p);
+}
+
+std::vector<float> labels_for(int rows, int classes, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<float> v(rows);
+    for (float& x : v) x = static_cast<float>(rng() % static_cast<unsigned>(classes));
+    return v;
+}
+
+TEST_F(CudaBackendTest, SoftmaxCrossEntropyMatchesTheCpu) {
+    const int rows = 128, classes = 5;
+    const std::vector<float> zv = random_values(rows * classes, 21, 8.0f);
+    const Both logits = make({rows, classes}, FormatId::fp16, zv);
+    const Both labels = make({rows, 1}, FormatId::fp32, labels_for(rows, classes, 22));
+    for (FormatId f : {FormatId::fp32, FormatId::fp16}) {
+        Both probs = zeros({rows, classes}, f);
+        const float cpu_loss = cpu_.softmax_cross_entropy(logits.cpu, labels.cpu, probs.cpu);
+        const float gpu_loss = gpu_->softmax_cross_entropy(logits.gpu, labels.gpu, probs.gpu);
+        const std::vector<float> ps = host(probs.cpu);
+        expect_within(probs, [&](std::size_t i) { return softmax_tolerance(ps[i], f); },
+                      "softmax probs " + std::string(format_name(f)));
+        // The loss: each row's term a few ULPs apart, then a sum over rows in
+        // another order. Row terms are bounded by log(sum) + |z_label - max|.
+        const std::vector<float> zs = host(logits.cpu), ls = host(labels.cpu);
+        double terms = 0;
+        for (int r = 0; r < rows; ++r) {
+            double top = zs[r * classes], sum = 0;
+            for (int j = 1; j < classes; ++j) top = std::max<double>(top, zs[r * classes + j]);
+            for (int j = 0; j < classes; ++j) sum += std::exp(zs[r * classes + j] - top);
+            terms += std::log(sum) + std::fabs(zs[r * classes + static_cast<int>(ls[r])] - top);
+        }
+        EXPECT_NEAR(gpu_loss, cpu_loss, (2.0 * rows + 16) * kU32 * terms / rows) << format_name(f);
+
+        // The gradient from the same probabilities is elementwise: identical.
+        const Both same_probs = make({rows, classes}, f, ps);
+        Both dlogits = zeros({rows, classes}, FormatId::fp16);
+        cpu_.softmax_cross_entropy_backward(same_probs.cpu, labels.cpu, 1024.0f, dlogits.cpu);
+        gpu_->softmax_cross_entropy_backward(same_probs.gpu, labels.gpu, 1024.0f, dlogits.gpu);
+        expect_identical(dlogits, "softmax cross-entropy backward");
+    }
+}
+
+TEST_F(CudaBackendTest, SoftmaxCrossEntropyRejectsABadLabelWithTheCpuMessage) {
+    const Both logits = random({6, 3}, FormatId::fp32, 23);
+    const Both labels = make({6, 1}, FormatId::fp32, {0, 1, 2, 1.5f, 7, 0});  // first bad: row 3
+    Both probs = zeros({6, 3}, FormatId::fp32);
+    std::string cpu_message, gpu_message;
+    try {
+        cpu_.softmax_cross_entropy(logits.cpu, labels.cpu, probs.cpu);
+    } catch (const Error& e) {
+        cpu_message = e.what();
+    }
+    try {
+        gpu_->softmax_cross_entropy(logits.gpu, labels.gpu, probs.gpu);
+    } catch (const Error& e) {
+        gpu_message = e.what();
+    }
+    EXPECT_NE(cpu_message.find("row 3"), std::string::npos) << cpu_message;
+    EXPECT_EQ(gpu_message, cpu_message);
+}
+
+TEST_F(CudaBackendTest, MseMatchesTheCpu) {
+    const std::size_t n = 4099;
+    const std::vector<float> pv = random_values(n, 24, 3.0f), tv = random_values(n, 25, 3.0f);
+    const Both pred = make({1, static_cast<int>(n)}, FormatId::fp16, pv);
+    const Both target = make({1, static_cast<int>(n)}, FormatId::fp32, tv);
+    const std::vector<float> ps = host(pred.cpu);
+    double squares = 0;
+    for (std::size_t i = 0; i < n; ++i) squares += (static_cast<double>(ps[i]) - tv[i]) * (ps[i] - tv[i]);
+    EXPECT_NEAR(gpu_->mse_loss(pred.gpu, target.gpu), cpu_.mse_loss(pred.cpu, target.cpu),
+                (2.0 * n + 8) * kU32 * squares / n);
+    Both dpred = zeros(pred.cpu.shape(), FormatId::fp16);
+    cpu_.mse_loss_backward(pred.cpu, target.cpu, 65536.0f, dpred.cpu);
+    gpu_->mse_loss_backward(pred.gpu, target.gpu, 65536.0f, dpred.gpu);
+    expect_identical(dpred, "mse backward");
+}
+
+// ---- layer norm --------------------------------------------------------------
+
+TEST_F(CudaBackendTest, LayerNormIsTheCpusBitForBit) {
+    const int rows = 37, cols = 64;
+    const Both x = random({rows, cols}, FormatId::fp16, 26, 4.0f);
+    const Both gamma = random({1, cols}, FormatId::fp32, 27), beta = random({1, cols}, FormatId::fp32, 28);
+    Both y = zeros({rows, cols}, FormatId::fp16);
+    Both mean = zeros({rows, 1}, FormatId::fp32), rstd = zeros({rows, 1}, FormatId::fp32);
+    cpu_.layer_norm_forward(x.cpu, gamma.cpu, beta.cpu, 1e-5f, y.cpu, mean.cpu, rstd.cpu);
+    gpu_->layer_norm_forward(x.gpu, gamma.gpu, beta.gpu, 1e-5f, y.gpu, mean.gpu, rstd.gpu);
+    expect_identical(y, "layer norm y");
+    expect_identical(mean, "layer norm mean");
+    expect_identical(rstd, "layer norm rstd");
+
+    const Both dy = random({rows, cols}, FormatId::fp16, 29, 100.0f);
+    Both dx = zeros({rows, cols}, FormatId::fp16);
+    Both dgamma = zeros({1, cols}, FormatId::fp32), dbeta = zeros({1, cols}, FormatId::bf16);
+    cpu_.layer_norm_backward(x.cpu, gamma.cpu, mean.cpu, rstd.cpu, dy.cpu, dx.cpu, dgamma.cpu, dbeta.cpu);
+    gpu_->layer_norm_backward(x.gpu, gamma.gpu, mean.gpu, rstd.gpu, dy.gpu, dx.gpu, dgamma.gpu, dbeta.gpu);
+    expect_identical(dx, "layer norm dx");
+    expect_identical(dgamma, "layer norm dgamma");
+    expect_identical(dbeta, "layer norm dbeta");
+
+    // dx may alias dy (the interface allows it): the same result in place.
+    Both in_place = make({rows, cols}, FormatId::fp16, host(dy.cpu));
+    cpu_.layer_norm_backward(x.cpu, gamma.cpu, mean.cpu, rstd.cpu, in_place.cpu, in_place.cpu, dgamma.cpu, dbeta.cpu);
+    gpu_->layer_norm_backward(x.gpu, gamma.gpu, mean.gpu, rstd.gpu, in_place.gpu, in_place.gpu, dgamma.gpu,
+                              dbeta.gpu);
+    expect_identical(in_place, "layer norm dx aliasing dy");
+    expect_identical(dgamma, "layer norm dgamma, dx aliasing dy");
+}
+
+// ---- attention ---------------------------------------------------------------
+
+TEST_F(CudaBackendTest, TokenMatmulsAreTheCpusBitForBit) {
+    const int rows = 5, tokens = 4, width = 8;
+    const Shape values{rows, tokens * width}, pairs{rows, tokens * tokens};
+    const Both q = random(values, FormatId::fp16, 30), k = random(values, FormatId::fp16, 31);
+    const Both v = random(values, FormatId::fp16, 32), probs = random(pairs, FormatId::fp16, 33);
+    const Both dscores = random(pairs, FormatId::fp16, 34), dout = random(values, FormatId::fp16, 35);
+    Both scores = zeros(pairs, FormatId::fp16), out = zeros(values, FormatId::bf16);
+    Both dq = zeros(values, FormatId::fp16), dk = zeros(values, FormatId::fp32);
+    Both dprobs = zeros(pairs, FormatId::fp16), dv = zeros(values, FormatId::fp16);
+    cpu_.token_scores(q.cpu, k.cpu, tokens, scores.cpu);
+    gpu_->token_scores(q.gpu, k.gpu, tokens, scores.gpu);
+    cpu_.token_scores_backward(q.cpu, k.cpu, dscores.cpu, tokens, dq.cpu, dk.cpu);
+    gpu_->token_scores_backward(q.gpu, k.gpu, dscores.gpu, tokens, dq.gpu, dk.gpu);
+    cpu_.token_mix(probs.cpu, v.cpu, tokens, out.cpu);
+    gpu_->token_mix(probs.gpu, v.gpu, tokens, out.gpu);
+    cpu_.token_mix_backward(probs.cpu, v.cpu, dout.cpu, tokens, dprobs.cpu, dv.cpu);
+    gpu_->token_mix_backward(probs.gpu, v.gpu, dout.gpu, tokens, dprobs.gpu, dv.gpu);
+    expect_identical(scores, "token_scores");
+    expect_identical(dq, "token_scores_backward dq");
+    expect_identical(dk, "token_scores_backward dk");
+    expect_identical(out, "token_mix");
+    expect_identical(dprobs, "token_mix_backward dprobs");
+    expect_identical(dv, "token_mix_backward dv");
+}
+
+TEST_F(CudaBackendTest, ScaledSoftmaxMatchesTheCpuAndLosesAnOverflowingRowAlike) {
+    const int rows = 6, tokens = 5;
+    std::vector<float> xv = random_values(rows * tokens * tokens, 36, 20.0f);
+    xv[7] = 1e5f;  // row 0, group 1: 1e5 * 0.7 overflows FP16 to Inf, the group becomes NaN
+    const Both x = make({rows, tokens * tokens}, FormatId::fp32, xv);
+    for (FormatId compute : {FormatId::fp32, FormatId::fp16}) {
+        Both probs = zeros(x.cpu.shape(), FormatId::fp16);
+        cpu_.scaled_softmax(x.cpu, 0.7f, tokens, compute, probs.cpu);
+        gpu_->scaled_softmax(x.gpu, 0.7f, tokens, compute, probs.gpu);
+        const std::vector<float> ps = host(probs.cpu), gs = host_gpu(probs.gpu);
+        plab::expect_within(ps, gs, [&](std::size_t i) { return softmax_tolerance(ps[i], FormatId::fp16); },
+                            "scaled_softmax " + std::string(format_name(compute)));
+        EXPECT_EQ(std::isnan(gs[5]), compute == FormatId::fp16);
+    }
+    const Both probs = random(x.cpu.shape(), FormatId::fp16, 37), dprobs = random(x.cpu.shape(), FormatId::fp16, 38);
+    Both dx = zeros(x.cpu.shape(), FormatId::fp16);
+    cpu_.scaled_softmax_backward(probs.cpu, dprobs.cpu, 0.7f, tokens, dx.cpu);
+    gpu_->scaled_softmax_backward(probs.gpu, dprobs.gpu, 0.7f, tokens, dx.gpu);
+    expect_identical(dx, "scaled_softmax_backward");
+}
+
+// ---- reductions --------------------------------------------------------------
+
+TEST_F(CudaBackendTest, ColumnSumsAreTheCpusBitForBit) {
+    const Both x = random({300, 45}, FormatId::fp16, 39, 50.0f);
+    for (FormatId f : {FormatId::fp32, FormatId::bf16}) {
+        Both sums = zeros({1, 45}, f);
+        cpu_.column_sums(x.cpu, sums.cpu);
+        gpu_->column_sums(x.gpu, sums.gpu);
+        expect_identical(sums, "column_sums " + std::string(format_name(f)));
+    }
+}
+
+TEST_F(CudaBackendTest, UnscaleAndCheckFindsTheSameInfs) {
+    std::vector<float> values = random_values(100000, 40, 60000.0f);
+    const Both clean = make({100, 1000}, FormatId::fp16, values);
+    values[77777] = kInf;
+    const Both dirty = make({100, 1000}, FormatId::fp16, values);
+    values[77777] = 1.0f;
+    values[99999] = kNan;
+    const Both nan = make({100, 1000}, FormatId::fp16, values);
+    for (const Both* src : {&clean, &dirty, &nan}) {
+        Both dst = zeros({100, 1000}, FormatId::fp32);
+        const bool cpu_found = cpu_.unscale_and_check(src->cpu, 1.0f / 65536.0f, dst.cpu);
+        const bool gpu_found = gpu_->unscale_and_check(src->gpu, 1.0f / 65536.0f, dst.gpu);
+        EXPECT_EQ(gpu_found, cpu_found);
+        expect_identical(dst, "unscaled gradient");
+    }
+    Both dst = zeros({100, 1000}, FormatId::fp32);
+    EXPECT_FALSE(gpu_->unscale_and_check(clean.gpu, 1.0f, dst.gpu));
+    EXPECT_TRUE(gpu_->unscale_and_check(dirty.gpu, 1.0f, dst.gpu));
+    EXPECT_TRUE(gpu_->unscale_and_check(nan.gpu, 1.0f, dst.gpu));
+}
+
+TEST_F(CudaBackendTest, ScansMatchTheCpu) {
+    const std::size_t n = 300001;  // more than one reduction pass per thread
+    std::vector<float> values = random_values(n, 41, 7.0f);
+    const Both finite = make({1, static_cast<int>(n)}, FormatId::bf16, values);
+    double squares = 0;
+    for (float x : host(finite.cpu)) squares += static_cast<double>(x) * x;
+    EXPECT_NEAR(gpu_->sum_of_squares(finite.gpu), cpu_.sum_of_squares(finite.cpu), 2.0 * n * kU32 * squares);
+    values[5] = kNan;
+    values[n - 1] = kInf;
+    values[1000] = -kInf;
+    values[2000] = 1e30f;  // the finite maximum
+    const Both mixed = make({1, static_cast<int>(n)}, FormatId::fp32, values);
+    EXPECT_EQ(gpu_->count_non_finite(mixed.gpu), 3);
+    EXPECT_EQ(cpu_.count_non_finite(mixed.cpu), 3);
+    EXPECT_EQ(gpu_->finite_amax(mixed.gpu), 1e30f);
+    EXPECT_EQ(gpu_->finite_amax(finite.gpu), cpu_.finite_amax(finite.cpu));
+    EXPECT_EQ(gpu_->count_non_finite(gpu_->allocate({0, 3}, FormatId::fp32)), 0);
+}
+
+TEST_F(CudaBackendTest, CompareMatchesTheCpuInFp64) {
+    const std::size_t n = 70001;
+    const std::vector<float> av = random_values(n, 42, 2.0f), bv = random_values(n, 43, 2.0f);
+    const Both x = make({1, static_cast<int>(n)}, FormatId::fp16, av);
+    const Both y = make({1, static_cast<int>(n)}, FormatId::fp32, bv);
+    const TensorComparison c = cpu_.compare(x.cpu, y.cpu), g = gpu_->compare(x.gpu, y.gpu);
+    double diff = 0, xs = 0, ys = 0, dot = 0;
+    const std::vector<float> hx = host(x.cpu);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double u = hx[i], v = bv[i];
+        diff += (u - v) * (u - v);
+        xs += u * u;
+        ys += v * v;
+        dot += std::fabs(u * v);
+    }
+    const double bound = 2.0 * n * kU64;
+    EXPECT_NEAR(g.diff_sq, c.diff_sq, bound * diff);
+    EXPECT_NEAR(g.a_sq, c.a_sq, bound * xs);
+    EXPECT_NEAR(g.b_sq, c.b_sq, bound * ys);
+    EXPECT_NEAR(g.dot, c.dot, bound * dot);
+}
+
+// ---- optimizers ----------------------------------------------------------------
+
+// Weights of mixed magnitudes: an update of ~1e-4 is lost on FP16 weights near
+// 1 (half an ULP there is 2^-12) and kept on small ones.
+std::vector<float> weights(std::size_t n, std::uint32_t seed) {
+    std::vector<float> w = random_values(n, seed, 1.0f);
+    for (std::size_t i = 0; i < n; i += 2) w[i] = w[i] > 0 ? 1.0f + w[i] / 8 : -1.0f + w[i] / 8;
+    return w;
+}
+
+TEST_F(CudaBackendTest, SgdUpdatesAreTheCpusBitForBitWithTheSameLostUpdates) {
+    const Shape s{33, 65};
+    for (FormatId f : {FormatId::fp32, FormatId::fp16}) {
+        for (float momentum : {0.0f, 0.9f}) {
+            const std::string label = std::string(format_name(f)) + " momentum " + std::to_string(momentum);
+            Both w = make(s, f, weights(s.size(), 44));
+            Both velocity = zeros(s, FormatId::fp32);
+            std::int64_t lost = 0;
+            for (int step = 0; step < 3; ++step) {
+                const Both g = random(s, FormatId::fp32, 45 + step, 2.0f);
+                const SgdStep rule{.lr = 1e-4f, .momentum = momentum, .weight_decay = 0.01f};
+                const UpdateCount c = cpu_.sgd_update(w.cpu, g.cpu, velocity.cpu, rule);
+                const UpdateCount d = gpu_->sgd_update(w.gpu, g.gpu, velocity.gpu, rule);
+                EXPECT_EQ(d.nonzero, c.nonzero) << label;
+                EXPECT_EQ(d.lost, c.lost) << label;
+                lost += c.lost;
+            }
+            expect_identical(w, "sgd weights " + label);
+            expect_identical(velocity, "sgd velocity " + label);
+            if (f == FormatId::fp16) {
+                EXPECT_GT(lost, 0) << label;  // the case is exercised
+            }
+        }
+    }
+}
+
+TEST_F(CudaBackendTest, AdamWUpdatesAreTheCpusBitForBit) {
+    const Shape s{40, 70};
+    for (FormatId f : {FormatId::fp32, FormatId::fp16}) {
+        Both w = make(s, f, weights(s.size(), 50));
+        Both m = zeros(s, FormatId::fp32), v = zeros(s, FormatId::fp32);
+        for (int step = 1; step <= 3; ++step) {
+            const Both g = random(s, FormatId::fp32, 50 + step, 0.5f);
+            const AdamWStep rule{.lr = 1e-3f, .weight_decay = 0.01f, .step = step};
+            const UpdateCount c = cpu_.adamw_update(w.cpu, g.cpu, m.cpu, v.cpu, rule);
+            const UpdateCount d = gpu_->adamw_update(w.gpu, g.gpu, m.gpu, v.gpu, rule);
+            EXPECT_EQ(d.nonzero, c.nonzero);
+            EXPECT_EQ(d.lost, c.lost);
+        }
+        expect_identical(w, "adamw weights " + std::string(format_name(f)));
+        expect_identical(m, "adamw m " + std::string(format_name(f)));
+        expect_identical(v, "adamw v " + std::string(format_name(f)));
+    }
+}
+
+// ---- telemetry -----------------------------------------------------------------
+
+void expect_same_stats(const TensorStats& c, const TensorStats& g, const std::string& what) {
+    EXPECT_EQ(g.count, c.count) << what;
+    EXPECT_EQ(g.zeros, c.zeros) << what;
+    EXPECT_EQ(g.nans, c.nans) << what;
+    EXPECT_EQ(g.pos_infs, c.pos_infs) << what;
+    EXPECT_EQ(g.neg_infs, c.neg_infs) << what;
+    EXPECT_EQ(g.amax, c.amax) << what;
+    EXPECT_EQ(g.mean_abs, c.mean_abs) << what;
+    EXPECT_EQ(g.rms, c.rms) << what;
+    for (std::size_t k = 0; k < c.ranges.size(); ++k) {
+        EXPECT_EQ(g.ranges[k].underflow, c.ranges[k].underflow) << what << " range " << k;
+        EXPECT_EQ(g.ranges[k].subnormal, c.ranges[k].subnormal) << what << " range " << k;
+        EXPECT_EQ(g.ranges[k].overflow, c.ranges[k].overflow) << what << " range " << k;
+    }
+}
+
+void expect_same_histogram(const Log2Histogram& c, const Log2Histogram& g, const std::string& what) {
+    EXPECT_EQ(g.bins, c.bins) << what;
+    EXPECT_EQ(g.zeros, c.zeros) << what;
+    EXPECT_EQ(g.nans, c.nans) << what;
+    EXPECT_EQ(g.pos_infs, c.pos_infs) << what;
+    EXPECT_EQ(g.neg_infs, c.neg_infs) << what;
+}
+
+// Telemetry runs the CPU's statistics on a host copy: the same numbers exactly.
+TEST_F(CudaBackendTest, TelemetryIsTheCpusExactly) {
+    std::vector<float> values = random_values(5000, 60, 1e-3f);
+    values[3] = kNan;
+    values[4] = 0.0f;
+    values[5] = -kInf;
+    const Both x = make({50, 100}, FormatId::fp16, values);
+    expect_same_stats(cpu_.tensor_stats(x.cpu, 1024.0), gpu_->tensor_stats(x.gpu, 1024.0), "tensor_stats");
+    const TensorStatsPair cp = cpu_.tensor_stats_pair(x.cpu, 512.0), gp = gpu_->tensor_stats_pair(x.gpu, 512.0);
+    expect_same_stats(cp.held, gp.held, "pair held");
+    expect_same_stats(cp.divided, gp.divided, "pair divided");
+
+    Log2Histogram ch, gh, ch2, gh2;
+    cpu_.add_to_histogram(x.cpu, 1.0, ch);
+    gpu_->add_to_histogram(x.gpu, 1.0, gh);
+    expect_same_histogram(ch, gh, "histogram");
+    cpu_.add_to_histogram_pair(x.cpu, 4096.0, ch, ch2);
+    gpu_->add_to_histogram_pair(x.gpu, 4096.0, gh, gh2);
+    expect_same_histogram(ch, gh, "histogram pair held");
+    expect_same_histogram(ch2, gh2, "histogram pair divided");
+
+    TensorStats cs, cd, gs, gd;
+    Log2Histogram chq, chd, ghq, ghd;
+    cpu_.queue_telemetry({&x.cpu, 256.0, &cs, &cd, &chq, &chd});
+    cpu_.finish_telemetry();
+    gpu_->queue_telemetry({&x.gpu, 256.0, &gs, &gd, &ghq, &ghd});
+    const Both y = random({3, 3}, FormatId::fp32, 61);  // a second request before finishing
+    TensorStats cy, gy;
+    cpu_.queue_telemetry({&y.cpu, 1.0, &cy, nullptr, nullptr, nullptr});
+    gpu_->queue_telemetry({&y.gpu, 1.0, &gy, nullptr, nullptr, nullptr});
+    gpu_->finish_telemetry();
+    expect_same_stats(cs, gs, "queued stats");
+    expect_same_stats(cd, gd, "queued stats divided");
+    expect_same_histogram(chq, ghq, "queued histogram");
+    expect_same_histogram(chd, ghd, "queued histogram divided");
+    expect_same_stats(cy, gy, "second queued request");
+}
+
+}  // namespace
+}  // namespace plab

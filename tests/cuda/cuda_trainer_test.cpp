@@ -1,0 +1,144 @@
+// A whole training run on the CUDA backend against the same run on the CPU
+// (issue 6's acceptance criterion): the default preset, FP32 twin and
+// telemetry on, 500 steps. The loss scaler's decisions must be the same at
+// every step (found_inf, skips, the scale before and after), and the losses
+// within 1e-3 relative: the GPU's sums run in another order, so its numbers
+// drift from the CPU's by rounding, never by a decision. The default preset
+// never overflows, so the scaler sawtooth (overflows, backoffs, growths) is
+// run as well, and every shipped preset takes a few steps (each op reached).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/train/preset_io.h"
+#include "engine/train/trainer.h"
+#include "kernels/cuda_backend.h"
+#include "kernels/device_info.h"
+
+namespace plab {
+namespace {
+
+double relative_difference(double a, double b) { return std::fabs(a - b) / std::max(std::fabs(a), 1e-30); }
+
+// Elements a histogram counted, whatever their bins.
+std::int64_t counted(const Log2Histogram& h) {
+    std::int64_t n = h.zeros + h.nans + h.pos_infs + h.neg_infs;
+    for (std::uint32_t b : h.bins) n += b;
+    return n;
+}
+
+TEST(CudaTrainer, DefaultPresetTracksTheCpuFor500Steps) {
+    if (!cuda_device_present()) GTEST_SKIP() << cuda::describe_devices();
+    RunConfig config = load_preset("spirals-amp-fp16");
+    config.steps = 500;
+    ASSERT_TRUE(config.twin);
+    ASSERT_TRUE(config.telemetry.enabled);
+    ASSERT_GT(config.telemetry.hist_every, 0);
+
+    CpuBackend cpu;
+    CudaBackend gpu;
+    Trainer on_cpu(cpu, config);
+    Trainer on_gpu(gpu, config);
+    double worst_loss = 0, worst_twin = 0;
+    int histogram_steps = 0;
+    for (int i = 0; i < config.steps; ++i) {
+        const StepRecord c = on_cpu.step();
+        const StepRecord g = on_gpu.step();
+        ASSERT_EQ(g.step, c.step);
+        ASSERT_EQ(g.found_inf, c.found_inf) << "step " << c.step;
+        ASSERT_EQ(g.skipped, c.skipped) << "step " << c.step;
+        ASSERT_EQ(g.scale, c.scale) << "step " << c.step;
+        ASSERT_EQ(g.scale_after, c.scale_after) << "step " << c.step;
+        ASSERT_EQ(g.growth_tracker, c.growth_tracker) << "step " << c.step;
+        worst_loss = std::max(worst_loss, relative_difference(g.loss, c.loss));
+        worst_twin = std::max(worst_twin, relative_difference(g.loss_ref, c.loss_ref));
+        ASSERT_LE(relative_difference(g.loss, c.loss), 1e-3) << "step " << c.step << ": cpu " << c.loss << " gpu " << g.loss;
+        ASSERT_LE(relative_difference(g.loss_ref, c.loss_ref), 1e-3)
+                << "twin, step " << c.step << ": cpu " << c.loss_ref << " gpu " << g.loss_ref;
+        // Telemetry ran on the device's tensors: the same layers, every element counted.
+        ASSERT_EQ(g.layers.size(), c.layers.size());
+        ASSERT_EQ(on_gpu.has_histograms(), on_cpu.has_histograms());
+        if (on_cpu.has_histograms()) {
+            ++histogram_steps;
+            const auto& hc = on_cpu.histograms();
+            const auto& hg = on_gpu.histograms();
+            ASSERT_EQ(hg.size(), hc.size());
+            for (std::size_t l = 0; l < hc.size(); ++l) {
+                EXPECT_EQ(counted(hg[l].weight), counted(hc[l].weight)) << "layer " << l;
+                EXPECT_EQ(counted(hg[l].grad), counted(hc[l].grad)) << "layer " << l;
+            }
+        }
+    }
+    EXPECT_GT(histogram_steps, 0);
+    std::cout << "[          ] worst relative loss difference over " << config.steps << " steps: " << worst_loss
+              << " (twin " << worst_twin << ")\n";
+}
+
+// The scaler's decisions only: a flip would need a gradient within rounding
+// distance of FP16's overflow edge at a step where the scale crosses it.
+TEST(CudaTrainer, ScalerSawtoothOverflowsAtTheSameSteps) {
+    if (!cuda_device_present()) GTEST_SKIP() << cuda::describe_devices();
+    const RunConfig config = load_preset("scaler-sawtooth");
+    CpuBackend cpu;
+    CudaBackend gpu;
+    Trainer on_cpu(cpu, config);
+    Trainer on_gpu(gpu, config);
+    int overflows = 0, growths = 0;
+    for (int i = 0; i < config.steps; ++i) {
+        const StepRecord c = on_cpu.step();
+        const StepRecord g = on_gpu.step();
+        ASSERT_EQ(g.found_inf, c.found_inf) << "step " << c.step;
+        ASSERT_EQ(g.scale_after, c.scale_after) << "step " << c.step;
+        overflows += c.found_inf;
+        growths += c.growth;
+    }
+    EXPECT_GT(overflows, 0);
+    EXPECT_GT(growths, 0);
+}
+
+// Every shipped preset (attention, LayerNorm, MSE regression, FP8, pure FP16,
+// ...) takes five steps on the GPU. The first step starts from the same
+// weights and data: its loss is the CPU's up to the ops' rounding (1e-3
+// relative), or non-finite on both.
+class CudaEveryPreset : public testing::TestWithParam<std::string> {};
+
+TEST_P(CudaEveryPreset, TakesItsFirstStepsLikeTheCpu) {
+    if (!cuda_device_present()) GTEST_SKIP() << cuda::describe_devices();
+    RunConfig config = load_preset(GetParam());
+    config.steps = 5;
+    CpuBackend cpu;
+    CudaBackend gpu;
+    Trainer on_cpu(cpu, config);
+    Trainer on_gpu(gpu, config);
+    const StepRecord c = on_cpu.step();
+    const StepRecord g = on_gpu.step();
+    EXPECT_EQ(std::isfinite(g.loss), std::isfinite(c.loss)) << "cpu " << c.loss << " gpu " << g.loss;
+    if (std::isfinite(c.loss)) {
+        EXPECT_LE(relative_difference(g.loss, c.loss), 1e-3) << c.loss << " vs " << g.loss;
+    }
+    EXPECT_EQ(g.found_inf, c.found_inf);
+    for (int i = 1; i < config.steps; ++i) EXPECT_NO_THROW(on_gpu.step()) << "step " << i + 1;
+}
+
+std::vector<std::string> shipped_presets() {
+    std::vector<std::string> names;
+    for (const PresetInfo& p : list_presets()) names.push_back(p.name);
+    return names;
+}
+
+std::string preset_test_name(const testing::TestParamInfo<std::string>& info) {
+    std::string name = info.param;
+    for (char& ch : name)
+        if (ch == '-') ch = '_';
+    return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, CudaEveryPreset, testing::ValuesIn(shipped_presets()), preset_test_name);
+
+}  // namespace
+}  // namespace plab
