@@ -2,6 +2,7 @@
 // run at the last finite step with its change, and the fork trains alongside.
 #include <gtest/gtest.h>
 
+#include <QApplication>
 #include <QPushButton>
 #include <QTest>
 
@@ -24,6 +25,9 @@ TEST(NanPanel, LoweringTheLossScaleOnAForkAvoidsTheOverflow) {
     window.refresh();
     plab::qt::Panel* panel = window.panel("nan");
     ASSERT_NE(panel, nullptr);
+    // A person raises its tab first; a panel behind another tab waits, and catches up when shown.
+    window.show_panel(panel);
+    QApplication::processEvents();
 
     // fp16-pure keeps fc1's gradients in FP16 whatever it computes in: no FP32-layer remedy is offered.
     EXPECT_EQ(button_starting(panel, "Keep fc1 in FP32"), nullptr);

@@ -6,13 +6,16 @@ namespace {
 
 QString percent(double p) { return QString::number(p, 'g', 3) + "%"; }
 
+QFont cell_font(QFont f, bool bold) {
+    f.setPointSizeF(11);
+    f.setBold(bold);
+    return f;
+}
+
 QLabel* cell(QWidget* parent, const QString& text, bool bold) {
     auto* label = new QLabel(text, parent);
     label->setTextFormat(Qt::PlainText);
-    QFont f = label->font();
-    f.setPointSizeF(11);
-    f.setBold(bold);
-    label->setFont(f);
+    label->setFont(cell_font(label->font(), bold));
     return label;
 }
 
@@ -30,26 +33,34 @@ CountersTable::CountersTable(QWidget* parent) : QWidget(parent) {
 
 void CountersTable::show_rows(const std::vector<Row>& rows) {
     while (rows_.size() > rows.size()) {
-        for (QLabel* label : rows_.back()) delete label;
+        delete rows_.back().name;
+        for (LiveText* value : rows_.back().values) delete value;
         rows_.pop_back();
     }
     while (rows_.size() < rows.size()) {
-        std::array<QLabel*, kColumns> labels{};
+        Cells cells;
         const int r = static_cast<int>(rows_.size()) + 1;
-        for (int c = 0; c < kColumns; ++c) {
-            labels[static_cast<std::size_t>(c)] = cell(this, "", c == 0);
-            grid_->addWidget(labels[static_cast<std::size_t>(c)], r, c);
+        cells.name = cell(this, "", true);
+        grid_->addWidget(cells.name, r, 0);
+        for (int c = 1; c < kColumns; ++c) {
+            auto* value = new LiveText(LiveText::Wrap::none, this);
+            value->setFont(cell_font(value->font(), false));
+            cells.values[static_cast<std::size_t>(c - 1)] = value;
+            grid_->addWidget(value, r, c);
         }
-        rows_.push_back(labels);
+        rows_.push_back(cells);
     }
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const Row& row = rows[i];
         const HistCounters& k = row.counters;
-        std::array<QLabel*, kColumns>& labels = rows_[i];
-        labels[0]->setText(row.name);
-        labels[0]->setStyleSheet(QString("color:%1").arg(row.colour.name()));
+        Cells& cells = rows_[i];
+        cells.name->setText(row.name);
+        if (row.colour != cells.colour) {  // a style sheet is parsed and the label polished again at every set
+            cells.colour = row.colour;
+            cells.name->setStyleSheet(QString("color:%1").arg(row.colour.name()));
+        }
         const double values[] = {k.zero, k.underflow, k.subnormal, k.overflow, k.nan, k.inf};
-        for (int c = 1; c < kColumns; ++c) labels[static_cast<std::size_t>(c)]->setText(percent(values[c - 1]));
+        for (std::size_t c = 0; c < cells.values.size(); ++c) cells.values[c]->set_text(percent(values[c]));
     }
 }
 

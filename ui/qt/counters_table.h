@@ -1,9 +1,10 @@
 #pragma once
 // The counters under the histograms: per layer and format, the percentage of
 // values that are zero, flush to zero, land subnormal, overflow, are NaN or
-// Inf. A grid of plain-text labels: it changes with every histogram (every
+// Inf. A grid of plain-text cells: it changes with every histogram (every
 // few steps while training), and a rich-text table cost a document layout
-// on each change.
+// on each change. The percentages are LiveText: a new number is a repaint,
+// not a new layout of the window.
 #include <QColor>
 #include <QGridLayout>
 #include <QLabel>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "ui/present/histogram_view.h"
+#include "ui/qt/live_text.h"
 
 namespace plab::qt {
 
@@ -29,7 +31,12 @@ public:
 private:
     static constexpr int kColumns = 7;  // name, zero, underflow, subnormal, overflow, NaN, Inf
     QGridLayout* grid_ = nullptr;
-    std::vector<std::array<QLabel*, kColumns>> rows_;
+    struct Cells {
+        QLabel* name = nullptr;
+        std::array<LiveText*, kColumns - 1> values{};
+        QColor colour;  // of the name, as last set
+    };
+    std::vector<Cells> rows_;
 };
 
 }  // namespace plab::qt

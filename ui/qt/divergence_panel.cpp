@@ -333,9 +333,9 @@ DivergencePanel::DivergencePanel(QWidget* parent) : Panel("divergence", "FP32-tw
     message_->setFont(m);
     pages_->addWidget(message_);
 
-    summary_ = new QLabel(this);
-    summary_->setWordWrap(true);
-    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Live text: it changes every frame, and a label's change lays the whole window out again.
+    summary_ = new LiveText(LiveText::Wrap::words, this);
+    summary_->add_copy_action();
     QFont s = summary_->font();
     s.setPointSizeF(11.5);
     summary_->setFont(s);
@@ -464,7 +464,7 @@ void DivergencePanel::redraw() {
     const int columns = shown_columns();
     drawn_columns_ = columns;
     auto view = std::make_shared<const DivergenceView>(make_divergence_view(log_, twin_, columns));
-    summary_->setText(QString::fromStdString(view->summary));
+    summary_->set_text(QString::fromStdString(view->summary));
     if (view->layers.empty()) {
         message_->setText(QString::fromStdString(view->summary));
         pages_->setCurrentWidget(message_);

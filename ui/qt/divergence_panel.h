@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ui/present/divergence_view.h"
+#include "ui/qt/live_text.h"
 #include "ui/qt/panel.h"
 #include "ui/qt/series_item.h"
 
@@ -57,7 +58,7 @@ private:
     HeatChartView* dist_heat_ = nullptr;
     HeatChartView* cos_heat_ = nullptr;
     QLabel* message_ = nullptr;
-    QLabel* summary_ = nullptr;
+    LiveText* summary_ = nullptr;
 
     // What the last snapshot held, kept to redraw when the toggle changes.
     RunLogView log_;

@@ -21,12 +21,15 @@ QAreaSeries* band_series(QChart* chart, const QString& name, QColor colour, int 
     return area;
 }
 
+// Unchanged bands are left alone: a replace() has Qt Charts redo the area's path even for the same points.
 void set_rect(QAreaSeries* area, double x0, double x1, double top) {
+    QLineSeries* upper = area->upperSeries();
     if (!(x1 > x0)) {
-        area->upperSeries()->clear();
+        if (upper->count() > 0) upper->clear();
         return;
     }
-    area->upperSeries()->replace(QList<QPointF>{{x0, top}, {x1, top}});
+    const QList<QPointF> corners{{x0, top}, {x1, top}};
+    if (upper->points() != corners) upper->replace(corners);
 }
 
 // The step outline of the bars: what an area series fills down to zero.
@@ -52,7 +55,7 @@ QColor band_colour(FormatId f) {
 }
 
 HistogramChart::HistogramChart(bool compact, Hovered hovered, Clicked clicked, QWidget* parent)
-    : QChartView(make_chart(), parent) {
+    : QChartView(make_chart(), parent), top_(kSteadyTop) {
     QChart* c = chart();
     const Theme& t = theme();
     setRenderHint(QPainter::Antialiasing, false);
@@ -101,9 +104,16 @@ const HistBar* HistogramChart::bar_at(double x) const {
     return nullptr;
 }
 
-void HistogramChart::show_view(const HistogramView& view, double x_min, double x_max, double y_max) {
+void HistogramChart::show_view(const HistogramView& view, double x_min, double x_max, double y_max, bool live) {
+    if (view.title != shown_.title) top_.reset();  // another layer or tensor: its own scale at once
     shown_ = view;
-    const double top = y_max * 1.08;
+    // Room above the highest bar; while training the bars change every few
+    // steps, and the top then moves only when they outgrow it or fill too little of it.
+    double top = y_max * 1.08;
+    if (live)
+        top = top_.next({0, top}).hi;
+    else
+        top_.reset();
     set_points(outline_, outline(view.bars));
     for (Bands& b : bands_) {
         const FormatBand* fb = nullptr;

@@ -11,8 +11,15 @@
 #include <vector>
 
 #include "ui/present/histogram_view.h"
+#include "ui/present/steady_axis.h"
 
 namespace plab::qt {
+
+// The y range while training: the highest bar changes a lot from one
+// histogram to the next, so the top is kept while the bars (with their 8%
+// room) fill 60% of it or dip below that for less than about half a second of
+// histograms, and moves out 10% past them when they outgrow it.
+inline constexpr SteadyRule kSteadyTop{false, true, 0.1, 0.6, 30};
 
 // The colour of a format's bands (and of its name wherever the panel shows it).
 QColor band_colour(FormatId f);
@@ -26,8 +33,8 @@ public:
     HistogramChart(bool compact, Hovered hovered, Clicked clicked, QWidget* parent = nullptr);
 
     // Draws `view` over x in [x_min, x_max] (binades), y up to `y_max`, with
-    // the bands of view.bands.
-    void show_view(const HistogramView& view, double x_min, double x_max, double y_max);
+    // the bands of view.bands. With `live`, the top of y moves in steps (see steady_axis.h).
+    void show_view(const HistogramView& view, double x_min, double x_max, double y_max, bool live = false);
 
 private:
     struct Bands {
@@ -44,6 +51,7 @@ private:
     QAreaSeries* bars_ = nullptr;
     QLineSeries* outline_ = nullptr;
     HistogramView shown_;
+    SteadyAxis top_;  // y's top while training
 };
 
 }  // namespace plab::qt

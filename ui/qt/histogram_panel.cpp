@@ -32,8 +32,7 @@ HistogramPanel::HistogramPanel(PickValue pick, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(make_controls());
     layout->addWidget(pages_, 1);
-    caption_ = new QLabel(this);
-    caption_->setWordWrap(true);
+    caption_ = new LiveText(LiveText::Wrap::words, this);
     layout->addWidget(caption_);
     counters_ = new CountersTable(this);
     layout->addWidget(counters_);
@@ -130,7 +129,7 @@ void HistogramPanel::redraw() {
     const int layer = layer_->currentIndex();
     const std::size_t layers = record_ ? std::min(record_->histograms->size(), layer_names_.size()) : 0;
     if (layers == 0 || layer < 0 || static_cast<std::size_t>(layer) > layers) {
-        caption_->setText("No histograms yet: they are taken every telemetry.hist_every steps.");
+        caption_->set_text("No histograms yet: they are taken every telemetry.hist_every steps.");
         return;
     }
     const auto tensor = static_cast<HistTensor>(tensor_->currentIndex());
@@ -155,15 +154,14 @@ void HistogramPanel::redraw_one(std::size_t l, HistTensor tensor, const std::vec
     pages_->setCurrentIndex(0);
     const HistogramView shown = make_histogram_view((*record_->histograms)[l], layer_names_[l], tensor,
                                                     unscaled_->isChecked(), record_->scale, formats);
-    large_->show_view(shown, shown.x_min, shown.x_max, shown.y_max);
-    QString caption = QString("<b>%1</b> at step %2, loss scale %3. Shaded: flush to zero (dark), subnormal (light), "
+    large_->show_view(shown, shown.x_min, shown.x_max, shown.y_max, live());
+    QString caption = QString(" at step %1, loss scale %2. Shaded: flush to zero (dark), subnormal (light), "
                               "overflow (dark) of each chosen format.")
-                          .arg(QString::fromStdString(shown.title))
                           .arg(record_->step)
                           .arg(static_cast<double>(record_->scale));
     if (shown.shift_log2 != 0)
         caption += QString(" Unscaled: moved %1 binades left of what the hardware holds.").arg(shown.shift_log2);
-    caption_->setText(caption);
+    caption_->set_text(caption, QString::fromStdString(shown.title));
     std::vector<CountersTable::Row> rows;
     add_counter_rows(l, tensor, formats, false, rows);
     counters_->show_rows(rows);
@@ -205,11 +203,11 @@ void HistogramPanel::redraw_all(HistTensor tensor, const std::vector<FormatId>& 
     }
     std::vector<CountersTable::Row> rows;
     for (std::size_t l = 0; l < layers; ++l) {
-        small_[l]->show_view(views[l], x_min, x_max, views[l].y_max);
+        small_[l]->show_view(views[l], x_min, x_max, views[l].y_max, live());
         small_titles_[l]->setText(QString("<b>%1</b>").arg(QString::fromStdString(views[l].title)));
         add_counter_rows(l, tensor, formats, true, rows);
     }
-    caption_->setText(QString("All layers at step %1, loss scale %2, on one x range (log2 |x|, binades); each plot's "
+    caption_->set_text(QString("All layers at step %1, loss scale %2, on one x range (log2 |x|, binades); each plot's "
                               "y is its own fraction of values. Shaded: flush to zero, subnormal, overflow.")
                           .arg(record_->step)
                           .arg(static_cast<double>(record_->scale)));

@@ -17,6 +17,7 @@
 #include "ui/present/histogram_view.h"
 #include "ui/qt/counters_table.h"
 #include "ui/qt/histogram_chart.h"
+#include "ui/qt/live_text.h"
 #include "ui/qt/panel.h"
 
 namespace plab::qt {
@@ -60,7 +61,7 @@ private:
     std::vector<HistogramChart*> small_;  // one per layer
     std::vector<QLabel*> small_titles_;
     CountersTable* counters_ = nullptr;
-    QLabel* caption_ = nullptr;
+    LiveText* caption_ = nullptr;
 
     void pick_record();
 

@@ -2,10 +2,13 @@
 
 #include <QLegendMarker>
 #include <QVBoxLayout>
+#include <cmath>
 #include <optional>
 
 
+
 namespace plab::qt {
+
 
 LossPanel::LossPanel(QWidget* parent) : Panel("loss", "Loss and accuracy", parent) {
     QChart* chart = make_chart();
@@ -43,17 +46,15 @@ LossPanel::LossPanel(QWidget* parent) : Panel("loss", "Loss and accuracy", paren
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(view_, 1);
-    // Plain text: the summaries change every frame, and rich text costs a document layout each time.
-    summary_ = new QLabel(this);
-    summary_->setTextFormat(Qt::PlainText);
+    // Live text: the summaries change every frame, and a label's change lays the whole window out again.
+    summary_ = new LiveText(LiveText::Wrap::none, this);
     QFont s = summary_->font();
     s.setPointSizeF(11.5);
     summary_->setFont(s);
     layout->addWidget(summary_);
-    fork_summary_ = new QLabel(this);
-    fork_summary_->setTextFormat(Qt::PlainText);
+    fork_summary_ = new LiveText(LiveText::Wrap::none, this);
     fork_summary_->setFont(s);
-    fork_summary_->setStyleSheet(QString("color:%1").arg(t.fork.name()));
+    fork_summary_->set_colour(t.fork);
     layout->addWidget(fork_summary_);
 }
 
@@ -102,17 +103,30 @@ void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
         loss_min = std::min(loss_min, f->loss_min);
         loss_max = std::max(loss_max, f->loss_max);
         step_max = std::max(step_max, f->step_max);
-        fork_summary_->setText(
+        fork_summary_->set_text(
             QString("fork from step %1: %2").arg(snapshot.fork->forked_at).arg(QString::fromStdString(f->summary)));
     }
-    x_->setRange(c.step_min, step_max);
-    loss_axis_->setRange(loss_min, loss_max);
+    // While training, the axes move in steps (the loss's in decades: its axis is logarithmic).
+    AxisSpan steps{c.step_min, step_max};
+    if (live())
+        steps = steps_.next(steps);
+    else
+        steps_.reset();
+    x_->setRange(steps.lo, steps.hi);
+    const AxisSpan decades{std::log10(loss_min), std::log10(loss_max)};
+    if (live() && std::isfinite(decades.lo) && std::isfinite(decades.hi)) {
+        const AxisSpan shown = decades_.next(decades);
+        loss_axis_->setRange(std::pow(10.0, shown.lo), std::pow(10.0, shown.hi));
+    } else {
+        decades_.reset();
+        loss_axis_->setRange(loss_min, loss_max);
+    }
     show_curves(loss_, c.loss, twin, 1.0);
     show_curves(acc_, c.accuracy, twin, 100.0);  // the axis is in percent
     fork_.series->setVisible(f.has_value());
     for (QLegendMarker* m : view_->chart()->legend()->markers(fork_.series)) m->setVisible(f.has_value());
     fork_.item->set_points(f && !f->loss.empty() ? f->loss.front().points : std::vector<XY>{});
-    summary_->setText(QString::fromStdString(c.summary));
+    summary_->set_text(QString::fromStdString(c.summary));
     fork_summary_->setVisible(f.has_value());
 }
 

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "ui/present/loss_curves.h"
+#include "ui/present/steady_axis.h"
 #include "ui/qt/chart_kit.h"
+#include "ui/qt/live_text.h"
 #include "ui/qt/panel.h"
 #include "ui/qt/series_item.h"
 
@@ -33,8 +35,12 @@ private:
     std::vector<ChartLine> loss_;
     std::vector<ChartLine> acc_;
     ChartLine fork_;  // the fork's train loss, while there is a fork
-    QLabel* summary_ = nullptr;
-    QLabel* fork_summary_ = nullptr;  // shown while there is a fork
+    LiveText* summary_ = nullptr;
+    LiveText* fork_summary_ = nullptr;  // shown while there is a fork
+    // The axes while training: steps, and log10 of the loss (both ends free,
+    // kept while the curves span at least 60% of it, or dip below for a while).
+    SteadyAxis steps_{SteadyRule{}};
+    SteadyAxis decades_{SteadyRule{true, true, 0.1, 0.6, 30}};
 };
 
 }  // namespace plab::qt

@@ -25,6 +25,7 @@
 #include "ui/qt/divergence_panel.h"
 #include "ui/qt/events_panel.h"
 #include "ui/qt/histogram_panel.h"
+#include "ui/qt/live_text.h"
 #include "ui/qt/loss_panel.h"
 #include "ui/qt/nan_panel.h"
 #include "ui/qt/plot_export.h"
@@ -49,6 +50,19 @@ std::unique_ptr<Session> make_session(const RunConfig& config) {
 
 QString text_of(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
+// Whether any of the widget is inside its window. A dock on a tab behind
+// another is not hidden: QMainWindow moves it out of the window instead, so
+// isVisible() alone would have it drawn every frame, unseen.
+bool on_screen(const QWidget* w) {
+    if (!w->isVisible()) return false;
+    QRect r = w->rect();
+    for (; !w->isWindow(); w = w->parentWidget()) {
+        r = r.translated(w->pos()) & w->parentWidget()->rect();
+        if (r.isEmpty()) return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 MainWindow::MainWindow(const std::string& preset, bool use_settings, QWidget* parent)
@@ -62,7 +76,7 @@ MainWindow::MainWindow(const std::string& preset, bool use_settings, QWidget* pa
     make_panels();
     make_toolbar();
     make_menus();
-    status_ = new QLabel(this);
+    status_ = new LiveText(LiveText::Wrap::none, this);
     statusBar()->addWidget(status_, 1);
     size_docks();
     if (use_settings_) restore_layout();
@@ -116,7 +130,7 @@ void MainWindow::make_panels() {
         addDockWidget(area[i], dock);
         Panel* panel = panels_[i];
         connect(dock, &QDockWidget::visibilityChanged, this, [this, panel](bool visible) {
-            if (visible && shown_) panel->show_snapshot(*shown_);
+            if (visible && shown_) show_in(panel, *shown_);
         });
     }
     // Divergence shares the loss panel's place and Events the bit layout's, as tabs.
@@ -393,12 +407,16 @@ void MainWindow::report(const QString& message) { statusBar()->showMessage(messa
 
 void MainWindow::refresh() {
     std::shared_ptr<const SessionSnapshot> s = session_->snapshot();
-    if (!s || s == shown_) return;
+    // A run that comes to rest is shown again, its charts on their exact ranges.
+    const bool live = s && (s->playing || paced_play_);
+    if (!s || (s == shown_ && live == shown_live_)) return;
     shown_ = s;
+    shown_live_ = live;
+    for (Panel* p : panels_) p->set_live(live);
     // Panels out of sight (a closed dock, a tab behind another) wait: they
     // catch up when they are shown (see make_panels).
     for (Panel* p : panels_)
-        if (p->isVisible()) p->show_snapshot(*s);
+        if (on_screen(p)) show_in(p, *s);
     const RunView& run = s->main;
     const StepRecord* last = run.log.latest();
     QString text = QString("%1 · %2 · step %3 / %4 · %5")
@@ -408,11 +426,18 @@ void MainWindow::refresh() {
                        .arg(s->playing || paced_play_ ? "training" : "paused");
     if (last) text += QString(" · loss %1").arg(static_cast<double>(last->loss), 0, 'g', 4);
     if (s->fork) text += QString(" · fork from step %1").arg(s->fork->forked_at);
-    status_->setText(text);
+    status_->set_text(text);
     if (s->errors != errors_seen_) {
         errors_seen_ = s->errors;
         report(QString::fromStdString(s->last_error));
     }
+}
+
+void MainWindow::show_in(Panel* panel, const SessionSnapshot& snapshot) {
+    if (panel_update_)
+        panel_update_(*panel, snapshot);
+    else
+        panel->show_snapshot(snapshot);
 }
 
 Panel* MainWindow::panel(const QString& id) const {

@@ -9,6 +9,7 @@
 #include <QMainWindow>
 #include <QSpinBox>
 #include <QTimer>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -20,6 +21,7 @@ namespace plab::qt {
 
 class BitLayoutPanel;
 class HistogramPanel;
+class LiveText;
 class ScalePanel;
 
 class MainWindow : public QMainWindow {
@@ -45,8 +47,16 @@ public:
     // Brings a panel's dock to the front (shown, its tab raised).
     void show_panel(Panel* panel);
 
+    // For benchmarks: called in place of each panel's show_snapshot (to time
+    // it), and expected to call it; none by default.
+    using PanelUpdate = std::function<void(Panel& panel, const SessionSnapshot& snapshot)>;
+    void route_panel_updates(PanelUpdate update) { panel_update_ = std::move(update); }
+    // For benchmarks that call refresh() themselves, so that every frame is theirs to measure.
+    void stop_frame_timer() { frame_timer_.stop(); }
+
 private:
     void make_panels();
+    void show_in(Panel* panel, const SessionSnapshot& snapshot);
     static QDockWidget* dock_of(Panel* panel);
     void jump_to(HistogramPanel* histograms, std::int64_t step);
     void size_docks();
@@ -76,10 +86,12 @@ private:
     QSpinBox* seed_ = nullptr;
     QComboBox* pace_ = nullptr;  // steps per frame: "max" plays flat out on the worker
     bool paced_play_ = false;    // playing at a chosen pace: the frame timer queues the steps
-    QLabel* status_ = nullptr;
+    LiveText* status_ = nullptr;
     QTimer frame_timer_;
     std::shared_ptr<const SessionSnapshot> shown_;
+    bool shown_live_ = false;  // whether the panels were last shown a moving run
     std::uint64_t errors_seen_ = 0;
+    PanelUpdate panel_update_;
 };
 
 }  // namespace plab::qt

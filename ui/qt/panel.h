@@ -21,7 +21,14 @@ public:
     // Called on the UI thread at most once a frame, only when the snapshot changed.
     virtual void show_snapshot(const SessionSnapshot& snapshot) = 0;
 
+    // Whether the run is moving (playing, or stepping at a pace): a chart may
+    // then move its axes in steps rather than every frame (steady_axis.h);
+    // at rest it shows the data's exact ranges. Set before show_snapshot.
+    bool live() const { return live_; }
+    void set_live(bool live) { live_ = live; }
+
 private:
+    bool live_ = false;
     QString id_;
     QString title_;
 };

@@ -1,8 +1,11 @@
 #include "ui/qt/scale_panel.h"
 
+#include <QApplication>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QSignalBlocker>
+#include <QStyleOptionProgressBar>
+#include <QStylePainter>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <cmath>
@@ -33,6 +36,45 @@ void on_finished(Box* box, Fn fn) {
 }
 
 }  // namespace
+
+// The growth tracker's bar. QProgressBar::setValue repaints at once (a
+// synchronous repaint() whenever its "%v / %m" text changes: every frame
+// while training); this bar leaves QProgressBar's own value alone and paints
+// its own in the frame's paint, in the same style.
+class TrackerBar : public QProgressBar {
+public:
+    explicit TrackerBar(QWidget* parent) : QProgressBar(parent) {}
+
+    void show_progress(int value, int maximum) {
+        if (value == value_ && maximum == maximum_) return;
+        value_ = value;
+        maximum_ = maximum;
+        update();
+    }
+
+    // As QProgressBar's "%v / %m" reads (none before a value is set).
+    QString text() const override {
+        if (value_ < 0) return {};
+        QLocale l = locale();
+        l.setNumberOptions(l.numberOptions() | QLocale::OmitGroupSeparator);
+        return l.toString(value_) + " / " + l.toString(maximum_);
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QStylePainter painter(this);
+        QStyleOptionProgressBar option;
+        initStyleOption(&option);
+        option.minimum = 0;
+        option.maximum = maximum_;
+        option.progress = value_;
+        painter.drawControl(QStyle::CE_ProgressBar, option);
+    }
+
+private:
+    int value_ = -1;  // QProgressBar's "no value yet"
+    int maximum_ = 100;
+};
 
 ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale", parent), set_(std::move(set)) {
     QChart* chart = make_chart();
@@ -86,10 +128,9 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
     };
     const QString key_text = dot(t.amp, "scale") + dot(t.overflow, "overflow, step skipped") + dot(t.backoff, "backoff") +
            dot(t.growth, "growth") + dot(t.edit, "edit") + dot(t.fork, "fork");
-    // The summary changes every frame: plain text, which lays out far faster
-    // than rich text; the colour key is rich but set once.
-    summary_ = new QLabel(this);
-    summary_->setTextFormat(Qt::PlainText);
+    // The summary changes every frame: live text (a repaint, no new layout);
+    // the colour key is rich but set once.
+    summary_ = new LiveText(LiveText::Wrap::none, this);
     QFont f = summary_->font();
     f.setPointSizeF(11.5);
     summary_->setFont(f);
@@ -137,8 +178,7 @@ QWidget* ScalePanel::make_controls() {
     max_scale_->setDecimals(0);
     max_scale_->setSpecialValueText("none");
     form->addRow("max_scale", max_scale_);
-    tracker_ = new QProgressBar(box);
-    tracker_->setFormat("%v / %m");
+    tracker_ = new TrackerBar(box);
     tracker_->setToolTip("clean steps since the last growth or backoff, of growth_interval");
     form->addRow("to next growth", tracker_);
 
@@ -200,7 +240,12 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     const double step_max = f ? std::max(t.step_max, f->step_max) : t.step_max;
     const double log2_min = f ? std::min(t.log2_min, f->log2_min) : t.log2_min;
     const double log2_max = f ? std::max(t.log2_max, f->log2_max) : t.log2_max;
-    x_->setRange(t.step_min, step_max);
+    AxisSpan steps{t.step_min, step_max};
+    if (live())
+        steps = steps_.next(steps);
+    else
+        steps_.reset();
+    x_->setRange(steps.lo, steps.hi);
     y_->setRange(log2_min, log2_max + 0.5);  // room for the overflow markers above the line
     y_->setTickType(QValueAxis::TicksDynamic);
     y_->setTickAnchor(0);
@@ -216,11 +261,19 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
         kinds[static_cast<int>(m.kind)].push_back(
             {m.step, m.log2_scale + (m.kind == ScaleEventKind::overflow ? 0.45 : 0.0)});
     for (int k = 0; k < 4; ++k) marker_items_[k]->set_points(kinds[k]);
-    tracker_->setEnabled(t.growth_interval > 0);
-    tracker_->setRange(0, t.growth_interval > 0 ? t.growth_interval : 1);
-    tracker_->setValue(t.growth_interval > 0 ? std::min(t.growth_tracker, t.growth_interval) : 0);
-    summary_->setText(QString::fromStdString(t.summary));
-    show_config(run.config->scaler);
+    if (tracker_->isEnabled() != (t.growth_interval > 0)) tracker_->setEnabled(t.growth_interval > 0);
+    tracker_->show_progress(t.growth_interval > 0 ? std::min(t.growth_tracker, t.growth_interval) : 0,
+                            t.growth_interval > 0 ? t.growth_interval : 1);
+    summary_->set_text(QString::fromStdString(t.summary));
+    // Setting a spin box repaints it even to the same value: only on an edit,
+    // or when the focus moved (a field left keeps what it showed while typed in).
+    if (run.config != shown_config_ || QApplication::focusWidget() != shown_focus_) {
+        shown_config_ = run.config;
+        shown_focus_ = QApplication::focusWidget();
+        show_config(run.config->scaler);
+    }
 }
+
+QString ScalePanel::tracker_text() const { return tracker_->text(); }
 
 }  // namespace plab::qt

@@ -14,11 +14,15 @@
 #include <string>
 
 #include "ui/present/scale_trajectory.h"
+#include "ui/present/steady_axis.h"
 #include "ui/qt/chart_kit.h"
+#include "ui/qt/live_text.h"
 #include "ui/qt/panel.h"
 #include "ui/qt/series_item.h"
 
 namespace plab::qt {
+
+class TrackerBar;
 
 class ScalePanel : public Panel {
 public:
@@ -29,6 +33,8 @@ public:
 
     // The controls, for tests (a QTest edits them as a person would).
     QSpinBox* growth_interval_box() const { return growth_interval_; }
+    // What the growth tracker's bar reads, e.g. "600 / 2000".
+    QString tracker_text() const;
 
 private:
     QWidget* make_controls();
@@ -57,9 +63,14 @@ private:
     QSpinBox* hysteresis_ = nullptr;
     QDoubleSpinBox* min_scale_ = nullptr;
     QDoubleSpinBox* max_scale_ = nullptr;
-    QProgressBar* tracker_ = nullptr;
-    QLabel* summary_ = nullptr;
+    TrackerBar* tracker_ = nullptr;
+    LiveText* summary_ = nullptr;
     std::vector<ScaleMarker> markers_;  // as last shown, for their tooltips
+    // The config the controls show and the widget that had the focus then:
+    // the controls are set again only when either changes.
+    std::shared_ptr<const RunConfig> shown_config_;
+    const QWidget* shown_focus_ = nullptr;
+    SteadyAxis steps_{SteadyRule{}};  // x while training
 };
 
 }  // namespace plab::qt

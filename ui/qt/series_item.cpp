@@ -34,6 +34,41 @@ struct AxisMap {
     }
 };
 
+// A wide line on an aliased painter goes through QStroker (QDashStroker when
+// dashed): the whole polyline outlined, joins and all, then the outline
+// filled. A min/max column line zigzags, so its outline overlaps itself
+// everywhere, and the fill is most of a dense chart's paint (some 3 ms a
+// line). Such a line is drawn instead as a square brush of its width swept
+// along it: one 1-pixel polyline (QPainter's fast cosmetic path) per offset of
+// the square. This is the width in whole pixels when that can be done, else 0.
+int square_brush_width(const QPen& pen, const QPainter& painter) {
+    const double w = pen.widthF();
+    const bool whole = w >= 2 && w <= 4 && w == std::floor(w);
+    const bool styled = pen.style() == Qt::SolidLine || pen.style() == Qt::DashLine || pen.style() == Qt::DotLine;
+    const bool plain = styled && !pen.isCosmetic() && pen.capStyle() == Qt::SquareCap &&
+                       !painter.testRenderHint(QPainter::Antialiasing) &&
+                       painter.transform().type() <= QTransform::TxTranslate;
+    return whole && plain ? static_cast<int>(w) : 0;
+}
+
+void draw_square_brush_line(QPainter& painter, const QPolygonF& line, const QPen& pen, int width) {
+    QPen thin(pen);
+    thin.setWidth(1);
+    if (pen.style() != Qt::SolidLine) {
+        // The pattern is in pen widths. A wide pen's square caps lengthen each
+        // dash by its width (half at either end) and shorten each gap as much;
+        // the square's sweep already lengthens it by all but one pixel of that.
+        QList<qreal> pattern = pen.dashPattern();
+        for (qsizetype i = 0; i < pattern.size(); ++i) pattern[i] = pattern[i] * width + (i % 2 == 0 ? 1 : -1);
+        thin.setDashPattern(pattern);
+        thin.setDashOffset(pen.dashOffset() * width);
+    }
+    painter.setPen(thin);
+    const int first = -width / 2;  // a 2-pixel pen covers the pixel row above its line and the row on it
+    for (int dy = first; dy < first + width; ++dy)
+        for (int dx = first; dx < first + width; ++dx) painter.drawPolyline(line.translated(dx, dy));
+}
+
 }  // namespace
 
 SeriesItem::SeriesItem(QChart* chart, QXYSeries* series, Style style, double marker_px)
@@ -79,7 +114,10 @@ void SeriesItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
     painter->setPen(series_->pen());
     if (style_ == Style::line) {
         painter->setClipRect(chart_->plotArea());
-        painter->drawPolyline(pixels_);
+        if (const int width = square_brush_width(series_->pen(), *painter))
+            draw_square_brush_line(*painter, pixels_, series_->pen(), width);
+        else
+            painter->drawPolyline(pixels_);
     } else {
         painter->setBrush(series_->brush());
         const double r = marker_px_ / 2;

@@ -1,0 +1,55 @@
+#include "ui/present/steady_axis.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace plab {
+
+double round_step_below(double x) {
+    const double decade = std::pow(10.0, std::floor(std::log10(x)));
+    const double m = x / decade;
+    return decade * (m >= 5 ? 5 : m >= 2 ? 2 : 1);
+}
+
+namespace {
+
+bool holds(const AxisSpan& shown, const AxisSpan& fit, const SteadyRule& rule) {
+    const bool lo_ok = rule.lo_free ? shown.lo <= fit.lo : shown.lo == fit.lo;
+    const bool hi_ok = rule.hi_free ? shown.hi >= fit.hi : shown.hi == fit.hi;
+    return lo_ok && hi_ok && fit.hi - fit.lo >= rule.min_fill * (shown.hi - shown.lo);
+}
+
+}  // namespace
+
+AxisSpan steady_span(const AxisSpan& fit, const std::optional<AxisSpan>& shown, const SteadyRule& rule) {
+    const double span = fit.hi - fit.lo;
+    if (!(span > 0) || !(rule.headroom > 0)) return fit;
+    if (shown && holds(*shown, fit, rule)) return *shown;
+    const double room = rule.headroom * span;
+    const double grain = round_step_below(room);
+    // A bound that is a multiple of the grain but for rounding (0.055 / 0.005 = 11.000000000000002) stays one.
+    constexpr double kSlack = 1e-9;
+    AxisSpan out = fit;
+    if (rule.lo_free) out.lo = std::floor((fit.lo - room) / grain + kSlack) * grain;
+    if (rule.hi_free) out.hi = std::ceil((fit.hi + room) / grain - kSlack) * grain;
+    return out;
+}
+
+AxisSpan SteadyAxis::next(const AxisSpan& fit) {
+    recent_.push_back(fit);
+    while (recent_.size() > static_cast<std::size_t>(std::max(0, rule_.patience)) + 1) recent_.pop_front();
+    AxisSpan envelope = fit;
+    for (const AxisSpan& r : recent_) {
+        if (rule_.lo_free) envelope.lo = std::min(envelope.lo, r.lo);
+        if (rule_.hi_free) envelope.hi = std::max(envelope.hi, r.hi);
+    }
+    shown_ = steady_span(envelope, shown_, rule_);
+    return *shown_;
+}
+
+void SteadyAxis::reset() {
+    shown_.reset();
+    recent_.clear();
+}
+
+}  // namespace plab
