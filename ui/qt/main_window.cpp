@@ -18,6 +18,7 @@
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer_factory.h"
 #include "ui/cli/run_export.h"
+#include "ui/present/live_keys.h"
 #include "ui/present/scaler_snippet.h"
 #include "ui/qt/bit_layout_panel.h"
 #include "ui/qt/chart_kit.h"
@@ -183,10 +184,7 @@ void MainWindow::make_toolbar() {
     for (Recipe r : kAllRecipes) recipe_->addItem(text_of(recipe_name(r)));
     recipe_->setToolTip("Precision recipe: a new run from step 0 (the scaler follows the recipe's default)");
     connect(recipe_, &QComboBox::activated, this, [this](int i) {
-        RunConfig c = base_config_;
-        c.precision.recipe = kAllRecipes[i];
-        c.scaler.kind = recipe_default_scaler(c.precision.recipe);
-        start(c, "recipe " + recipe_->itemText(i));
+        start(recipe_config(base_config_, kAllRecipes[i]), "recipe " + recipe_->itemText(i));
     });
     bar->addWidget(recipe_);
     bar->addWidget(new QLabel(" Seed ", bar));

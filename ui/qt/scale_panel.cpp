@@ -123,11 +123,6 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
     auto* layout = new QHBoxLayout(this);
     auto* left = new QVBoxLayout();
     left->addWidget(view_, 1);
-    auto dot = [](const QColor& c, const char* what) {
-        return QString("<span style='color:%1'>&#9632;</span> %2 &nbsp; ").arg(c.name(), what);
-    };
-    const QString key_text = dot(t.amp, "scale") + dot(t.overflow, "overflow, step skipped") + dot(t.backoff, "backoff") +
-           dot(t.growth, "growth") + dot(t.edit, "edit") + dot(t.fork, "fork");
     // The summary changes every frame: live text (a repaint, no new layout);
     // the colour key is rich but set once.
     summary_ = new LiveText(LiveText::Wrap::none, this);
@@ -135,13 +130,23 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
     f.setPointSizeF(11.5);
     summary_->setFont(f);
     left->addWidget(summary_);
-    auto* key = new QLabel(key_text, this);
+    auto* key = key_ = new QLabel(key_text(overflow_->name()), this);
     key->setTextFormat(Qt::RichText);
     key->setWordWrap(true);  // the key wraps instead of widening the window
     key->setFont(f);
     left->addWidget(key);
     layout->addLayout(left, 1);
     layout->addWidget(make_controls());
+}
+
+// The colour key under the chart (rich text, set only when a name changes).
+QString ScalePanel::key_text(const QString& overflow) const {
+    const Theme& t = theme();
+    auto dot = [](const QColor& c, const QString& what) {
+        return QString("<span style='color:%1'>&#9632;</span>&nbsp;%2 &nbsp; ").arg(c.name(), what);
+    };
+    return dot(t.amp, "scale") + dot(t.overflow, overflow) + dot(t.backoff, "backoff") + dot(t.growth, "growth") +
+           dot(t.edit, "edit") + dot(t.fork, "fork");
 }
 
 QWidget* ScalePanel::make_controls() {
@@ -234,6 +239,11 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     // every scatter point costs Qt Charts an item of its own.
     const int columns = plot_columns(view_);
     const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, std::max(1, columns / 4));
+    const QString overflow_key = QString::fromStdString(t.overflow_key);
+    if (overflow_->name() != overflow_key) {  // skipped or not: the scaler kind changed
+        overflow_->setName(overflow_key);
+        key_->setText(key_text(overflow_key));
+    }
     std::optional<ScaleTrajectory> f;
     if (snapshot.fork && snapshot.fork->config)
         f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns);

@@ -38,6 +38,7 @@ public:
 
 private:
     QWidget* make_controls();
+    QString key_text(const QString& overflow) const;
     void show_config(const ScalerConfig& s);
     void send(const std::string& field, const std::string& value);
     void hovered(ScaleEventKind kind, const QPointF& point, bool state);
@@ -65,6 +66,7 @@ private:
     QDoubleSpinBox* max_scale_ = nullptr;
     TrackerBar* tracker_ = nullptr;
     LiveText* summary_ = nullptr;
+    QLabel* key_ = nullptr;
     std::vector<ScaleMarker> markers_;  // as last shown, for their tooltips
     // The config the controls show and the widget that had the focus then:
     // the controls are set again only when either changes.
