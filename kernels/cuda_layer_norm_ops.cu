@@ -17,25 +17,10 @@ namespace plab {
 using gpu::device_floats;
 using gpu::require;
 
-namespace {
-
-using checks::require_columns;
-using checks::require_eps;
-using checks::require_row_stats;
-using checks::require_row_vector;
-
-}  // namespace
-
 void CudaBackend::layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
                                      Tensor& mean, Tensor& rstd) {
     constexpr const char* op = "layer_norm_forward";
-    gpu::require_same_shape(x, y, op);
-    require_columns(x, op);
-    require_row_vector(gamma, x, op, "gamma");
-    require_row_vector(beta, x, op, "beta");
-    require_row_stats(mean, x, op, "mean");
-    require_row_stats(rstd, x, op, "rstd");
-    require_eps(eps, op);
+    checks::require_layer_norm_forward(x, gamma, beta, eps, y, mean, rstd);
     const float* in = device_floats(x, op);
     const float* g = device_floats(gamma, op);
     const float* b = device_floats(beta, op);
@@ -67,14 +52,7 @@ void CudaBackend::layer_norm_forward(const Tensor& x, const Tensor& gamma, const
 void CudaBackend::layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
                                       const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
     constexpr const char* op = "layer_norm_backward";
-    gpu::require_same_shape(x, dy, op);
-    gpu::require_same_shape(x, dx, op);
-    require_columns(x, op);
-    require_row_vector(gamma, x, op, "gamma");
-    require_row_vector(dgamma, x, op, "dgamma");
-    require_row_vector(dbeta, x, op, "dbeta");
-    require_row_stats(mean, x, op, "mean");
-    require_row_stats(rstd, x, op, "rstd");
+    checks::require_layer_norm_backward(x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
     const float* in = device_floats(x, op);
     const float* g = device_floats(gamma, op);
     const float* mu = device_floats(mean, op);

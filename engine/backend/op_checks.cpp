@@ -43,6 +43,31 @@ void require_eps(float eps, const char* op) {
             [&] { return std::string(op) + ": eps " + shortest_number(eps) + " is not finite and >= 0"; });
 }
 
+void require_layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, const Tensor& y,
+                                const Tensor& mean, const Tensor& rstd) {
+    constexpr const char* op = "layer_norm_forward";
+    require_same_shape(x, y, op);
+    require_columns(x, op);
+    require_row_vector(gamma, x, op, "gamma");
+    require_row_vector(beta, x, op, "beta");
+    require_row_stats(mean, x, op, "mean");
+    require_row_stats(rstd, x, op, "rstd");
+    require_eps(eps, op);
+}
+
+void require_layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                                 const Tensor& dy, const Tensor& dx, const Tensor& dgamma, const Tensor& dbeta) {
+    constexpr const char* op = "layer_norm_backward";
+    require_same_shape(x, dy, op);
+    require_same_shape(x, dx, op);
+    require_columns(x, op);
+    require_row_vector(gamma, x, op, "gamma");
+    require_row_vector(dgamma, x, op, "dgamma");
+    require_row_vector(dbeta, x, op, "dbeta");
+    require_row_stats(mean, x, op, "mean");
+    require_row_stats(rstd, x, op, "rstd");
+}
+
 TokenShape token_shape(const Tensor& x, int tokens, const char* op) {
     require(tokens >= 1 && x.cols() % tokens == 0, [&] {
         return std::string(op) + ": " + shape_text(x.shape()) + " does not split into " + std::to_string(tokens) +

@@ -29,6 +29,11 @@ void require_row_vector(const Tensor& v, const Tensor& x, const char* op, const 
 void require_row_stats(const Tensor& s, const Tensor& x, const char* op, const char* what);
 void require_columns(const Tensor& x, const char* op);
 void require_eps(float eps, const char* op);
+// All of layer_norm_forward's and layer_norm_backward's checks, in order.
+void require_layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, const Tensor& y,
+                                const Tensor& mean, const Tensor& rstd);
+void require_layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                                 const Tensor& dy, const Tensor& dx, const Tensor& dgamma, const Tensor& dbeta);
 
 // --- attention: a rows x tokens*width token tensor and its rows x tokens^2 pairs ---
 struct TokenShape {

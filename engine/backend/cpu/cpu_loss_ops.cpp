@@ -46,11 +46,6 @@ void CpuBackend::mse_loss_backward(const Tensor& pred, const Tensor& target, flo
 
 namespace {
 
-using checks::require_columns;
-using checks::require_eps;
-using checks::require_row_stats;
-using checks::require_row_vector;
-
 // The forward runs over blocks of kRowBlock rows. Each row's sums still run
 // in index order, so a row's results do not depend on its neighbours or on
 // the batch size; but the block's independent chains of additions overlap in
@@ -117,14 +112,7 @@ void backward_row(const float* x, const float* dy, float* dx, int cols, const fl
 
 void CpuBackend::layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
                                     Tensor& mean, Tensor& rstd) {
-    constexpr const char* op = "layer_norm_forward";
-    require_same_shape(x, y, op);
-    require_columns(x, op);
-    require_row_vector(gamma, x, op, "gamma");
-    require_row_vector(beta, x, op, "beta");
-    require_row_stats(mean, x, op, "mean");
-    require_row_stats(rstd, x, op, "rstd");
-    require_eps(eps, op);
+    checks::require_layer_norm_forward(x, gamma, beta, eps, y, mean, rstd);
     const int rows = x.rows(), cols = x.cols();
     const std::size_t stride = static_cast<std::size_t>(cols);
     int i = 0;
@@ -139,15 +127,7 @@ void CpuBackend::layer_norm_forward(const Tensor& x, const Tensor& gamma, const 
 
 void CpuBackend::layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
                                      const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
-    constexpr const char* op = "layer_norm_backward";
-    require_same_shape(x, dy, op);
-    require_same_shape(x, dx, op);
-    require_columns(x, op);
-    require_row_vector(gamma, x, op, "gamma");
-    require_row_vector(dgamma, x, op, "dgamma");
-    require_row_vector(dbeta, x, op, "dbeta");
-    require_row_stats(mean, x, op, "mean");
-    require_row_stats(rstd, x, op, "rstd");
+    checks::require_layer_norm_backward(x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
     const int rows = x.rows(), cols = x.cols();
     const std::size_t stride = static_cast<std::size_t>(cols);
     // The parameter gradients accumulate over rows in their own FP32 storage
