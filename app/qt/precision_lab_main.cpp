@@ -13,8 +13,12 @@
 #include <vector>
 
 #include "engine/common/error.h"
+#include "ui/cli/commands.h"
 #include "ui/qt/chart_kit.h"
 #include "ui/qt/main_window.h"
+#if PLAB_HAVE_CUDA
+#include "kernels/cuda_backend.h"
+#endif
 
 namespace {
 
@@ -125,6 +129,9 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+#if PLAB_HAVE_CUDA
+    plab::set_cuda_backend_factory({&plab::make_cuda_backend, &plab::cuda_device_present});
+#endif
     QApplication app(argc, argv);
     QApplication::setOrganizationName("PrecisionLab");
     QApplication::setApplicationName("precision-lab");

@@ -83,6 +83,9 @@ void set_cuda_backend_factory(CudaBackendFactory factory);
 // build without it ("this build has no CUDA backend; use --backend cpu") or on
 // a machine without a device ("no CUDA device found; use --backend cpu").
 std::unique_ptr<Backend> make_run_backend(const std::string& choice);
+// Why --backend cuda cannot run here ("this build has no CUDA backend",
+// "no CUDA device found"); empty when it can.
+std::string cuda_unavailable_reason();
 
 void add_bits_command(CLI::App& app);
 void add_ranges_command(CLI::App& app);

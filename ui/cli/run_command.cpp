@@ -54,8 +54,7 @@ void check_backend_choice(const std::string& choice) {
     if (choice != "auto" && choice != "cpu" && choice != "cuda")
         throw Error("--backend: '" + choice + "' is not a backend; allowed: auto|cpu|cuda");
     if (choice != "cuda") return;
-    if (!cuda_factory().make) throw Error("this build has no CUDA backend; use --backend cpu");
-    if (!cuda_available()) throw Error("no CUDA device found; use --backend cpu");
+    if (const std::string why = cuda_unavailable_reason(); !why.empty()) throw Error(why + "; use --backend cpu");
 }
 
 void check_options(const RunOptions& o) {
@@ -144,6 +143,12 @@ std::string progress_detail(const StepRecord& r) {
 }  // namespace
 
 void set_cuda_backend_factory(CudaBackendFactory factory) { cuda_factory() = factory; }
+
+std::string cuda_unavailable_reason() {
+    if (!cuda_factory().make) return "this build has no CUDA backend";
+    if (!cuda_available()) return "no CUDA device found";
+    return {};
+}
 
 std::unique_ptr<Backend> make_run_backend(const std::string& choice) {
     check_backend_choice(choice);

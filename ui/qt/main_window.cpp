@@ -10,13 +10,14 @@
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QSettings>
+#include <QStandardItemModel>
 #include <QStatusBar>
 #include <QToolBar>
 
-#include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer_factory.h"
+#include "ui/cli/commands.h"
 #include "ui/cli/run_export.h"
 #include "ui/present/live_keys.h"
 #include "ui/present/scaler_snippet.h"
@@ -43,10 +44,12 @@ constexpr int kBoundaryEvery = 200;
 
 // Each session gets its own backend: while another preset loads, the old
 // session's worker may still be using its own.
-std::unique_ptr<Session> make_session(const RunConfig& config) {
+// `backend` is "cpu" or "cuda" (make_run_backend's names).
+std::unique_ptr<Session> make_session(const RunConfig& config, const std::string& backend) {
     TrainerOptions options;
     options.boundary_every = kBoundaryEvery;
-    return std::make_unique<Session>(config, trainer_factory(std::make_shared<CpuBackend>(), options));
+    std::shared_ptr<Backend> device = make_run_backend(backend);
+    return std::make_unique<Session>(config, trainer_factory(std::move(device), options));
 }
 
 QString text_of(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
@@ -71,7 +74,7 @@ MainWindow::MainWindow(const std::string& preset, bool use_settings, QWidget* pa
       preset_(preset),
       base_config_(load_preset(preset)),
       use_settings_(use_settings) {
-    session_ = make_session(base_config_);
+    session_ = make_session(base_config_, "cpu");
     setWindowTitle("Precision Lab");
     setDockNestingEnabled(true);
     make_panels();
@@ -199,9 +202,7 @@ void MainWindow::make_toolbar() {
     });
     bar->addWidget(seed_);
     bar->addWidget(new QLabel(" Backend ", bar));
-    auto* backend = new QLabel("CPU (exact emulation)", bar);
-    backend->setToolTip("The CUDA backend is not part of the workbench yet");
-    bar->addWidget(backend);
+    bar->addWidget(make_backend_box(bar));
     bar->addSeparator();
     auto add = [&](const QString& text, const QKeySequence& key, const QString& tip, auto fn) {
         QAction* a = bar->addAction(text);
@@ -309,9 +310,44 @@ void MainWindow::make_menus() {
     });
 }
 
+// CPU, and the GPU by its name when this build and machine have one; the
+// GPU entry is there but disabled otherwise, its tooltip saying why.
+QComboBox* MainWindow::make_backend_box(QWidget* parent) {
+    backend_ = new QComboBox(parent);
+    backend_->addItem("CPU (exact emulation)", "cpu");
+    const std::string why = cuda_unavailable_reason();
+    QString gpu = "GPU";
+    if (why.empty()) {
+        try {
+            gpu = QString::fromStdString(make_run_backend("cuda")->name());
+        } catch (const Error& e) {
+            gpu = "GPU (" + QString::fromStdString(e.what()) + ")";
+        }
+    }
+    backend_->addItem(why.empty() ? gpu : "GPU: " + QString::fromStdString(why), "cuda");
+    if (!why.empty()) {
+        auto* model = qobject_cast<QStandardItemModel*>(backend_->model());
+        if (model) model->item(1)->setEnabled(false);
+    }
+    backend_->setToolTip(why.empty() ? "Where the runs train: a new run from step 0 on the chosen backend"
+                                     : "Where the runs train. GPU: " + QString::fromStdString(why) +
+                                           ", so the runs train on the CPU's exact emulation");
+    connect(backend_, &QComboBox::activated, this, [this](int i) {
+        const std::string chosen = backend_->itemData(i).toString().toStdString();
+        if (chosen == backend_choice_) return;
+        const std::string before = backend_choice_;
+        backend_choice_ = chosen;
+        if (!start(base_config_, "on " + backend_->itemText(i))) {  // a failed GPU start falls back, visibly
+            backend_choice_ = before;
+            backend_->setCurrentIndex(backend_->findData(QString::fromStdString(before)));
+        }
+    });
+    return backend_;
+}
+
 bool MainWindow::start(const RunConfig& config, const QString& what) {
     try {
-        session_ = make_session(config);  // the session's first run validates the config (plab::Error)
+        session_ = make_session(config, backend_choice_);  // its first run validates the config (plab::Error)
         base_config_ = config;
         paced_play_ = false;
         shown_.reset();

@@ -61,6 +61,7 @@ private:
     void jump_to(HistogramPanel* histograms, std::int64_t step);
     void size_docks();
     void make_toolbar();
+    QComboBox* make_backend_box(QWidget* parent);
     void make_menus();
     void load(const std::string& preset);
     // A fresh session on `config` (the toolbar's recipe and seed, a preset); false when it is invalid.
@@ -75,6 +76,8 @@ private:
     void restore_layout();
 
     std::unique_ptr<Session> session_;
+    std::string backend_choice_ = "cpu";  // "cpu" or "cuda": where new runs train
+    QComboBox* backend_ = nullptr;
     std::string preset_;
     RunConfig base_config_;  // what the session started from: the preset, with the toolbar's recipe and seed
     bool use_settings_ = true;
