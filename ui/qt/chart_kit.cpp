@@ -6,6 +6,8 @@
 #include <QPalette>
 #include <QStyle>
 
+#include "ui/present/axis_ticks.h"
+
 namespace plab::qt {
 
 namespace {
@@ -102,6 +104,16 @@ QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment w
     axis->setLinePenColor(t.grid);
     chart->addAxis(axis, where);
     return axis;
+}
+
+void set_step_range(QValueAxis* x, double lo, double hi) {
+    if (x->min() != lo || x->max() != hi) x->setRange(lo, hi);
+    const double interval = tick_interval(lo, hi, 7, 1);
+    if (x->tickType() != QValueAxis::TicksDynamic) {
+        x->setTickType(QValueAxis::TicksDynamic);
+        x->setTickAnchor(0);
+    }
+    if (x->tickInterval() != interval) x->setTickInterval(interval);
 }
 
 QLabel* heading_label(QWidget* parent) {

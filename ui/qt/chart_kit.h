@@ -31,6 +31,10 @@ void set_dark_theme(bool dark);  // applies the matching QPalette to the applica
 QChart* make_chart();
 QChartView* make_chart_view(QChart* chart, QWidget* parent);
 QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment where);
+// A step axis over [lo, hi]: ticks on whole steps at 1, 2 or 5 times a power
+// of ten (at most 7), anchored at 0. Touches the axis only when the range or
+// the interval changes (each change relayouts the chart).
+void set_step_range(QValueAxis* x, double lo, double hi);
 
 // The labels of the text panels (diagnosis, scenario): a bold heading and
 // word-wrapped, selectable body text, in sizes readable from across a room.

@@ -82,13 +82,6 @@ QValueAxis* step_axis(QChart* chart, bool titled) {
 }
 
 // About six ticks at 1, 2 or 5 times a power of ten steps apart, never less than one step.
-double step_tick_interval(double span) {
-    const double raw = span / 6.0;
-    const double decade = std::pow(10.0, std::floor(std::log10(std::max(raw, 1.0))));
-    const double m = raw / decade;
-    return std::max(1.0, decade * (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10));
-}
-
 // How many y labels a plot this tall holds without QtCharts eliding them.
 int label_room(const QChartView* view) {
     QFont f = view->font();
@@ -133,12 +126,6 @@ void set_cosine_ticks(QValueAxis* y, double lo, double hi, int room) {
     y->setLabelFormat(interval < 0.1 ? "%.2f" : "%.1f");
 }
 
-void set_step_range(QValueAxis* x, const DivergenceView& v) {
-    x->setRange(v.step_min, v.step_max);
-    x->setTickType(QValueAxis::TicksDynamic);
-    x->setTickAnchor(0);
-    x->setTickInterval(step_tick_interval(v.step_max - v.step_min));
-}
 
 // The colour scale of a heat map: a vertical bar from shade 1 (top) to 0,
 // the presenter's tick labels beside it, and the non-finite swatch below.
@@ -231,7 +218,7 @@ public:
         view_ = std::move(view);
         const HeatMap& m = map();
         if (m.columns.empty()) return;
-        set_step_range(x_, *view_);
+        set_step_range(x_, view_->step_min, view_->step_max);
         const auto rows = static_cast<int>(m.rows.size());
         if (rows != labelled_rows_) {
             for (const QString& label : y_->categoriesLabels()) y_->remove(label);
@@ -512,8 +499,8 @@ void DivergencePanel::show_lines(const DivergenceView& v) {
         dist_lines_[i].item->set_points(log10_points(v.layers[i].rel_dist));
         cos_lines_[i].item->set_points(v.layers[i].grad_cos);
     }
-    set_step_range(dist_x_, v);
-    set_step_range(cos_x_, v);
+    set_step_range(dist_x_, v.step_min, v.step_max);
+    set_step_range(cos_x_, v.step_min, v.step_max);
     // The colour scale's ticks are placed on the same decades (0 = rel_dist_min .. 1 = rel_dist_max).
     set_decade_labels(dist_y_, std::round(std::log10(v.rel_dist_min)), std::round(std::log10(v.rel_dist_max)),
                       v.rel_dist_heat.ticks);

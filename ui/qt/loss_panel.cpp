@@ -112,7 +112,7 @@ void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
         steps = steps_.next(steps);
     else
         steps_.reset();
-    x_->setRange(steps.lo, steps.hi);
+    set_step_range(x_, steps.lo, steps.hi);
     const AxisSpan decades{std::log10(loss_min), std::log10(loss_max)};
     if (live() && std::isfinite(decades.lo) && std::isfinite(decades.hi)) {
         const AxisSpan shown = decades_.next(decades);

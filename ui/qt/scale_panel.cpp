@@ -255,7 +255,7 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
         steps = steps_.next(steps);
     else
         steps_.reset();
-    x_->setRange(steps.lo, steps.hi);
+    set_step_range(x_, steps.lo, steps.hi);
     y_->setRange(log2_min, log2_max + 0.5);  // room for the overflow markers above the line
     y_->setTickType(QValueAxis::TicksDynamic);
     y_->setTickAnchor(0);
