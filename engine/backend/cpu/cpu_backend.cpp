@@ -1,7 +1,5 @@
 #include "engine/backend/cpu/cpu_backend.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,6 +7,7 @@
 
 #include "engine/backend/activation_math.h"
 #include "engine/backend/cpu/cpu_tensor_ops.h"
+#include "engine/backend/cpu/fixed_order_gemm.h"
 #include "engine/common/error.h"
 #include "engine/numeric/cast_array.h"
 
@@ -78,10 +77,7 @@ float input_scale(const std::optional<GemmSpec::ScaledInput>& scaled) { return s
 
 }  // namespace
 
-// The lab's GEMMs are small (a batch of 128 through 64-wide layers): OpenBLAS's
-// threads cost more than they save there (measured: 1.65x more steps/s with
-// one thread on two cores; the second core is left to the GUI).
-CpuBackend::CpuBackend() { openblas_set_num_threads(1); }
+CpuBackend::CpuBackend() = default;
 CpuBackend::~CpuBackend() = default;
 
 Tensor CpuBackend::allocate(Shape shape, FormatId dtype) {
@@ -114,8 +110,7 @@ void CpuBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpe
     const float* pb = gemm_input(b, spec.b_input, spec.compute, scratch_b_);
     // Unscaling folds into alpha: a power of two times the FP32 sum is exact.
     const float alpha = spec.alpha / (input_scale(spec.a_input) * input_scale(spec.b_input));
-    cblas_sgemm(CblasRowMajor, spec.trans_a ? CblasTrans : CblasNoTrans, spec.trans_b ? CblasTrans : CblasNoTrans, m,
-                n, k, alpha, pa, a.cols(), pb, b.cols(), spec.beta, c.host(), c.cols());
+    cpu::fixed_order_gemm({m, n, k, spec.trans_a, spec.trans_b}, alpha, pa, pb, spec.beta, c.host(), scratch_pack_);
     if (spec.row_bias) add_row_bias(c, *spec.row_bias);
     round_to_dtype(c);
 }

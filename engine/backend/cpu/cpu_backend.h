@@ -1,8 +1,9 @@
 #pragma once
 // The CPU backend: exact emulation of every format on FP32 storage. GEMMs run
-// through OpenBLAS sgemm on inputs pre-rounded to the compute format (their
-// products are exact in FP32: at most 11 x 11 significant bits), elementwise
-// ops round their outputs with engine/numeric's array casts.
+// on inputs pre-rounded to the compute format (their products are exact in
+// FP32: at most 11 x 11 significant bits) and sum them in one fixed order on
+// every machine (cpu/fixed_order_gemm.h); elementwise ops round their outputs
+// with engine/numeric's array casts.
 #include <vector>
 
 #include "engine/backend/backend.h"
@@ -72,7 +73,7 @@ public:
 
 private:
     // GEMM inputs rounded to the compute format, kept between calls.
-    std::vector<float> scratch_a_, scratch_b_;
+    std::vector<float> scratch_a_, scratch_b_, scratch_pack_;
 };
 
 }  // namespace plab

@@ -1,0 +1,84 @@
+#include "engine/backend/cpu/fixed_order_gemm.h"
+
+#include <cmath>
+
+namespace plab::cpu {
+
+namespace detail {
+
+void gemm_kernel_portable(int m, int n, int k, const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step,
+                          const float* b, float* acc) {
+    for (int i = 0; i < m; ++i) {
+        float* out = acc + static_cast<std::ptrdiff_t>(i) * n;
+        for (int j = 0; j < n; ++j) out[j] = 0.0f;
+        for (int p = 0; p < k; ++p) {
+            const float aip = a[i * a_row + p * a_step];
+            const float* bp = b + static_cast<std::ptrdiff_t>(p) * n;
+            for (int j = 0; j < n; ++j) out[j] = std::fma(aip, bp[j], out[j]);
+        }
+    }
+}
+
+namespace {
+bool g_force_portable = false;
+
+bool has_avx2_fma() {
+#if defined(__x86_64__)
+    static const bool yes = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }();
+    return yes;
+#else
+    return false;
+#endif
+}
+}  // namespace
+
+void force_portable_gemm(bool on) { g_force_portable = on; }
+
+GemmKernel chosen_kernel() {
+#if defined(__x86_64__)
+    if (!g_force_portable && has_avx2_fma()) return gemm_kernel_avx2_fma;
+#endif
+    return gemm_kernel_portable;
+}
+
+}  // namespace detail
+
+const char* fixed_order_gemm_path() {
+    return detail::chosen_kernel() == detail::gemm_kernel_portable ? "portable" : "avx2-fma";
+}
+
+void fixed_order_gemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta, float* c,
+                      std::vector<float>& scratch) {
+    const std::size_t mn = static_cast<std::size_t>(s.m) * s.n;
+    if (mn == 0) return;
+    // b as k x n rows, so the kernel reads each row of products contiguously.
+    const float* rows_b = b;
+    std::size_t used = 0;
+    if (s.trans_b) {
+        used = static_cast<std::size_t>(s.k) * s.n;
+        scratch.resize(used + (beta != 0.0f ? mn : 0));
+        for (int p = 0; p < s.k; ++p)
+            for (int j = 0; j < s.n; ++j) scratch[static_cast<std::size_t>(p) * s.n + j] = b[static_cast<std::size_t>(j) * s.k + p];
+        rows_b = scratch.data();
+    } else if (beta != 0.0f) {
+        scratch.resize(mn);
+    }
+    // With beta == 0, c is never read: the sums go straight into it.
+    float* acc = beta != 0.0f ? scratch.data() + used : c;
+    const std::ptrdiff_t a_row = s.trans_a ? 1 : s.k, a_step = s.trans_a ? s.m : 1;
+    detail::chosen_kernel()(s.m, s.n, s.k, a, a_row, a_step, rows_b, acc);
+    if (beta != 0.0f) {
+        for (std::size_t i = 0; i < mn; ++i) {
+            const float product = alpha * acc[i];
+            const float kept = beta * c[i];
+            c[i] = product + kept;
+        }
+    } else if (alpha != 1.0f) {
+        for (std::size_t i = 0; i < mn; ++i) c[i] = alpha * c[i];
+    }
+}
+
+}  // namespace plab::cpu
