@@ -51,7 +51,9 @@ bool parse_size(const std::string& text, int& width, int& height) {
     return width >= 320 && width <= 8192 && height >= 240 && height <= 8192;
 }
 
-// A few frames: ImGui sizes its child windows from the frame before.
+// A few frames: ImGui sizes its child windows from the frame before, and
+// what a frame asks of the session (the NaN panel's trace) is done before
+// the next one.
 int take_screenshot(plab::imgui::GlWindow& window, plab::imgui::LiveApp& app, const std::string& file) {
     plab::imgui::Image image;
     for (int i = 0; i < 4; ++i) {
@@ -60,6 +62,7 @@ int take_screenshot(plab::imgui::GlWindow& window, plab::imgui::LiveApp& app, co
         window.render();
         if (i == 3) image = window.read_frame();
         window.swap();
+        app.session().wait_until_idle();
     }
     if (!plab::imgui::write_png(file, image)) {
         std::cerr << "precision-lab-imgui: --screenshot: cannot write '" << file << "'\n";

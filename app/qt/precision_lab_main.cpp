@@ -44,6 +44,17 @@ void settle(QApplication& app) {
     for (int i = 0; i < 5; ++i) app.processEvents();
 }
 
+// Draws the panels, lets the session finish what drawing asked of it (the
+// NaN panel asks for a trace of the first non-finite step), then draws
+// again, laid out: what a person sees a moment after the window settles.
+void draw_settled(QApplication& app, plab::qt::MainWindow& window) {
+    window.redraw();
+    window.session().wait_until_idle();
+    settle(app);
+    window.redraw();
+    settle(app);
+}
+
 int take_screenshot(QApplication& app, plab::qt::MainWindow& window, const Options& o) {
     window.resize(1600, 1000);
     window.show();
@@ -65,7 +76,7 @@ int take_screenshot(QApplication& app, plab::qt::MainWindow& window, const Optio
     }
     window.refresh();
     settle(app);
-    window.redraw();  // once more at the laid-out plot widths
+    draw_settled(app, window);  // once more at the laid-out plot widths
     QWidget* target = &window;
     if (!o.panel.empty()) {
         plab::qt::Panel* panel = window.panel(QString::fromStdString(o.panel));
@@ -76,7 +87,7 @@ int take_screenshot(QApplication& app, plab::qt::MainWindow& window, const Optio
         }
         window.show_panel(panel);  // a tabbed panel comes to the front, laid out at its size
         settle(app);
-        window.redraw();
+        draw_settled(app, window);
         target = panel;
     }
     const QPixmap image = target->grab();

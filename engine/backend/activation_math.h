@@ -12,7 +12,9 @@ namespace plab {
 PLAB_HD float activate(Activation a, float x) {
     switch (a) {
         case Activation::identity: return x;
-        case Activation::relu: return x > 0.0f ? x : 0.0f;
+        // !(x <= 0) keeps a NaN, as torch.relu does (x > 0 ? x : 0 would turn
+        // it into 0 and hide a forward overflow from the loss).
+        case Activation::relu: return !(x <= 0.0f) ? x : 0.0f;
         case Activation::tanh: return tanhf(x);
         case Activation::gelu: return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
     }
@@ -37,12 +39,12 @@ PLAB_HD float activation_slope(Activation a, float x) {
     return 1.0f;
 }
 
-// dL/dx from dL/dy = dy. ReLU passes dy where x > 0 and gives +0 elsewhere,
-// as PyTorch's threshold_backward does (a NaN or Inf dy where x <= 0 does not
-// leak through as NaN); the select also vectorises where a multiply by a
-// 0/1 slope compiled to a mispredicted branch.
+// dL/dx from dL/dy = dy. ReLU gives +0 where x <= 0 and passes dy elsewhere
+// (a NaN x too), as PyTorch's threshold_backward does: a NaN or Inf dy where
+// x <= 0 does not leak through as NaN. The select also vectorises where a
+// multiply by a 0/1 slope compiled to a mispredicted branch.
 PLAB_HD float activation_grad(Activation a, float x, float dy) {
-    if (a == Activation::relu) return x > 0.0f ? dy : 0.0f;
+    if (a == Activation::relu) return !(x <= 0.0f) ? dy : 0.0f;
     return dy * activation_slope(a, x);
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string_view>
 
+#include "engine/train/nan_tracer.h"
 #include "engine/train/run_config.h"
 #include "engine/train/step_record.h"
 
@@ -33,6 +34,13 @@ public:
     // An independent exact copy of the current state (checkpoints, forks):
     // stepping the copy and the original alike gives identical records.
     virtual std::unique_ptr<Run> clone() const = 0;
+    // One step with every op's output checked (NanTracer): the first
+    // non-finite value it met, if any. Its record is the step() record.
+    // A run that cannot trace steps as usual and finds nothing.
+    virtual std::optional<NanReport> trace_step() {
+        (void)step();
+        return std::nullopt;
+    }
 };
 
 // A fresh run at step 0. Throws plab::Error on an invalid config.

@@ -42,6 +42,8 @@ std::uint64_t Session::fork(std::int64_t at_step, std::vector<std::string> chang
     return enqueue(ForkCommand{at_step, std::move(changes)});
 }
 
+std::uint64_t Session::trace(std::int64_t step) { return enqueue(TraceCommand{step}); }
+
 std::uint64_t Session::enqueue(SessionCommand command) {
     std::uint64_t seq = 0;
     {
@@ -143,6 +145,7 @@ void Session::apply_one(const StepCommand& command) {
 void Session::apply_one(const ResetCommand&) {
     main_ = make_main();
     fork_.reset();
+    trace_.reset();
     checkpoints_.clear();
     playing_ = false;
     steps_left_ = 0;
@@ -186,6 +189,15 @@ void Session::apply_one(const ForkCommand& command) {
     for (const std::string& change : command.changes) apply_edit(fork, change);
     fork.config = std::make_shared<const RunConfig>(fork.run->config());
     fork_ = std::move(fork);
+}
+
+void Session::apply_one(const TraceCommand& command) {
+    check_int_field("trace.step", command.step, 1, main_.run->steps_done());
+    if (trace_ && trace_->step == command.step) return;  // traced already (views may ask more than once)
+    std::unique_ptr<Run> run = restore_run(checkpoints_, factory_, config_, main_.log.edits(), command.step - 1,
+                                           [this] { return stop_requested(); });
+    if (!run) return;  // closing
+    trace_ = StepTrace{command.step, run->trace_step()};
 }
 
 // The preset with the main run's step-0 edits and then `changes` folded into
@@ -266,6 +278,7 @@ void Session::publish() {
     next->main = view_of(main_);
     if (fork_) next->fork = view_of(*fork_);
     next->checkpoints = checkpoints_.steps();
+    next->trace = trace_;
     next->last_error = last_error_;
     next->errors = errors_;
     std::shared_ptr<const SessionSnapshot> previous = std::move(next);

@@ -44,6 +44,12 @@ struct RunView {
     RunLogView log;  // log.latest(): the latest StepRecord; nullptr before the first step
 };
 
+// A step of the main run traced op by op (Session::trace).
+struct StepTrace {
+    std::int64_t step = 0;
+    std::optional<NanReport> first_nonfinite;  // nullopt: every op's output was finite
+};
+
 struct SessionSnapshot {
     std::int64_t step = 0;       // the main run's steps_done
     bool playing = false;        // playing, or working through a step(n)
@@ -51,6 +57,7 @@ struct SessionSnapshot {
     RunView main;
     std::optional<RunView> fork;
     std::vector<std::int64_t> checkpoints;  // steps of the main run's kept clones, oldest first
+    std::optional<StepTrace> trace;         // the latest trace(); cleared by reset()
     std::string last_error;      // the latest failed command or step; "" if none yet
     std::uint64_t errors = 0;    // failures so far: a change means a new last_error
 };
@@ -92,6 +99,12 @@ public:
     // the changes made before it starts, so it may change what a live run
     // cannot (the model, the data, master weights, the seed).
     std::uint64_t fork(std::int64_t at_step, std::vector<std::string> changes = {});
+    // Replays step `step` (1 <= step <= the current step) of the main run on a
+    // copy rebuilt from its checkpoints, with every op's output checked: the
+    // first non-finite value names the op, phase and layer that made it
+    // (SessionSnapshot::trace). The main run itself is not touched; asking
+    // again for the step last traced does nothing.
+    std::uint64_t trace(std::int64_t step);
 
     // The latest published state: cheap (a pointer copy under a tiny mutex).
     // Published at most every options.publish_every while running, and after
@@ -120,6 +133,7 @@ private:
     void apply_one(const ResetCommand&);
     void apply_one(const SetCommand& command);
     void apply_one(const ForkCommand& command);
+    void apply_one(const TraceCommand& command);
     std::unique_ptr<Run> fresh_fork_run(const std::vector<std::string>& changes) const;
     void advance();
     bool should_step(const LiveRun& live) const;
@@ -138,6 +152,7 @@ private:
     // Worker-only state (and the constructor's, before the thread starts).
     LiveRun main_;
     std::optional<LiveRun> fork_;
+    std::optional<StepTrace> trace_;
     CheckpointStore checkpoints_;
     bool playing_ = false;
     std::int64_t steps_left_ = 0;

@@ -22,6 +22,11 @@ struct ForkCommand {
     std::vector<std::string> changes;
 };
 
-using SessionCommand = std::variant<PlayCommand, PauseCommand, StepCommand, ResetCommand, SetCommand, ForkCommand>;
+struct TraceCommand {
+    std::int64_t step = 1;
+};
+
+using SessionCommand =
+    std::variant<PlayCommand, PauseCommand, StepCommand, ResetCommand, SetCommand, ForkCommand, TraceCommand>;
 
 }  // namespace plab

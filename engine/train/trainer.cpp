@@ -144,6 +144,13 @@ void Trainer::initialise(Side& side, std::uint64_t seed) {
 const Mlp& Trainer::model() const { return *mixed_->model; }
 const Mlp* Trainer::twin() const { return twin_ ? twin_->model.get() : nullptr; }
 
+std::optional<NanReport> Trainer::trace_step() {
+    if (!tracer_) tracer_ = std::make_unique<NanTracer>(backend_);
+    tracer_->clear();
+    (void)step();
+    return tracer_->first();
+}
+
 const std::optional<NanReport>& Trainer::nan_report() const {
     static const std::optional<NanReport> none;
     return tracer_ ? tracer_->first() : none;

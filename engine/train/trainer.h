@@ -51,6 +51,8 @@ public:
     const RunConfig& config() const override { return config_; }
     void apply(std::string_view assignment) override;
     std::unique_ptr<Run> clone() const override;
+    // Turns the tracer on (if trace_nan was off) for this and later steps.
+    std::optional<NanReport> trace_step() override;
 
     // Of the last step: per-layer histograms when it was a histogram step
     // (empty otherwise); the step's record shares them.

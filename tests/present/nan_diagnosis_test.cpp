@@ -2,6 +2,7 @@
 // offers, on hand-made runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -143,6 +144,76 @@ TEST(NanDiagnosis, NoScaleToLowerWithoutAScalerOrBelowOne) {
     const NanDiagnosis d = diagnose_first_nonfinite(log.view(), amp_fp16(ScalerKind::dynamic), kNames);
     ASSERT_EQ(d.remedies.size(), 2u);
     EXPECT_EQ(d.remedies[0].label, "Keep fc3 in FP32");
+}
+
+// A NaN loss whose first non-finite activation is fc2's: the records alone
+// blame fc2. The step's trace names the op that made the NaN.
+RunLog forward_nan_log() {
+    RunLog log;
+    log.append(with_layers(test::scaled_step(1, 16, 16, 0.5f)));
+    StepRecord bad = with_layers(test::overflow_step(2, 16, true, true, std::numeric_limits<float>::quiet_NaN()));
+    bad.layers[1].act.nans = 28;
+    log.append(bad);
+    return log;
+}
+
+NanReport traced_report(std::string layer, std::string op) {
+    NanReport r;
+    r.step = 2;
+    r.phase = Phase::forward;
+    r.layer = std::move(layer);
+    r.op = std::move(op);
+    r.format = FormatId::fp16;
+    r.nans = 28;
+    r.diagnosis = "forward " + r.op + " of " + r.layer + " at step 2: 28 NaN in fp16";
+    return r;
+}
+
+TEST(NanDiagnosis, WithoutATraceOfTheStepItAsksForOne) {
+    const RunLog log = forward_nan_log();
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), amp_fp16(ScalerKind::dynamic), kNames);
+    EXPECT_TRUE(d.trace_wanted);
+    EXPECT_TRUE(d.traced.empty());
+    ASSERT_FALSE(d.remedies.empty());
+    EXPECT_EQ(d.remedies.front().label, "Keep fc2 in FP32");  // the records' guess
+    const StepTrace other{1, std::nullopt};                    // a trace of another step does not count
+    EXPECT_TRUE(diagnose_first_nonfinite(log.view(), amp_fp16(ScalerKind::dynamic), kNames, &other).trace_wanted);
+}
+
+TEST(NanDiagnosis, ATraceInAnAttentionBlockNamesItsOpAndDropsTheLayerGuess) {
+    const RunLog log = forward_nan_log();
+    const StepTrace trace{2, traced_report("attn", "softmax")};
+    RunConfig config = amp_fp16(ScalerKind::dynamic);
+    config.precision.fp32_ops = {Fp32Op::layer_norm, Fp32Op::mse};
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), config, kNames, &trace);
+    EXPECT_FALSE(d.trace_wanted);
+    EXPECT_EQ(d.headline, "Step 2: the forward softmax of attn made the first NaN (fp16)");
+    EXPECT_EQ(d.traced, "Traced op by op: forward softmax of attn at step 2: 28 NaN in fp16.");
+    std::vector<std::string> labels;
+    for (const Remedy& r : d.remedies) labels.push_back(r.label);
+    EXPECT_EQ(labels, (std::vector<std::string>{"Run softmax in FP32", "Switch to BF16 (amp-bf16)",
+                                                "Halve the learning rate"}));
+    EXPECT_EQ(d.remedies.front().changes,
+              (std::vector<std::string>{R"(precision.fp32_ops=["layer_norm","mse","softmax"])"}));
+}
+
+TEST(NanDiagnosis, ATraceInALinearLayerKeepsThatLayerInFp32) {
+    const RunLog log = forward_nan_log();
+    const StepTrace trace{2, traced_report("fc3.weight", "matmul")};
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), amp_fp16(ScalerKind::dynamic), kNames, &trace);
+    ASSERT_FALSE(d.remedies.empty());
+    EXPECT_EQ(d.remedies.front().label, "Keep fc3 in FP32");
+    EXPECT_EQ(d.remedies.front().changes, (std::vector<std::string>{"precision.layer_overrides.fc3=fp32"}));
+    EXPECT_EQ(std::count_if(d.remedies.begin(), d.remedies.end(), [](const Remedy& r) { return r.label.starts_with("Keep "); }), 1);
+}
+
+TEST(NanDiagnosis, ATraceThatFoundEveryOpFiniteSaysSo) {
+    const RunLog log = forward_nan_log();
+    const StepTrace trace{2, std::nullopt};
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), amp_fp16(ScalerKind::dynamic), kNames, &trace);
+    EXPECT_FALSE(d.trace_wanted);
+    EXPECT_EQ(d.traced, "Traced op by op: the replay of step 2 found every op's output finite (the Inf or NaN came "
+                        "from outside the traced ops).");
 }
 
 }  // namespace

@@ -469,6 +469,50 @@ TEST(Session, AForkFromStepZeroMayChangeWhatALiveRunCannot) {
     EXPECT_EQ(snap->fork->log.recent.front()->scale, 256.0f);
 }
 
+// A trace replays one step of the main run on a rebuilt copy with every op
+// checked: on overflow-nan it names what `plab run --trace-nan` names (a
+// Trainer tracing from step 0), and the main run goes on untouched.
+TEST(Session, TraceNamesTheOpThatMadeTheFirstNonFiniteValue) {
+    const RunConfig config = load_preset("overflow-nan");
+    CpuBackend backend;
+    Trainer traced(backend, config, {.trace_nan = true});
+    while (!traced.nan_report() && traced.steps_done() < 100) (void)traced.step();
+    ASSERT_TRUE(traced.nan_report().has_value());
+    const NanReport want = *traced.nan_report();
+
+    SessionOptions options;
+    options.checkpoint_every = 7;  // the replay starts from a checkpoint before the step
+    Session session(config, trainer_factory(std::make_shared<CpuBackend>()), options);
+    session.step(want.step + 5);
+    session.trace(want.step);
+    session.wait_until_idle();
+    auto snap = session.snapshot();
+    ASSERT_TRUE(snap->trace.has_value());
+    EXPECT_EQ(snap->trace->step, want.step);
+    ASSERT_TRUE(snap->trace->first_nonfinite.has_value());
+    const NanReport& got = *snap->trace->first_nonfinite;
+    EXPECT_EQ(got.step, want.step);
+    EXPECT_EQ(got.phase, want.phase);
+    EXPECT_EQ(got.layer, want.layer);
+    EXPECT_EQ(got.op, want.op);
+    EXPECT_EQ(got.input_amax, want.input_amax);
+    EXPECT_EQ(got.diagnosis, want.diagnosis);
+    EXPECT_EQ(snap->step, want.step + 5);
+
+    session.trace(want.step - 1);  // the step before: every op finite
+    session.trace(want.step + 6);  // not taken yet
+    session.wait_until_idle();
+    snap = session.snapshot();
+    ASSERT_TRUE(snap->trace.has_value());
+    EXPECT_EQ(snap->trace->step, want.step - 1);
+    EXPECT_FALSE(snap->trace->first_nonfinite.has_value());
+    EXPECT_NE(snap->last_error.find("trace.step"), std::string::npos) << snap->last_error;
+
+    session.reset();
+    session.wait_until_idle();
+    EXPECT_FALSE(session.snapshot()->trace.has_value());
+}
+
 TEST(Session, AFailingStepPausesAndIsReported) {
     FakeScript script;
     script.fail_at = 5;

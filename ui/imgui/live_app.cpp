@@ -59,6 +59,7 @@ LiveApp::LiveApp(std::string preset, const RunConfig& config, const Fonts& fonts
         say(assignment);
     };
     context_.fork = [this](std::int64_t at, const std::vector<std::string>& changes) { fork(at, changes); };
+    context_.trace = [this](std::int64_t step) { session_->trace(step); };
     context_.inspect = [this](float x) { bits_.set_value(x); };
     set_projector(false);
 }

@@ -1,5 +1,6 @@
 #include "ui/present/nan_diagnosis.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/common/number_text.h"
@@ -116,10 +117,42 @@ void describe(const StepRecord& r, const RunConfig& config, const std::vector<st
     add_format_remedy(config, d);
 }
 
+// "fc2.weight" -> "fc2": the layer a traced tensor belongs to.
+std::string traced_layer(const NanReport& r) { return r.layer.substr(0, r.layer.find('.')); }
+
+bool is_layer_name(const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The policy's FP32 op list with softmax added, as a live edit.
+std::string fp32_ops_with_softmax(const PrecisionConfig& p) {
+    std::string list;
+    for (Fp32Op op : p.fp32_ops) list += "\"" + std::string(fp32_op_name(op)) + "\",";
+    return "precision.fp32_ops=[" + list + "\"softmax\"]";
+}
+
+void apply_trace(const NanReport& r, const RunConfig& config, const std::vector<std::string>& names, NanDiagnosis& d) {
+    d.headline = "Step " + std::to_string(r.step) + ": the " + std::string(phase_name(r.phase)) + " " + r.op + " of " +
+                 r.layer + " made the first " + (r.infs > 0 ? "Inf" : "NaN") + " (" +
+                 std::string(format_name(r.format)) + ")";
+    d.traced = "Traced op by op: " + r.diagnosis + ".";
+    // The record-based guess of the layer gives way to the traced one.
+    const std::string layer = traced_layer(r);
+    std::erase_if(d.remedies, [](const Remedy& m) { return m.label.starts_with("Keep "); });
+    if (is_layer_name(names, layer) && config.precision.recipe != Recipe::fp16_pure)
+        d.remedies.insert(d.remedies.begin(), {"Keep " + layer + " in FP32",
+                                               "The traced op's layer gets FP32's range; the other layers stay as they are.",
+                                               {"precision.layer_overrides." + layer + "=fp32"}});
+    if (r.op == "softmax" && !config.precision.keeps_fp32(Fp32Op::softmax))
+        d.remedies.insert(d.remedies.begin(), {"Run softmax in FP32",
+                                               "autocast's default: the scaled logits get FP32's range (3.4e38) before the exp.",
+                                               {fp32_ops_with_softmax(config.precision)}});
+}
+
 }  // namespace
 
 NanDiagnosis diagnose_first_nonfinite(const RunLogView& log, const RunConfig& config,
-                                      const std::vector<std::string>& layer_names) {
+                                      const std::vector<std::string>& layer_names, const StepTrace* trace) {
     NanDiagnosis d;
     const StepRecord* first = first_nonfinite_record(log);
     const std::int64_t first_step = log.totals.first_nonfinite_step;
@@ -141,6 +174,14 @@ NanDiagnosis diagnose_first_nonfinite(const RunLogView& log, const RunConfig& co
     d.step = first->step;
     d.last_finite_step = first->step - 1;
     describe(*first, config, layer_names, d);
+    if (!trace || trace->step != d.step) {
+        d.trace_wanted = true;
+    } else if (trace->first_nonfinite) {
+        apply_trace(*trace->first_nonfinite, config, layer_names, d);
+    } else {
+        d.traced = "Traced op by op: the replay of step " + std::to_string(d.step) +
+                   " found every op's output finite (the Inf or NaN came from outside the traced ops).";
+    }
     return d;
 }
 

@@ -10,6 +10,7 @@
 
 #include "engine/train/run_config.h"
 #include "engine/train/run_log.h"
+#include "engine/train/session.h"
 
 namespace plab {
 
@@ -26,12 +27,20 @@ struct NanDiagnosis {
     std::string headline;               // "Step 261: gradient overflow in fc1 (backward) at loss scale 2^16"
     std::string detail;                 // what the scaler did, what the tensors held, in sentences
     std::vector<Remedy> remedies;
+    // The records name layers, not ops. A trace of the step (Session::trace)
+    // names the op too; `traced` says what it found, and `trace_wanted` asks
+    // the view to request one (no trace of this step is at hand yet).
+    std::string traced;
+    bool trace_wanted = false;
 };
 
 // `layer_names` name the entries of StepRecord::layers ("fc1", ...). When the
 // first non-finite step has left the recent records, the diagnosis says so
-// and offers no remedies (the step's tensors are gone).
+// and offers no remedies (the step's tensors are gone). With a trace of that
+// step, the headline names the op that made the first Inf or NaN and the
+// "keep a layer in FP32" remedy names the traced layer (none when the op
+// belongs to no Linear layer, e.g. the attention block's softmax).
 NanDiagnosis diagnose_first_nonfinite(const RunLogView& log, const RunConfig& config,
-                                      const std::vector<std::string>& layer_names);
+                                      const std::vector<std::string>& layer_names, const StepTrace* trace = nullptr);
 
 }  // namespace plab

@@ -111,7 +111,7 @@ void MainWindow::make_panels() {
                        .arg(changes.empty() ? QString() : " with " + QString::fromStdString(changes.front()) +
                                                               (changes.size() > 1 ? " …" : "")));
         },
-        this);
+        [this](std::int64_t step) { session_->trace(step); }, this);
     auto* decision = new DecisionPanel(kBoundaryEvery, this);
     auto* scenario = new ScenarioPanel(
         [this](std::int64_t at, const std::vector<std::string>& changes) {

@@ -6,7 +6,8 @@
 
 namespace plab::qt {
 
-NanPanel::NanPanel(Fork fork, QWidget* parent) : Panel("nan", "NaN / overflow diagnosis", parent), fork_(std::move(fork)) {
+NanPanel::NanPanel(Fork fork, Trace trace, QWidget* parent)
+    : Panel("nan", "NaN / overflow diagnosis", parent), fork_(std::move(fork)), trace_(std::move(trace)) {
     auto* layout = new QVBoxLayout(this);
     headline_ = heading_label(this);
     layout->addWidget(headline_);
@@ -22,19 +23,31 @@ NanPanel::NanPanel(Fork fork, QWidget* parent) : Panel("nan", "NaN / overflow di
 void NanPanel::show_snapshot(const SessionSnapshot& snapshot) {
     const RunView& run = snapshot.main;
     if (!run.config) return;
-    show_diagnosis(diagnose_first_nonfinite(run.log, *run.config, model_layer_names(run.config->model)));
+    const NanDiagnosis d = diagnose_first_nonfinite(run.log, *run.config, model_layer_names(run.config->model),
+                                                    snapshot.trace ? &*snapshot.trace : nullptr);
+    const auto now = std::chrono::steady_clock::now();
+    if (d.trace_wanted && trace_ && (d.step != trace_asked_ || now - trace_asked_at_ > std::chrono::seconds(1))) {
+        trace_asked_ = d.step;
+        trace_asked_at_ = now;
+        trace_(d.step);
+    }
+    show_diagnosis(d);
     fork_state_->setText(QString::fromStdString(fork_summary(snapshot)));
 }
 
 void NanPanel::show_diagnosis(const NanDiagnosis& d) {
-    std::string key = d.headline;
+    std::string key = d.headline + "|" + d.traced;
     for (const Remedy& r : d.remedies) key += "|" + r.label;
     if (key == shown_key_) return;
     shown_key_ = key;
     headline_->setText(QString::fromStdString(d.headline));
     headline_->setStyleSheet(d.found ? QString("color:%1").arg(theme().overflow.name()) : QString("color:%1").arg(theme().growth.name()));
-    detail_->setText(QString::fromStdString(d.detail));
-    for (QPushButton* b : shown_buttons_) b->deleteLater();
+    detail_->setText(QString::fromStdString(d.traced.empty() ? d.detail : d.traced + "\n\n" + d.detail));
+    for (QPushButton* b : shown_buttons_) {  // out of the layout now, deleted once idle
+        buttons_->removeWidget(b);
+        b->hide();
+        b->deleteLater();
+    }
     shown_buttons_.clear();
     if (!d.found) return;
     auto add = [this](const QString& text, const QString& tip, std::int64_t at, std::vector<std::string> changes) {

@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,13 +18,20 @@ namespace plab::qt {
 class NanPanel : public Panel {
 public:
     using Fork = std::function<void(std::int64_t at_step, const std::vector<std::string>& changes)>;
-    explicit NanPanel(Fork fork, QWidget* parent = nullptr);
+    // Asks for a trace of a step (Session::trace), so the panel can name the op.
+    using Trace = std::function<void(std::int64_t step)>;
+    NanPanel(Fork fork, Trace trace, QWidget* parent = nullptr);
     void show_snapshot(const SessionSnapshot& snapshot) override;
 
 private:
     void show_diagnosis(const NanDiagnosis& d);
 
     Fork fork_;
+    Trace trace_;
+    // The step whose trace was last requested, and when: asked again after a
+    // second if still wanted (a reset may have dropped it; the session ignores repeats).
+    std::int64_t trace_asked_ = -1;
+    std::chrono::steady_clock::time_point trace_asked_at_{};
     QLabel* headline_ = nullptr;
     QLabel* detail_ = nullptr;
     QLabel* fork_state_ = nullptr;
