@@ -8,7 +8,9 @@
 #include <QImageWriter>
 #include <QPixmap>
 #include <QSettings>
+#include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -101,6 +103,16 @@ int take_screenshot(QApplication& app, plab::qt::MainWindow& window, const Optio
     return 0;
 }
 
+// Qt aborts when it finds no display to open (its platform plugin fails);
+// say so in a line instead. QT_QPA_PLATFORM (offscreen, vnc, ...) counts as one.
+bool has_display() {
+    for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) {
+        const char* v = std::getenv(name);
+        if (v && *v) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -126,7 +138,8 @@ int main(int argc, char** argv) {
         "  precision-lab --preset scaler-sawtooth --steps 300     open after 300 steps\n"
         "  precision-lab --steps 600 --screenshot shot.png        train, render the window into shot.png, exit\n"
         "  precision-lab --steps 600 --panel histograms --screenshot h.png\n"
-        "Exit codes: 0 done; 2 bad input (the message names the option or preset field).");
+        "Exit codes: 0 done; 2 bad input (the message names the option or preset field); 3 no display\n"
+        "(DISPLAY and WAYLAND_DISPLAY unset: for a screenshot without one, set QT_QPA_PLATFORM=offscreen).");
     try {
         cli.parse(argc, argv);
     } catch (const CLI::Success& e) {  // --help
@@ -140,6 +153,11 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    if (!has_display()) {
+        std::cerr << "precision-lab: no display (DISPLAY and WAYLAND_DISPLAY are unset); run it on a desktop, or "
+                     "render with QT_QPA_PLATFORM=offscreen precision-lab --screenshot FILE\n";
+        return 3;
+    }
 #if PLAB_HAVE_CUDA
     plab::set_cuda_backend_factory({&plab::make_cuda_backend, &plab::cuda_device_present});
 #endif
@@ -148,10 +166,22 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName("precision-lab");
     const bool interactive = o.screenshot.empty();
     plab::qt::set_dark_theme(o.dark || (interactive && QSettings().value("theme/dark", false).toBool()));
-    if (interactive && preset->count() == 0)
-        o.preset = QSettings().value("run/preset", QString::fromStdString(o.preset)).toString().toStdString();
+    const std::string fallback = o.preset;
+    const bool remembered = interactive && preset->count() == 0;
+    if (remembered) o.preset = QSettings().value("run/preset", QString::fromStdString(o.preset)).toString().toStdString();
     try {
-        plab::qt::MainWindow window(o.preset, interactive);
+        // The preset remembered from last time may have moved or been
+        // deleted since: the workbench then opens on the default instead.
+        std::unique_ptr<plab::qt::MainWindow> opened;
+        try {
+            opened = std::make_unique<plab::qt::MainWindow>(o.preset, interactive);
+        } catch (const plab::Error& e) {
+            if (!remembered || o.preset == fallback) throw;
+            std::cerr << "precision-lab: the last preset opened no longer loads (" << e.what() << "); opening "
+                      << fallback << '\n';
+            opened = std::make_unique<plab::qt::MainWindow>(fallback, interactive);
+        }
+        plab::qt::MainWindow& window = *opened;
         if (!interactive) return take_screenshot(app, window, o);
         window.resize(1600, 1000);
         window.show();

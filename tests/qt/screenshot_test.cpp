@@ -6,6 +6,7 @@
 #include <QImage>
 #include <QSet>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -102,6 +103,40 @@ TEST(Screenshot, BadPresetIsAnError) {
     const int status = std::system(command.c_str());
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+// Without any display Qt would abort in its platform plugin; the workbench
+// says so in a line and exits 3 instead.
+TEST(Screenshot, NoDisplayIsALineAndExitCodeThree) {
+    const std::string command = "env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM " + std::string(PLAB_WORKBENCH) +
+                                " > /dev/null 2>&1";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 3);
+}
+
+// A preset remembered from last time that no longer loads (moved, deleted)
+// does not keep the workbench from opening: it opens on the default preset.
+TEST(Screenshot, AVanishedRememberedPresetFallsBackToTheDefault) {
+    const std::string config = "/tmp/plab-settings-test";
+    std::system(("rm -rf " + config + " && mkdir -p " + config + "/PrecisionLab").c_str());
+    std::FILE* f = std::fopen((config + "/PrecisionLab/precision-lab.conf").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("[run]\npreset=/nonexistent-dir/gone.json\n", f);
+    std::fclose(f);
+    // Interactive (no --screenshot): it runs until the timeout ends it (124); a failed start exits 2 at once.
+    const std::string command = "XDG_CONFIG_HOME=" + config + " QT_QPA_PLATFORM=offscreen timeout 3 " +
+                                std::string(PLAB_WORKBENCH) + " > " + config + "/out.txt 2>&1";
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 124);
+    std::FILE* out = std::fopen((config + "/out.txt").c_str(), "r");
+    ASSERT_NE(out, nullptr);
+    char text[4096] = {};
+    (void)std::fread(text, 1, sizeof text - 1, out);
+    std::fclose(out);
+    EXPECT_NE(std::string(text).find("the last preset opened no longer loads"), std::string::npos) << text;
+    EXPECT_NE(std::string(text).find("opening spirals-amp-fp16"), std::string::npos) << text;
 }
 
 }  // namespace
