@@ -61,6 +61,21 @@ TEST(BackendCli, CudaWithoutADeviceExitsTwoWithOneLineSayingWhatToUse) {
     fs::remove_all(dir);
 }
 
+// plab bench takes the same --backend, checked before anything runs.
+TEST(BackendCli, BenchTakesTheSameBackendChoice) {
+    const Situation s = cuda_situation();
+    EXPECT_EQ(run_plab("bench --backend gpu --steps 10 --rounds 1").err,
+              "plab: --backend: 'gpu' is not a backend; allowed: auto|cpu|cuda\n");
+    const Result cpu = run_plab("bench --backend cpu --steps 10 --rounds 1 --json");
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+    EXPECT_EQ(nlohmann::json::parse(cpu.out).at("backend"), "CPU (exact emulation)");
+    if (s.cuda == CudaSituation::device) GTEST_SKIP() << "a CUDA device is present: " << s.device_text;
+    const Result cuda = run_plab("bench --backend cuda --steps 10 --rounds 1 --json");
+    EXPECT_EQ(cuda.exit_code, 2);
+    EXPECT_EQ(cuda.out, "");
+    EXPECT_NE(cuda.err.find("; use --backend cpu\n"), std::string::npos) << cuda.err;
+}
+
 TEST(BackendCli, AutoPicksTheGpuWhenThereIsOneElseTheCpu) {
     const Situation s = cuda_situation();
     const Result r = run_plab("run --backend auto --steps 3 --quiet");

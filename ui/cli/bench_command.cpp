@@ -6,7 +6,6 @@
 #include <chrono>
 #include <iostream>
 
-#include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/common/number_text.h"
 #include "engine/train/preset_io.h"
@@ -74,7 +73,8 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
     if (o.rounds < 1 || o.rounds > 100)
         throw Error("--rounds: " + std::to_string(o.rounds) + " is out of range; allowed 1..100");
     const RunConfig base = load_preset(o.preset);
-    CpuBackend backend;
+    const std::unique_ptr<Backend> made = make_run_backend(o.backend);
+    Backend& backend = *made;
     std::vector<Timing> timings(std::size(kVariants));
     // Rounds interleave the variants, so a burst of load hits all of them;
     // the best round of each is its figure.
@@ -91,7 +91,7 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
         std::string line;
         {
             JsonLine j(line);
-            j.string("preset", base.name).integer("steps", o.steps).integer("rounds", o.rounds);
+            j.string("preset", base.name).string("backend", backend.name()).integer("steps", o.steps).integer("rounds", o.rounds);
             j.begin_object("steps_per_s");
             for (std::size_t v = 0; v < std::size(kVariants); ++v) j.number(kVariants[v].name, rate(v));
             j.end_object();
@@ -103,7 +103,8 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
         out << line;
         return;
     }
-    out << "preset " << base.name << ", " << o.steps << " steps per run, best of " << o.rounds << " rounds\n";
+    out << "preset " << base.name << " on " << backend.name() << ", " << o.steps << " steps per run, best of "
+        << o.rounds << " rounds\n";
     for (std::size_t v = 0; v < std::size(kVariants); ++v)
         out << "  " << significant_text(rate(v), 5) << " steps/s  " << kVariants[v].name << ": " << kVariants[v].what
             << '\n';
@@ -120,12 +121,14 @@ void add_bench_command(CLI::App& app) {
         "Measure training speed on this machine: the preset as shipped (twin, telemetry, histograms),\n"
         "AMP FP16 emulation alone, plain FP32, AMP FP16 with per-step statistics, and AMP FP16 with statistics\n"
         "and the preset's histograms, interleaved over several rounds (best round counts), then the ratios:\n"
-        "AMP emulation time over FP32 time, and the overhead of statistics alone and with histograms.\n\n"
-        "Examples:\n  plab bench\n  plab bench --json --steps 2000 --rounds 5");
+        "AMP emulation time over FP32 time, and the overhead of statistics alone and with histograms.\n"
+        "--backend picks where (cpu: the exact emulation; cuda: the GPU, exit 2 without one; auto).\n\n"
+        "Examples:\n  plab bench\n  plab bench --json --steps 2000 --rounds 5\n  plab bench --backend cuda --json");
     cmd->add_option("--preset", options->preset, "Preset to measure")->default_val("spirals-amp-fp16");
     cmd->add_option("--steps", options->steps, "Steps per measured run")->default_val(1000);
     cmd->add_option("--rounds", options->rounds, "Interleaved rounds; the best counts")->default_val(3);
     cmd->add_flag("--json", options->json, "One JSON object instead of text");
+    cmd->add_option("--backend", options->backend, "Where to train: cpu|cuda|auto")->default_val("cpu");
     cmd->callback([options] { run_bench(*options, std::cout, std::cerr); });
 }
 

@@ -61,6 +61,7 @@ struct BenchOptions {
     int steps = 1000;
     int rounds = 3;
     bool json = false;
+    std::string backend = "cpu";  // cpu|cuda|auto, as plab run's --backend
 };
 
 // A command that finished with a non-zero exit code that is not an error
