@@ -21,6 +21,21 @@ ScenarioReport check_scaler_sawtooth(Backend& backend, const ScenarioProgress& p
                                                               steps + " (needs >= 3)"));
     report.verdicts.push_back(
         make_verdict(growths >= 3, std::to_string(growths) + " growths of the scale in " + steps + " (needs >= 3)"));
+    // A cycle is a growth that the scaler had to take back: an overflow
+    // backoff before the next growth. The backoffs of the first descent
+    // from a too-high start come before any growth and are no cycle.
+    std::int64_t cycles = 0;
+    bool grown = false;
+    for (const auto& s : r) {
+        if (s.growth) grown = true;
+        if (grown && s.found_inf && s.backoff) {
+            ++cycles;
+            grown = false;
+        }
+    }
+    report.verdicts.push_back(make_verdict(cycles >= 3, std::to_string(cycles) +
+                                                            " sawtooth cycles: a growth, then an overflow that backs it "
+                                                            "off before the next growth (needs >= 3)"));
     return report;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/cli_run_util.h"
+#include "engine/scenario/scenario.h"
 #include "engine/train/preset_io.h"
 
 namespace plab {
@@ -67,6 +68,19 @@ TEST(PresetsCli, ShowPrintsTheResolvedPreset) {
     EXPECT_EQ(j["scaler"]["hysteresis"], 2);  // resolved: keys the file leaves out are there too
     EXPECT_EQ(j.size(), 14u);
     EXPECT_EQ(r.out, run_config_to_json(load_preset("spirals-amp-fp16"), true));
+}
+
+// Every scenario's guide (Look at / Try / What happens) is in what --show prints.
+TEST(PresetsCli, ShowCarriesEveryScenarioGuide) {
+    for (const ScenarioEntry& e : scenario_checks()) {
+        const std::string name(e.preset);
+        const Result r = run_plab("presets --show " + name);
+        ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+        const std::string guide = nlohmann::json::parse(r.out).at("guide").get<std::string>();
+        EXPECT_EQ(guide, load_preset(name).guide) << name;
+        for (const char* part : {"Look at:", "Try:", "What happens:"})
+            EXPECT_NE(guide.find(part), std::string::npos) << name << " lacks " << part;
+    }
 }
 
 TEST(PresetsCli, ShowWithSettings) {

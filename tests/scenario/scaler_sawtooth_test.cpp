@@ -28,6 +28,18 @@ TEST(ScenarioScalerSawtooth, RecordsSawWithinSixHundredSteps) {
     EXPECT_EQ(skipped, found_inf);
     EXPECT_GE(backoffs, 3);
     EXPECT_GE(growths, 3);
+    // Saw teeth: at least three growths each undone by a backoff before the
+    // scale grows again (the backoffs of the first descent do not count).
+    std::vector<std::int64_t> teeth;
+    std::int64_t last_growth = -1;
+    for (const StepRecord& r : records) {
+        if (r.growth) last_growth = r.step;
+        if (r.backoff && last_growth >= 0) {
+            teeth.push_back(last_growth);
+            last_growth = -1;
+        }
+    }
+    EXPECT_GE(teeth.size(), 3u);
 }
 
 }  // namespace
