@@ -173,15 +173,18 @@ TEST(FrameWork, HistogramTopHoldsWhileLiveAndFollowsAnotherTensorAtOnce) {
     auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
     ASSERT_NE(y, nullptr);
     chart.show_view(histogram("fc1 · weight grad · scaled", 0.05), -4, 4, 0.05, false);
-    EXPECT_DOUBLE_EQ(y->max(), 0.05 * 1.08);  // at rest: 8% above the highest bar
+    // At rest: 8% above the highest bar (0.054), up to the next round tick (every 0.01): 0.06.
+    EXPECT_NEAR(y->max(), 0.06, 1e-12);
     // Live: 0.054 plus 10% headroom (grain 0.005): 0.0594 -> 0.06; a lower histogram keeps it.
     chart.show_view(histogram("fc1 · weight grad · scaled", 0.05), -4, 4, 0.05, true);
     EXPECT_NEAR(y->max(), 0.06, 1e-12);
     chart.show_view(histogram("fc1 · weight grad · scaled", 0.02), -4, 4, 0.02, true);
     EXPECT_NEAR(y->max(), 0.06, 1e-12);
-    // Another layer: its own range at once. 0.0216 + 0.00216 (grain 0.002): 0.02376 -> 0.024.
+    // Another layer: its own range at once. 0.0216 + 0.00216 (grain 0.002): 0.02376 -> 0.024,
+    // then up to the next tick (every 0.005): 0.025.
     chart.show_view(histogram("fc2 · weight grad · scaled", 0.02), -4, 4, 0.02, true);
-    EXPECT_NEAR(y->max(), 0.024, 1e-12);
+    EXPECT_NEAR(y->max(), 0.025, 1e-12);
+    EXPECT_NEAR(y->tickInterval(), 0.005, 1e-12);
 }
 
 // Rows of colour c in column x of the image.

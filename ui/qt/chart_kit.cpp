@@ -106,14 +106,17 @@ QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment w
     return axis;
 }
 
-void set_step_range(QValueAxis* x, double lo, double hi) {
-    if (x->min() != lo || x->max() != hi) x->setRange(lo, hi);
-    const double interval = tick_interval(lo, hi, 7, 1);
-    if (x->tickType() != QValueAxis::TicksDynamic) {
-        x->setTickType(QValueAxis::TicksDynamic);
-        x->setTickAnchor(0);
+void set_step_range(QValueAxis* x, double lo, double hi) { set_ticked_range(x, lo, hi, tick_interval(lo, hi, 7, 1)); }
+
+void set_ticked_range(QValueAxis* axis, double lo, double hi, double interval) {
+    if (axis->min() != lo || axis->max() != hi) axis->setRange(lo, hi);
+    if (axis->tickType() != QValueAxis::TicksDynamic) {
+        axis->setTickType(QValueAxis::TicksDynamic);
+        axis->setTickAnchor(0);
     }
-    if (x->tickInterval() != interval) x->setTickInterval(interval);
+    if (axis->tickInterval() != interval) axis->setTickInterval(interval);
+    const QString format = QString("%.%1f").arg(tick_decimals(interval));
+    if (axis->labelFormat() != format) axis->setLabelFormat(format);
 }
 
 QLabel* heading_label(QWidget* parent) {

@@ -35,6 +35,10 @@ QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment w
 // of ten (at most 7), anchored at 0. Touches the axis only when the range or
 // the interval changes (each change relayouts the chart).
 void set_step_range(QValueAxis* x, double lo, double hi);
+// An axis over [lo, hi] ticked at the multiples of `interval` (anchored at 0),
+// labelled with the decimals the interval needs; touches the axis only where
+// something changed. The presenters choose the interval (axis_ticks.h).
+void set_ticked_range(QValueAxis* axis, double lo, double hi, double interval);
 
 // The labels of the text panels (diagnosis, scenario): a bold heading and
 // word-wrapped, selectable body text, in sizes readable from across a room.

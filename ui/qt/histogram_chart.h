@@ -46,6 +46,7 @@ private:
     const HistBar* bar_at(double x) const;
 
     std::vector<Bands> bands_;
+    bool compact_;
     QValueAxis* x_ = nullptr;
     QValueAxis* y_ = nullptr;
     QAreaSeries* bars_ = nullptr;

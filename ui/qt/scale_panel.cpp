@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "engine/common/number_text.h"
+#include "ui/present/axis_ticks.h"
 #include "ui/present/scale_trajectory.h"
 
 namespace plab::qt {
@@ -256,10 +257,8 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     else
         steps_.reset();
     set_step_range(x_, steps.lo, steps.hi);
-    y_->setRange(log2_min, log2_max + 0.5);  // room for the overflow markers above the line
-    y_->setTickType(QValueAxis::TicksDynamic);
-    y_->setTickAnchor(0);
-    y_->setTickInterval(std::max(1.0, std::ceil((log2_max - log2_min) / 8.0)));
+    // Room for the overflow markers above the line; ticks every 1, 2, 4, 8, ... binades.
+    set_ticked_range(y_, log2_min, log2_max + 0.5, binade_interval(log2_min, log2_max + 0.5, 8));
     line_item_->set_points(t.line);
     fork_line_->setVisible(f.has_value());
     fork_item_->set_points(f ? f->line : std::vector<XY>{});
