@@ -77,6 +77,7 @@ HistogramChart::HistogramChart(bool compact, Hovered hovered, Clicked clicked, Q
     c->addSeries(bars_);
     x_ = make_value_axis(compact ? "" : "log2 |x|  (binades)", c, Qt::AlignBottom);
     y_ = make_value_axis(compact ? "" : "fraction", c, Qt::AlignLeft);
+    note_ = new PlotNote(c, Qt::AlignCenter, compact ? 10 : 12, t.text);
     if (compact) {
         c->legend()->hide();
         c->setMargins(QMargins(0, 0, 4, 0));
@@ -112,11 +113,17 @@ void HistogramChart::show_view(const HistogramView& view, double x_min, double x
         top = top_.next({0, top}).hi;
     else
         top_.reset();
-    set_points(outline_, outline(view.bars));
     // A round top (the next tick at or above it), ticks at round fractions.
     const RoundTop y = round_top(view.bars.empty() ? 1.0 : top, compact_ ? 3 : 6);
     top = y.top;
+    set_points(outline_, outline(view.bars));
+    // Without bars the bands would fill the plot with colour about nothing: the note says why it is empty.
+    note_->set_note(QString::fromStdString(view.empty_note));
     for (Bands& b : bands_) {
+        if (view.bars.empty()) {
+            for (QAreaSeries* band : {b.flush, b.subnormal, b.overflow}) set_rect(band, 0, 0, top);
+            continue;
+        }
         const FormatBand* fb = nullptr;
         for (const FormatBand& candidate : view.bands)
             if (candidate.format == b.format) fb = &candidate;
