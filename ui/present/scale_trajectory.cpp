@@ -200,6 +200,7 @@ ScaleTrajectory make_scale_trajectory(const RunLogView& log, const RunConfig& co
     const StepRecord* latest = log.latest();
     t.growth_tracker = latest != nullptr ? latest->growth_tracker : 0;
     t.growth_interval = grows(config.scaler.kind) ? config.scaler.growth_interval : 0;
+    if (t.growth_interval == 0) t.growth_note = "no growth";  // the kind shows beside it; the bar is narrow
     t.summary = scale_summary(log);
     // Every scaler but none skips a step with a non-finite gradient (LossScaler).
     t.overflow_key = config.scaler.kind == ScalerKind::none ? "overflow (applied anyway)" : "overflow (skipped)";

@@ -41,21 +41,32 @@ void on_finished(Box* box, Fn fn) {
 // The growth tracker's bar. QProgressBar::setValue repaints at once (a
 // synchronous repaint() whenever its "%v / %m" text changes: every frame
 // while training); this bar leaves QProgressBar's own value alone and paints
-// its own in the frame's paint, in the same style.
+// its own in the frame's paint, in the same style. Its text sits on a chip
+// of the field's colour: the style draws it in one colour over both the
+// filled and the empty part, and over the fill it could not be read. For a
+// scaler that never grows it shows a note instead of a count.
 class TrackerBar : public QProgressBar {
 public:
     explicit TrackerBar(QWidget* parent) : QProgressBar(parent) {}
 
     void show_progress(int value, int maximum) {
-        if (value == value_ && maximum == maximum_) return;
+        if (value == value_ && maximum == maximum_ && note_.isEmpty()) return;
         value_ = value;
         maximum_ = maximum;
         update();
+        note_.clear();
     }
 
-    // As QProgressBar's "%v / %m" reads (none before a value is set).
+    void show_note(const QString& note) {
+        if (note == note_) return;
+        note_ = note;
+        update();
+    }
+
+    // As QProgressBar's "%v / %m" reads (none before a value is set), or the note.
     QString text() const override {
         if (value_ < 0) return {};
+        if (!note_.isEmpty()) return note_;
         QLocale l = locale();
         l.setNumberOptions(l.numberOptions() | QLocale::OmitGroupSeparator);
         return l.toString(value_) + " / " + l.toString(maximum_);
@@ -68,14 +79,30 @@ protected:
         initStyleOption(&option);
         option.minimum = 0;
         option.maximum = maximum_;
-        option.progress = value_;
+        option.progress = note_.isEmpty() ? value_ : 0;
+        option.textVisible = false;
         painter.drawControl(QStyle::CE_ProgressBar, option);
     }
+        draw_text(painter);
 
 private:
     int value_ = -1;  // QProgressBar's "no value yet"
+    void draw_text(QPainter& painter) const {
+        const QString t = text();
+        if (t.isEmpty()) return;
+        QRect chip = fontMetrics().boundingRect(t).adjusted(-5, -1, 5, 1);
+        chip.moveCenter(rect().center());
+        painter.setRenderHint(QPainter::Antialiasing, true);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(palette().color(QPalette::Base));
+        painter.drawRoundedRect(chip, 3, 3);
+        painter.setPen(palette().color(isEnabled() ? QPalette::Active : QPalette::Disabled, QPalette::Text));
+        painter.drawText(rect(), Qt::AlignCenter, t);
+    }
+
     int maximum_ = 100;
 };
+    QString note_;  // shown instead of the count when not empty
 
 ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale", parent), set_(std::move(set)) {
     QChart* chart = make_chart();
@@ -270,9 +297,11 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
         kinds[static_cast<int>(m.kind)].push_back(
             {m.step, m.log2_scale + (m.kind == ScaleEventKind::overflow ? 0.45 : 0.0)});
     for (int k = 0; k < 4; ++k) marker_items_[k]->set_points(kinds[k]);
-    if (tracker_->isEnabled() != (t.growth_interval > 0)) tracker_->setEnabled(t.growth_interval > 0);
-    tracker_->show_progress(t.growth_interval > 0 ? std::min(t.growth_tracker, t.growth_interval) : 0,
-                            t.growth_interval > 0 ? t.growth_interval : 1);
+    if (tracker_->isEnabled() != t.growth_note.empty()) tracker_->setEnabled(t.growth_note.empty());
+    if (t.growth_note.empty())
+        tracker_->show_progress(std::min(t.growth_tracker, t.growth_interval), t.growth_interval);
+    else
+        tracker_->show_note(QString::fromStdString(t.growth_note));
     summary_->set_text(QString::fromStdString(t.summary));
     // Setting a spin box repaints it even to the same value: only on an edit,
     // or when the focus moved (a field left keeps what it showed while typed in).
