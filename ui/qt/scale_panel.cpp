@@ -14,6 +14,7 @@
 #include "engine/common/number_text.h"
 #include "ui/present/axis_ticks.h"
 #include "ui/present/scale_trajectory.h"
+#include "ui/present/scaler_fields.h"
 
 namespace plab::qt {
 
@@ -53,8 +54,8 @@ public:
         if (value == value_ && maximum == maximum_ && note_.isEmpty()) return;
         value_ = value;
         maximum_ = maximum;
-        update();
         note_.clear();
+        update();
     }
 
     void show_note(const QString& note) {
@@ -65,8 +66,8 @@ public:
 
     // As QProgressBar's "%v / %m" reads (none before a value is set), or the note.
     QString text() const override {
-        if (value_ < 0) return {};
         if (!note_.isEmpty()) return note_;
+        if (value_ < 0) return {};
         QLocale l = locale();
         l.setNumberOptions(l.numberOptions() | QLocale::OmitGroupSeparator);
         return l.toString(value_) + " / " + l.toString(maximum_);
@@ -82,11 +83,10 @@ protected:
         option.progress = note_.isEmpty() ? value_ : 0;
         option.textVisible = false;
         painter.drawControl(QStyle::CE_ProgressBar, option);
-    }
         draw_text(painter);
+    }
 
 private:
-    int value_ = -1;  // QProgressBar's "no value yet"
     void draw_text(QPainter& painter) const {
         const QString t = text();
         if (t.isEmpty()) return;
@@ -100,9 +100,10 @@ private:
         painter.drawText(rect(), Qt::AlignCenter, t);
     }
 
+    int value_ = -1;  // QProgressBar's "no value yet"
     int maximum_ = 100;
-};
     QString note_;  // shown instead of the count when not empty
+};
 
 ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale", parent), set_(std::move(set)) {
     QChart* chart = make_chart();
@@ -202,14 +203,10 @@ QWidget* ScalePanel::make_controls() {
     hysteresis_ = new QSpinBox(box);
     hysteresis_->setRange(1, 1000);
     form->addRow("hysteresis", hysteresis_);
-    min_scale_ = new QDoubleSpinBox(box);
-    min_scale_->setRange(0.0, 1e30);
-    min_scale_->setDecimals(6);
+    // FP32's whole positive range: the smallest subnormal up to the largest power of two.
+    min_scale_ = new ScaleSpinBox(std::ldexp(1.0, -149), std::ldexp(1.0, 127), {}, box);
     form->addRow("min_scale", min_scale_);
-    max_scale_ = new QDoubleSpinBox(box);
-    max_scale_->setRange(0.0, 1e30);
-    max_scale_->setDecimals(0);
-    max_scale_->setSpecialValueText("none");
+    max_scale_ = new ScaleSpinBox(0.0, std::ldexp(1.0, 127), "none", box);
     form->addRow("max_scale", max_scale_);
     tracker_ = new TrackerBar(box);
     tracker_->setToolTip("clean steps since the last growth or backoff, of growth_interval");
@@ -242,6 +239,19 @@ void ScalePanel::hovered(ScaleEventKind kind, const QPointF& point, bool state) 
 
 void ScalePanel::send(const std::string& field, const std::string& value) { set_("scaler." + field + "=" + value); }
 
+// A field the run's kind does not read is disabled, its tooltip naming the kinds that do.
+void ScalePanel::show_field_use(ScalerKind kind) {
+    const std::pair<QWidget*, const char*> fields[] = {
+        {init_log2_, "init_scale"},           {growth_factor_, "growth_factor"}, {backoff_factor_, "backoff_factor"},
+        {growth_interval_, "growth_interval"}, {hysteresis_, "hysteresis"},       {min_scale_, "min_scale"},
+        {max_scale_, "max_scale"}};
+    for (const auto& [widget, field] : fields) {
+        const std::string note = scaler_field_note(kind, field);
+        widget->setEnabled(note.empty());
+        widget->setToolTip(QString::fromStdString(note));
+    }
+}
+
 void ScalePanel::show_config(const ScalerConfig& s) {
     // A field being edited keeps what the person is typing.
     auto quiet = [](QWidget* w) { return !w->hasFocus(); };
@@ -258,6 +268,7 @@ void ScalePanel::show_config(const ScalerConfig& s) {
     if (quiet(hysteresis_)) hysteresis_->setValue(s.hysteresis);
     if (quiet(min_scale_)) min_scale_->setValue(s.min_scale);
     if (quiet(max_scale_)) max_scale_->setValue(s.max_scale);
+    show_field_use(s.kind);
 }
 
 void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
