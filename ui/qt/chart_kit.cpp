@@ -7,6 +7,7 @@
 #include <QStyle>
 
 #include "ui/present/axis_ticks.h"
+#include "ui/qt/theme_style.h"
 
 namespace plab::qt {
 
@@ -55,6 +56,13 @@ QPalette palette_for(const Theme& t) {
     p.setColor(QPalette::HighlightedText, Qt::white);
     p.setColor(QPalette::ToolTipBase, t.window);
     p.setColor(QPalette::ToolTipText, t.text);
+    // Disabled controls in grey: setColor(role, ...) sets every group, so a
+    // disabled button read as enabled.
+    const QColor dim(0x70, 0x76, 0x80);
+    for (QPalette::ColorRole role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, dim);
+    p.setColor(QPalette::Disabled, QPalette::Button, t.window);
+    p.setColor(QPalette::Disabled, QPalette::Base, t.window);
     return p;
 }
 
@@ -64,7 +72,9 @@ const Theme& theme() { return current(); }
 
 void set_dark_theme(bool dark) {
     current() = make_theme(dark);
-    if (qApp) qApp->setPalette(palette_for(current()));
+    if (!qApp) return;
+    if (!dynamic_cast<ThemeStyle*>(qApp->style())) qApp->setStyle(new ThemeStyle());
+    qApp->setPalette(palette_for(current()));
 }
 
 QChart* make_chart() {
