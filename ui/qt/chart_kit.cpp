@@ -139,11 +139,14 @@ QLabel* heading_label(QWidget* parent) {
     return label;
 }
 
+QFont body_font(QFont base) {
+    base.setPointSizeF(12);
+    return base;
+}
+
 QLabel* body_label(QWidget* parent) {
     auto* label = new QLabel(parent);
-    QFont f = label->font();
-    f.setPointSizeF(12);
-    label->setFont(f);
+    label->setFont(body_font(label->font()));
     label->setWordWrap(true);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     return label;

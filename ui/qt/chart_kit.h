@@ -44,6 +44,7 @@ void set_ticked_range(QValueAxis* axis, double lo, double hi, double interval);
 // word-wrapped, selectable body text, in sizes readable from across a room.
 QLabel* heading_label(QWidget* parent);
 QLabel* body_label(QWidget* parent);
+QFont body_font(QFont base);  // the body labels' size, for other text widgets
 
 void set_points(QXYSeries* series, const std::vector<XY>& points);
 // Columns a plot in this view decimates its data to: one per two pixels (at least 16).
