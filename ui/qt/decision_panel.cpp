@@ -140,7 +140,7 @@ private:
 // is split above and below instead of lying between the maps and their key.
 class MapsGrid : public QWidget {
 public:
-    explicit MapsGrid(QWidget* parent) : QWidget(parent) { setMinimumSize(3 * 168 + 2 * kGap, 240); }
+    explicit MapsGrid(QWidget* parent) : QWidget(parent) { setMinimumSize(176, 240); }  // one map in a column
     void set_contents(std::array<DecisionMapView*, 3> maps, QLabel* summary) {
         maps_ = maps;
         summary_ = summary;
