@@ -296,6 +296,26 @@ TEST(DivergenceView, AnOverflowedGradientHasNoCosine) {
     EXPECT_DOUBLE_EQ(v.cos_min, 0.5);
 }
 
+TEST(DivergenceView, GapsNameTheLayersAndStepsNotFinite) {
+    RunLog log;
+    // fc1 and fc2 overflow at every step; fc3 from step 4 on; fc4 at steps 2 and 5; fc5 never.
+    for (std::int64_t s = 1; s <= 5; ++s)
+        log.append(twin_step(s, {{0.5f, 0.9f, 1}, {0.5f, 0.9f, 1}, {0.5f, 0.9f, s >= 4 ? 1 : 0},
+                                 {0.5f, 0.9f, s == 2 || s == 5 ? 1 : 0}, {0.5f, 0.9f}}));
+    const DivergenceView v = make_divergence_view(log.view(), true, 10);
+    EXPECT_EQ(v.grad_cos_gaps,
+              "gradient cosine not finite (Inf/NaN in the gradient): fc1, fc2 at every step shown; fc3 at steps 4-5; "
+              "fc4 at 2 steps in 2-5");
+    EXPECT_EQ(v.rel_dist_gaps, "");
+
+    RunLog one;
+    one.append(twin_step(7, {{0.5f, 0.2f}, {kNanF, kNanF}, {kInfF, 0.1f}}));
+    one.append(twin_step(8, {{0.5f, 0.2f}, {0.5f, 0.2f}, {0.5f, 0.1f}}));
+    const DivergenceView w = make_divergence_view(one.view(), true, 10);
+    EXPECT_EQ(w.rel_dist_gaps, "weight distance not finite: fc2, fc3 at step 7");
+    EXPECT_EQ(w.grad_cos_gaps, "gradient cosine not finite (Inf/NaN in the gradient): fc2 at step 7");
+}
+
 // Ticks for the decades lo .. hi, from distances 10^lo * 1.5 and 10^hi / 2.
 std::vector<ShadeTick> ticks_for(int lo, int hi) {
     RunLog log;

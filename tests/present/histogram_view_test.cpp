@@ -108,6 +108,16 @@ TEST(HistogramView, EmptyHistogramHasNoBars) {
     EXPECT_EQ(banded.x_max, 17.0);
 }
 
+TEST(HistogramView, NoBarsSaysWhatTheValuesWere) {
+    EXPECT_EQ(view_of(Log2Histogram{}).empty_note, "no values");
+    EXPECT_EQ(view_of(histogram_of({kNan, kNan})).empty_note, "no finite non-zero values: 100% NaN");
+    EXPECT_EQ(view_of(histogram_of({0.0f, -0.0f, kNan})).empty_note,
+              "no finite non-zero values: 66.7% zero, 33.3% NaN");
+    const float inf = std::numeric_limits<float>::infinity();
+    EXPECT_EQ(view_of(histogram_of({0.0f, inf, -inf, 0.0f})).empty_note, "no finite non-zero values: 50% zero, 50% Inf");
+    EXPECT_EQ(view_of(histogram_of({0.0f, 1.0f})).empty_note, "");  // a bar: nothing to explain
+}
+
 // One distinct power of two per tensor, so the bar shows which histogram was picked.
 LayerHistograms tagged_histograms() {
     LayerHistograms h;

@@ -91,6 +91,37 @@ TEST(LossCurves, RunWithTwin) {
     EXPECT_EQ(c.summary, "loss 0.0625 (twin 0.0625) · acc 90.0% (twin 95.0%)");
 }
 
+TEST(LossCurves, LossesOffTheLogAxisAreMarkedWhereTheyBegin) {
+    const LossCurves c = make_loss_curves(eight_step_log().view(), true, 4);
+    // Steps 3 (0), 4 (NaN), 6 (-1), 7 (Inf); the twin's are all drawable.
+    ASSERT_EQ(c.marks.size(), 4u);
+    const struct {
+        double x;
+        bool top;
+        const char* text;
+    } want[] = {{3, false, "0 at step 3"}, {4, true, "NaN at step 4"}, {6, false, "< 0 at step 6"}, {7, true, "Inf at step 7"}};
+    for (std::size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(c.marks[i].x, want[i].x) << i;
+        EXPECT_EQ(c.marks[i].top, want[i].top) << i;
+        EXPECT_EQ(c.marks[i].text, want[i].text) << i;
+        EXPECT_FALSE(c.marks[i].twin) << i;
+    }
+}
+
+TEST(LossCurves, ARunOfNaNStepsIsOneMark) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    RunLog log;
+    for (std::int64_t s = 1; s <= 60; ++s) log.append(loss_step(s, s < 31 ? 1.0f : nan, s < 19 ? 1.0f : 0.0f));
+    const LossCurves c = make_loss_curves(log.view(), true, 100);
+    ASSERT_EQ(c.marks.size(), 2u);
+    EXPECT_EQ(c.marks[0].text, "NaN at steps 31-60");
+    EXPECT_EQ(c.marks[0].x, 31.0);
+    EXPECT_EQ(c.marks[1].text, "twin: 0 at steps 19-60");
+    EXPECT_EQ(c.marks[1].x, 19.0);
+    EXPECT_EQ(loss_text(-std::numeric_limits<float>::infinity(), 4), "-Inf");
+    EXPECT_EQ(loss_text(0.0969123f, 4), "0.09691");
+}
+
 TEST(LossCurves, RunWithoutTwin) {
     const RunLog log = eight_step_log();
     const LossCurves c = make_loss_curves(log.view(), false, 4);
@@ -172,7 +203,13 @@ TEST(LossCurves, NothingDrawableKeepsTheDefaults) {
     EXPECT_EQ(c.loss_max, 1.0);
     EXPECT_EQ(c.step_min, 0.0);
     EXPECT_EQ(c.step_max, 1.0);
-    EXPECT_EQ(c.summary, "loss nan (twin 0)");
+    EXPECT_EQ(c.summary, "loss NaN (twin 0)");  // never the C library's "-nan"
+    ASSERT_EQ(c.marks.size(), 2u);
+    EXPECT_EQ(c.marks[0].text, "NaN at step 1");
+    EXPECT_TRUE(c.marks[0].top);
+    EXPECT_EQ(c.marks[1].text, "twin: 0 at step 1");
+    EXPECT_FALSE(c.marks[1].top);
+    EXPECT_TRUE(c.marks[1].twin);
 }
 
 TEST(LossCurves, EmptyLog) {

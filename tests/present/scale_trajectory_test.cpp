@@ -104,6 +104,7 @@ TEST(ScaleTrajectory, LineAxesAndTotalsOfAShortRun) {
                          {19, 0, 0}});
     EXPECT_EQ(t.growth_tracker, 7);
     EXPECT_EQ(t.growth_interval, 0);  // kind none does not grow
+    EXPECT_EQ(t.growth_note, "no growth");
     EXPECT_EQ(t.summary, "scale 2^0 · 3 overflows · 2 backoffs · 1 growth");
 }
 
@@ -221,6 +222,7 @@ TEST(ScaleTrajectory, FlatScaleIsCentredAndNamedAsAPower) {
     EXPECT_EQ(t.log2_min, 11.0);
     EXPECT_EQ(t.log2_max, 13.0);
     EXPECT_EQ(t.growth_interval, 0);
+    EXPECT_EQ(t.growth_note, "no growth");
     EXPECT_EQ(t.summary, "scale 2^12 · 0 overflows · 0 backoffs · 0 growths");
     EXPECT_TRUE(t.markers.empty());
 }
@@ -235,6 +237,7 @@ TEST(ScaleTrajectory, ScaleThatIsNoPowerOfTwoIsADecimal) {
     const ScaleTrajectory first = make_scale_trajectory(log.view(), config_of(ScalerKind::hysteresis, 30), 10);
     EXPECT_EQ(first.summary, "scale 98304 · 0 overflows · 0 backoffs · 0 growths");
     EXPECT_EQ(first.growth_interval, 30);
+    EXPECT_EQ(first.growth_note, "");
     // log2(98304) = 16.58...: bounds 16 and 17.
     EXPECT_EQ(first.log2_min, 16.0);
     EXPECT_EQ(first.log2_max, 17.0);

@@ -15,6 +15,7 @@
 #include <map>
 #include <tuple>
 
+#include "ui/qt/decision_panel.h"
 #include "ui/qt/histogram_chart.h"
 #include "ui/qt/live_text.h"
 #include "ui/qt/loss_panel.h"
@@ -173,15 +174,18 @@ TEST(FrameWork, HistogramTopHoldsWhileLiveAndFollowsAnotherTensorAtOnce) {
     auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
     ASSERT_NE(y, nullptr);
     chart.show_view(histogram("fc1 · weight grad · scaled", 0.05), -4, 4, 0.05, false);
-    EXPECT_DOUBLE_EQ(y->max(), 0.05 * 1.08);  // at rest: 8% above the highest bar
+    // At rest: 8% above the highest bar (0.054), up to the next round tick (every 0.01): 0.06.
+    EXPECT_NEAR(y->max(), 0.06, 1e-12);
     // Live: 0.054 plus 10% headroom (grain 0.005): 0.0594 -> 0.06; a lower histogram keeps it.
     chart.show_view(histogram("fc1 · weight grad · scaled", 0.05), -4, 4, 0.05, true);
     EXPECT_NEAR(y->max(), 0.06, 1e-12);
     chart.show_view(histogram("fc1 · weight grad · scaled", 0.02), -4, 4, 0.02, true);
     EXPECT_NEAR(y->max(), 0.06, 1e-12);
-    // Another layer: its own range at once. 0.0216 + 0.00216 (grain 0.002): 0.02376 -> 0.024.
+    // Another layer: its own range at once. 0.0216 + 0.00216 (grain 0.002): 0.02376 -> 0.024,
+    // then up to the next tick (every 0.005): 0.025.
     chart.show_view(histogram("fc2 · weight grad · scaled", 0.02), -4, 4, 0.02, true);
-    EXPECT_NEAR(y->max(), 0.024, 1e-12);
+    EXPECT_NEAR(y->max(), 0.025, 1e-12);
+    EXPECT_NEAR(y->tickInterval(), 0.005, 1e-12);
 }
 
 // Rows of colour c in column x of the image.
@@ -229,6 +233,42 @@ TEST(FrameWork, WideLinesKeepTheirWidth) {
     const QPoint up = view.mapFromScene(chart->mapToScene(chart->mapToPosition({90, 60})));
     for (int dx = -5; dx <= 5; ++dx) red_columns += img.pixelColor(up.x() + dx, up.y()) == red;
     EXPECT_EQ(red_columns, 2);
+}
+
+}  // namespace
+
+namespace {
+
+// The decision maps (the panel's widgets at the maps' minimum size), in order.
+std::vector<QWidget*> decision_maps(QWidget* panel) {
+    std::vector<QWidget*> maps;
+    for (QWidget* w : panel->findChildren<QWidget*>())
+        if (w->minimumSize() == QSize(160, 180)) maps.push_back(w);
+    return maps;
+}
+
+TEST(FrameWork, DecisionMapsTakeTheArrangementWithTheLargestSquares) {
+    Trained t(200);  // the workbench takes a decision grid every 200 steps
+    const auto s = t.window.session().snapshot();
+    plab::qt::DecisionPanel panel(200);
+    panel.resize(800, 450);
+    panel.show();
+    panel.show_snapshot(*s);
+    settle();
+    std::vector<QWidget*> maps = decision_maps(&panel);
+    ASSERT_EQ(maps.size(), 3u);
+    // Wide and short: a row, the squares bound by the width.
+    EXPECT_EQ(maps[0]->y(), maps[1]->y());
+    EXPECT_EQ(maps[1]->y(), maps[2]->y());
+    const int row_width = maps[0]->width();
+    EXPECT_LT(row_width, 800 / 3);
+    // Narrow and tall: a column, each map wider than in the row.
+    panel.resize(420, 1200);
+    settle();
+    EXPECT_EQ(maps[0]->x(), maps[1]->x());
+    EXPECT_LT(maps[0]->y(), maps[1]->y());
+    EXPECT_LT(maps[1]->y(), maps[2]->y());
+    EXPECT_GT(maps[0]->width(), row_width);
 }
 
 }  // namespace

@@ -49,3 +49,25 @@ TEST(ScalePanelEdit, GrowthIntervalTypedInThePanelReachesTheRunningScaler) {
 }
 
 }  // namespace
+
+namespace {
+
+// min_scale below a millionth: a fixed-decimals box showed 2^-30 as 0.000000.
+TEST(ScaleSpinBox, ShowsTakesAndStepsScalesOfAnySize) {
+    plab::qt::ScaleSpinBox box(std::ldexp(1.0, -149), std::ldexp(1.0, 127), {}, nullptr);
+    box.setValue(std::ldexp(1.0, -30));
+    EXPECT_EQ(box.value(), std::ldexp(1.0, -30));
+    EXPECT_EQ(box.text().toStdString(), "2^-30");
+    box.setValue(3e-8);
+    EXPECT_EQ(box.text().toStdString(), "3e-08");
+    box.stepBy(1);  // a step is a factor of two
+    EXPECT_EQ(box.value(), 6e-8);
+    box.selectAll();
+    QTest::keyClicks(&box, "2^-40");
+    QTest::keyClick(&box, Qt::Key_Return);
+    EXPECT_EQ(box.value(), std::ldexp(1.0, -40));
+    plab::qt::ScaleSpinBox ceiling(0.0, std::ldexp(1.0, 127), "none", nullptr);
+    EXPECT_EQ(ceiling.text().toStdString(), "none");
+}
+
+}  // namespace

@@ -246,6 +246,43 @@ std::string divergence_summary(const StepRecord& latest) {
     return text;
 }
 
+// Where one layer's value was not finite among the records: "every step
+// shown", "step 29", "steps 29-100" (a run), "12 steps in 29-100"; empty when never.
+std::string nonfinite_steps(Records records, std::size_t layer, Field field) {
+    std::int64_t count = 0, first = 0, last = 0;
+    for (const auto& r : records) {
+        const std::optional<double> v = layer_value(*r, layer, field);
+        if (!v || std::isfinite(*v)) continue;
+        if (count++ == 0) first = r->step;
+        last = r->step;
+    }
+    if (count == 0) return {};
+    if (count == static_cast<std::int64_t>(records.size())) return "every step shown";
+    if (count == 1) return "step " + std::to_string(first);
+    const std::string range = std::to_string(first) + "-" + std::to_string(last);
+    return count == last - first + 1 ? "steps " + range : std::to_string(count) + " steps in " + range;
+}
+
+// "<what>: fc1, fc2 at every step shown; fc3 at steps 29-100": layers with the
+// same steps named together, in layer order of their first appearance.
+std::string gaps_note(Records records, std::size_t layers, Field field, const std::string& what) {
+    std::vector<std::pair<std::string, std::string>> groups;  // steps, layer names
+    for (std::size_t i = 0; i < layers; ++i) {
+        const std::string steps = nonfinite_steps(records, i, field);
+        if (steps.empty()) continue;
+        auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == steps; });
+        if (group == groups.end())
+            groups.push_back({steps, layer_name(i)});
+        else
+            group->second += ", " + layer_name(i);
+    }
+    if (groups.empty()) return {};
+    std::string note = what + ": ";
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        note += (g > 0 ? "; " : "") + groups[g].second + " at " + groups[g].first;
+    return note;
+}
+
 void fill_view(DivergenceView& v, Records records, std::size_t layers, int columns) {
     const StepAxis axis{static_cast<double>(records.front()->step - 1), static_cast<double>(records.back()->step)};
     v.step_min = axis.min;
@@ -267,6 +304,8 @@ void fill_view(DivergenceView& v, Records records, std::size_t layers, int colum
     v.rel_dist_heat.ticks = distance_ticks(dist);
     v.grad_cos_heat = heat_map(records, layers, cols, {&LayerRecord::grad_cos, false, cosine_shade, v.cos_min, v.cos_max});
     v.grad_cos_heat.ticks = cosine_ticks(v.cos_min);
+    v.rel_dist_gaps = gaps_note(records, layers, &LayerRecord::weight_rel_dist, "weight distance not finite");
+    v.grad_cos_gaps = gaps_note(records, layers, &LayerRecord::grad_cos, "gradient cosine not finite (Inf/NaN in the gradient)");
 }
 
 }  // namespace

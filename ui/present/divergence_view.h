@@ -67,6 +67,11 @@ struct DivergenceView {
     HeatMap rel_dist_heat;                // max distance per cell; shade = its place between the axis's decades (0 for 0)
     HeatMap grad_cos_heat;                // min cosine per cell; shade 0 at cos 1, 1 at cos_min
     std::string summary;                  // the layer farthest from the twin at the latest step, or why nothing is shown
+    // The layers whose lines have gaps because their value was not finite, and
+    // where: "gradient cosine not finite (Inf/NaN in the gradient): fc1, fc2 at
+    // every step shown; fc3 at steps 29-100". Empty when every value was finite.
+    std::string rel_dist_gaps;
+    std::string grad_cos_gaps;
 };
 
 // `twin` says whether the run has an FP32 twin (RunConfig::twin); without

@@ -154,6 +154,22 @@ double percent_of(double part, std::int64_t count) {
     return count == 0 ? 0.0 : 100.0 * part / static_cast<double>(count);
 }
 
+// What the values were when none is finite and non-zero: "no finite non-zero
+// values: 75% zero, 25% NaN" (3 significant digits a share; shares of 0 left out).
+std::string empty_note(const HistogramView& v) {
+    if (v.total == 0) return "no values";
+    std::string shares;
+    const auto add = [&](std::int64_t part, const char* what) {
+        if (part == 0) return;
+        shares += (shares.empty() ? "" : ", ") + significant_text(percent_of(static_cast<double>(part), v.total), 3) +
+                  "% " + what;
+    };
+    add(v.zeros, "zero");
+    add(v.nans, "NaN");
+    add(v.infs, "Inf");
+    return "no finite non-zero values: " + shares;
+}
+
 // "-14.25", "-14": quarter binades are exact in FP64, so the shortest text is the exact one.
 std::string power_text(double log2_value) { return "2^" + shortest_text(log2_value); }
 
@@ -177,6 +193,7 @@ HistogramView make_histogram_view(const LayerHistograms& h, const std::string& l
     if (unscaled_view && scale > 0 && std::isfinite(scale)) v.shift_log2 = std::log2(static_cast<double>(scale));
     for (FormatId f : formats) v.bands.push_back(make_band(f));
     fit_axes(v);
+    if (v.bars.empty()) v.empty_note = empty_note(v);
     return v;
 }
 

@@ -44,6 +44,10 @@ struct HistogramView {
     std::int64_t zeros = 0, nans = 0, infs = 0, total = 0;
     double x_min = -30, x_max = 10;  // binades to show, whole: the bars and the band edges within 12 binades of them (all edges when no bars)
     double y_max = 1;  // largest fraction, > 0
+    // Why there are no bars, when there are none: every value counted was
+    // zero, NaN or Inf ("no finite non-zero values: 100% NaN"), or there was
+    // none ("no values"). Empty when there are bars.
+    std::string empty_note;
 };
 
 // `scale` is the loss scale of the step the histograms were taken at; the

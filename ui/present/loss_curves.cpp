@@ -62,7 +62,49 @@ void set_loss_bounds(LossCurves& c) {
     c.loss_max = std::pow(10.0, b.hi);
 }
 
-std::string loss_text(float loss) { return significant_text(loss, 3); }
+std::string short_loss_text(float loss) { return loss_text(loss); }
+
+// What a series point's loss was, when the log axis cannot show it.
+enum class OffAxis { none, nan, inf, zero, negative };
+
+OffAxis off_axis(const MinMax& m) {
+    if (std::isnan(m.min)) return OffAxis::nan;  // every loss of the bucket was NaN
+    if (std::isinf(m.min) || std::isinf(m.max)) return OffAxis::inf;
+    if (m.min == 0) return OffAxis::zero;
+    if (m.min < 0) return OffAxis::negative;
+    return OffAxis::none;
+}
+
+const char* off_axis_text(OffAxis o) {
+    switch (o) {
+        case OffAxis::nan: return "NaN";
+        case OffAxis::inf: return "Inf";
+        case OffAxis::negative: return "< 0";
+        default: return "0";
+    }
+}
+
+std::string steps_text(std::int64_t first, std::int64_t last) {
+    return first == last ? "step " + std::to_string(first)
+                         : "steps " + std::to_string(first) + "-" + std::to_string(last);
+}
+
+// One mark per run of consecutive points whose loss is off the axis the same way.
+void add_marks(std::vector<LossMark>& marks, const std::vector<SeriesPoint>& series, MinMax SeriesPoint::*field,
+               bool twin) {
+    for (std::size_t i = 0; i < series.size();) {
+        const OffAxis o = off_axis(series[i].*field);
+        std::size_t end = i + 1;
+        while (end < series.size() && off_axis(series[end].*field) == o) ++end;
+        if (o != OffAxis::none) {
+            const std::string what = std::string(twin ? "twin: " : "") + off_axis_text(o) + " at ";
+            const bool finite = o == OffAxis::zero || o == OffAxis::negative;
+            marks.push_back({static_cast<double>(series[i].first_step), !finite, twin, finite,
+                             what + steps_text(series[i].first_step, series[end - 1].last_step)});
+        }
+        i = end;
+    }
+}
 
 std::string percent_text(float fraction) {
     char buf[32];
@@ -89,11 +131,11 @@ const SeriesPoint* last_evaluation(const std::vector<SeriesPoint>& series, std::
 std::string loss_summary(const RunLogView& log, bool twin) {
     const StepRecord* latest = log.latest();
     if (latest == nullptr) return "no steps yet";
-    std::string text = "loss " + loss_text(latest->loss) + twin_part(twin, latest->loss_ref, loss_text);
+    std::string text = "loss " + loss_text(latest->loss) + twin_part(twin, latest->loss_ref, short_loss_text);
     if (const SeriesPoint* p = last_evaluation(log.series, &SeriesPoint::acc)) {
         text += " · acc " + percent_text(*p->acc) + twin_part(twin, p->acc_ref, percent_text);
     } else if (const SeriesPoint* q = last_evaluation(log.series, &SeriesPoint::test_loss)) {
-        text += " · test loss " + loss_text(*q->test_loss) + twin_part(twin, q->test_loss_ref, loss_text);
+        text += " · test loss " + loss_text(*q->test_loss) + twin_part(twin, q->test_loss_ref, short_loss_text);
     }
     return text;
 }
@@ -131,7 +173,15 @@ LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns) {
     if (log.series.empty()) return c;
     fill_curves(c, log.series, twin, columns);
     set_loss_bounds(c);
+    add_marks(c.marks, log.series, &SeriesPoint::loss, false);
+    if (twin) add_marks(c.marks, log.series, &SeriesPoint::loss_ref, true);
     return c;
+}
+
+std::string loss_text(float loss, int digits) {
+    if (std::isnan(loss)) return "NaN";
+    if (std::isinf(loss)) return loss > 0 ? "Inf" : "-Inf";
+    return significant_text(loss, digits);
 }
 
 }  // namespace plab

@@ -17,16 +17,34 @@ struct Curve {
     std::vector<XY> points;  // train: column_polyline of min/max; test: one point per evaluation
 };
 
+// Where a train loss the log axis cannot show (NaN, Inf, 0) begins: a mark
+// on the plot's edge at the first step of each run of such steps, so a line
+// that stops says why. Read from the decimated series: a bucket counts only
+// when all its losses were NaN, or it held an Inf or a loss <= 0 (MinMax
+// passes NaN over).
+struct LossMark {
+    double x = 0;        // the run's first step
+    bool top = true;     // NaN and Inf at the top edge, 0 (or below) at the bottom
+    bool twin = false;   // the FP32 twin's loss
+    bool finite = false; // a loss of 0 or below: finite, but off a log axis
+    std::string text;    // "NaN at step 31", "twin: 0 at steps 19-60"
+};
+
 struct LossCurves {
     std::vector<Curve> loss;      // train AMP, train twin, test AMP, test twin (twin ones only when `twin`)
     std::vector<Curve> accuracy;  // test AMP, test twin; values 0..1
     double step_min = 0, step_max = 1;
     double loss_min = 1e-3, loss_max = 1;  // positive bounds for a log y axis (powers of ten around the data)
+    std::vector<LossMark> marks;  // train losses off the axis, AMP run first
     std::string summary;  // "loss 0.0412 (twin 0.0398) · acc 97.1% (twin 96.7%)"
 };
 
 // Non-positive or non-finite losses are left out of the curves (a log axis
 // cannot show them). `twin` says whether the run has a twin.
 LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns);
+
+// A loss as people read it: `digits` significant digits, "NaN", "Inf", "-Inf"
+// (never the C library's "-nan").
+std::string loss_text(float loss, int digits = 3);
 
 }  // namespace plab

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "engine/common/number_text.h"
+#include "ui/present/scale_text.h"
 #include "ui/present/series_axes.h"
 
 namespace plab {
@@ -50,13 +51,6 @@ std::string count_text(std::int64_t n, std::string_view singular, std::string_vi
 std::string steps_text(std::int64_t first, std::int64_t last) {
     return first == last ? "step " + std::to_string(first)
                          : "steps " + std::to_string(first) + "-" + std::to_string(last);
-}
-
-// "1.5" for a scale that is not a power of two: enough digits to tell two
-// scales apart, few enough for a status line.
-std::string scale_text(double scale) {
-    const std::string power = power_of_two_text(scale);
-    return power.rfind("2^", 0) == 0 ? power : significant_text(scale, 6);
 }
 
 bool grows(ScalerKind kind) { return kind == ScalerKind::dynamic || kind == ScalerKind::hysteresis; }
@@ -206,6 +200,7 @@ ScaleTrajectory make_scale_trajectory(const RunLogView& log, const RunConfig& co
     const StepRecord* latest = log.latest();
     t.growth_tracker = latest != nullptr ? latest->growth_tracker : 0;
     t.growth_interval = grows(config.scaler.kind) ? config.scaler.growth_interval : 0;
+    if (t.growth_interval == 0) t.growth_note = "no growth";  // the kind shows beside it; the bar is narrow
     t.summary = scale_summary(log);
     // Every scaler but none skips a step with a non-finite gradient (LossScaler).
     t.overflow_key = config.scaler.kind == ScalerKind::none ? "overflow (applied anyway)" : "overflow (skipped)";

@@ -28,6 +28,7 @@ struct ScaleTrajectory {
     double log2_min = 0, log2_max = 1;        // y axis: integer bounds around the data, at least 1 apart
     int growth_tracker = 0;                   // clean steps since the last growth or backoff
     int growth_interval = 0;                  // from the config (0 when the scaler does not grow)
+    std::string growth_note;                  // when it does not: "no growth"; else empty
     std::string summary;                      // "scale 2^16 · 3 overflows · 2 backoffs · 1 growth"
     // The colour key's word for overflow markers: "overflow (skipped)", or,
     // when the scaler is off and nothing is skipped, "overflow (applied anyway)".

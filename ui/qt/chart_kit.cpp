@@ -7,6 +7,7 @@
 #include <QStyle>
 
 #include "ui/present/axis_ticks.h"
+#include "ui/qt/theme_style.h"
 
 namespace plab::qt {
 
@@ -55,6 +56,13 @@ QPalette palette_for(const Theme& t) {
     p.setColor(QPalette::HighlightedText, Qt::white);
     p.setColor(QPalette::ToolTipBase, t.window);
     p.setColor(QPalette::ToolTipText, t.text);
+    // Disabled controls in grey: setColor(role, ...) sets every group, so a
+    // disabled button read as enabled.
+    const QColor dim(0x70, 0x76, 0x80);
+    for (QPalette::ColorRole role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, dim);
+    p.setColor(QPalette::Disabled, QPalette::Button, t.window);
+    p.setColor(QPalette::Disabled, QPalette::Base, t.window);
     return p;
 }
 
@@ -64,7 +72,9 @@ const Theme& theme() { return current(); }
 
 void set_dark_theme(bool dark) {
     current() = make_theme(dark);
-    if (qApp) qApp->setPalette(palette_for(current()));
+    if (!qApp) return;
+    if (!dynamic_cast<ThemeStyle*>(qApp->style())) qApp->setStyle(new ThemeStyle());
+    qApp->setPalette(palette_for(current()));
 }
 
 QChart* make_chart() {
@@ -106,14 +116,17 @@ QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment w
     return axis;
 }
 
-void set_step_range(QValueAxis* x, double lo, double hi) {
-    if (x->min() != lo || x->max() != hi) x->setRange(lo, hi);
-    const double interval = tick_interval(lo, hi, 7, 1);
-    if (x->tickType() != QValueAxis::TicksDynamic) {
-        x->setTickType(QValueAxis::TicksDynamic);
-        x->setTickAnchor(0);
+void set_step_range(QValueAxis* x, double lo, double hi) { set_ticked_range(x, lo, hi, tick_interval(lo, hi, 7, 1)); }
+
+void set_ticked_range(QValueAxis* axis, double lo, double hi, double interval) {
+    if (axis->min() != lo || axis->max() != hi) axis->setRange(lo, hi);
+    if (axis->tickType() != QValueAxis::TicksDynamic) {
+        axis->setTickType(QValueAxis::TicksDynamic);
+        axis->setTickAnchor(0);
     }
-    if (x->tickInterval() != interval) x->setTickInterval(interval);
+    if (axis->tickInterval() != interval) axis->setTickInterval(interval);
+    const QString format = QString("%.%1f").arg(tick_decimals(interval));
+    if (axis->labelFormat() != format) axis->setLabelFormat(format);
 }
 
 QLabel* heading_label(QWidget* parent) {
@@ -126,11 +139,14 @@ QLabel* heading_label(QWidget* parent) {
     return label;
 }
 
+QFont body_font(QFont base) {
+    base.setPointSizeF(12);
+    return base;
+}
+
 QLabel* body_label(QWidget* parent) {
     auto* label = new QLabel(parent);
-    QFont f = label->font();
-    f.setPointSizeF(12);
-    label->setFont(f);
+    label->setFont(body_font(label->font()));
     label->setWordWrap(true);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     return label;

@@ -35,11 +35,16 @@ QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment w
 // of ten (at most 7), anchored at 0. Touches the axis only when the range or
 // the interval changes (each change relayouts the chart).
 void set_step_range(QValueAxis* x, double lo, double hi);
+// An axis over [lo, hi] ticked at the multiples of `interval` (anchored at 0),
+// labelled with the decimals the interval needs; touches the axis only where
+// something changed. The presenters choose the interval (axis_ticks.h).
+void set_ticked_range(QValueAxis* axis, double lo, double hi, double interval);
 
 // The labels of the text panels (diagnosis, scenario): a bold heading and
 // word-wrapped, selectable body text, in sizes readable from across a room.
 QLabel* heading_label(QWidget* parent);
 QLabel* body_label(QWidget* parent);
+QFont body_font(QFont base);  // the body labels' size, for other text widgets
 
 void set_points(QXYSeries* series, const std::vector<XY>& points);
 // Columns a plot in this view decimates its data to: one per two pixels (at least 16).

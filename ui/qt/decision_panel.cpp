@@ -1,6 +1,5 @@
 #include "ui/qt/decision_panel.h"
 
-#include <QHBoxLayout>
 #include <QPainter>
 #include <QVBoxLayout>
 #include <array>
@@ -66,6 +65,9 @@ QFont sized_font(const QFont& base, double points, bool bold = false) {
     return f;
 }
 
+// The height of a map's title line.
+int title_height(const QFont& base) { return QFontMetrics(sized_font(base, 12, true)).height() + 6; }
+
 }  // namespace
 
 // One square map under its title, the test points over it; or, with no
@@ -92,7 +94,7 @@ protected:
         p.fillRect(rect(), t.window);
         p.setFont(sized_font(font(), 12, true));
         p.setPen(t.text);
-        const int title_h = QFontMetrics(p.font()).height() + 6;
+        const int title_h = title_height(font());
         p.drawText(QRect(0, 0, width(), title_h), Qt::AlignCenter, title_);
         const int side = std::max(10, std::min(width() - 8, height() - title_h - 4));
         const QRect square((width() - side) / 2, title_h, side, side);
@@ -131,6 +133,61 @@ private:
     std::vector<DecisionPoint> points_;
 };
 
+// The three maps in whichever arrangement gives them the largest squares
+// (a row, two columns, or a column), with the summary right under them and
+// the whole block centred: in a tall dock the maps grow into the height; in
+// a wide, short one (the squares bound by the width) the rest of the height
+// is split above and below instead of lying between the maps and their key.
+class MapsGrid : public QWidget {
+public:
+    explicit MapsGrid(QWidget* parent) : QWidget(parent) { setMinimumSize(176, 240); }  // one map in a column
+    void set_contents(std::array<DecisionMapView*, 3> maps, QLabel* summary) {
+        maps_ = maps;
+        summary_ = summary;
+    }
+    void arrange() {
+        const int title = title_height(font());
+        const int below = summary_->heightForWidth(width()) + kGap;
+        int cols = 3;
+        for (int c : {2, 1})
+            if (side_for(c, title, below) > side_for(cols, title, below)) cols = c;
+        const int side = std::max(10, side_for(cols, title, below));
+        const int rows = (kMaps + cols - 1) / cols;
+        const QSize cell(side + 8, side + title + 4);
+        const int maps_h = rows * cell.height() + (rows - 1) * kGap;
+        const int top = std::max(0, (height() - maps_h - below) / 2);
+        for (int i = 0; i < kMaps; ++i) {
+            const int row = i / cols;
+            const int in_row = std::min(cols, kMaps - row * cols);
+            const int left = (width() - (in_row * cell.width() + (in_row - 1) * kGap)) / 2;
+            maps_[static_cast<std::size_t>(i)]->setGeometry(left + (i % cols) * (cell.width() + kGap),
+                                                            top + row * (cell.height() + kGap), cell.width(),
+                                                            cell.height());
+        }
+        summary_->setGeometry(0, top + maps_h + kGap, width(), below - kGap);
+    }
+
+protected:
+    void resizeEvent(QResizeEvent*) override { arrange(); }
+
+private:
+    static constexpr int kGap = 8;
+    static constexpr int kMaps = 3;
+
+    // The side of the squares with `cols` maps a row (a map's cell holds its
+    // square plus 8 pixels across and its title and 4 pixels down), `below`
+    // pixels kept for the summary.
+    int side_for(int cols, int title, int below) const {
+        const int rows = (kMaps + cols - 1) / cols;
+        const int cell_w = (width() - (cols - 1) * kGap) / cols;
+        const int cell_h = (height() - below - (rows - 1) * kGap) / rows;
+        return std::min(cell_w - 8, cell_h - title - 4);
+    }
+
+    std::array<DecisionMapView*, kMaps> maps_{};
+    QLabel* summary_ = nullptr;
+};
+
 DecisionPanel::DecisionPanel(int boundary_every, QWidget* parent)
     : Panel("decision", "Decision boundary", parent), boundary_every_(boundary_every) {
     const Theme& t = theme();
@@ -148,19 +205,17 @@ DecisionPanel::DecisionPanel(int boundary_every, QWidget* parent)
     auto* page = new QWidget(stack_);
     auto* v = new QVBoxLayout(page);
     v->setContentsMargins(0, 0, 0, 0);
-    auto* maps = new QHBoxLayout();
-    maps->setSpacing(8);
-    amp_ = new DecisionMapView(page);
-    twin_ = new DecisionMapView(page);
-    difference_ = new DecisionMapView(page);
-    for (DecisionMapView* m : {amp_, twin_, difference_}) maps->addWidget(m, 1);
-    v->addLayout(maps, 1);
-    summary_ = new QLabel(page);
+    maps_ = new MapsGrid(page);
+    amp_ = new DecisionMapView(maps_);
+    twin_ = new DecisionMapView(maps_);
+    difference_ = new DecisionMapView(maps_);
+    v->addWidget(maps_, 1);
+    summary_ = new QLabel(maps_);
     summary_->setAlignment(Qt::AlignCenter);
     summary_->setWordWrap(true);
     summary_->setFont(sized_font(summary_->font(), 12));
     summary_->setTextFormat(Qt::RichText);
-    v->addWidget(summary_);
+    maps_->set_contents({amp_, twin_, difference_}, summary_);
     stack_->addWidget(page);
 
     QPalette pal = palette();
@@ -209,6 +264,7 @@ void DecisionPanel::show_view(const DecisionView& view) {
         key += QString("<span style='color:%1'>&#9632;</span> class %2 &nbsp; ").arg(class_colour(c).name()).arg(c);
     if (view.has_twin) key += QString("<span style='color:%1'>&#9632;</span> classes differ").arg(t.text.name());
     summary_->setText(QString::fromStdString(view.summary).toHtmlEscaped() + "<br><small>" + key + "</small>");
+    maps_->arrange();  // the summary's height may have changed
 }
 
 }  // namespace plab::qt

@@ -16,6 +16,7 @@
 namespace plab::qt {
 
 class DecisionMapView;
+class MapsGrid;
 
 class DecisionPanel : public Panel {
 public:
@@ -31,6 +32,7 @@ private:
     int boundary_every_;
     QStackedWidget* stack_ = nullptr;
     QLabel* message_ = nullptr;
+    MapsGrid* maps_ = nullptr;  // places the maps and the summary
     DecisionMapView* amp_ = nullptr;
     DecisionMapView* twin_ = nullptr;
     DecisionMapView* difference_ = nullptr;

@@ -388,6 +388,10 @@ QWidget* DivergencePanel::make_lines_page() {
     cos_view_ = make_chart_view(cos, page);
     cos_view_->setMinimumHeight(150);
 
+    // A line that is not finite is not drawn: these say whose, and when.
+    dist_gaps_ = new PlotNote(dist, Qt::AlignTop | Qt::AlignLeft, 10.5, theme().overflow);
+    cos_gaps_ = new PlotNote(cos, Qt::AlignTop | Qt::AlignLeft, 10.5, theme().overflow);
+
     v->addWidget(dist_view_, 1);
     v->addWidget(cos_view_, 1);
     for (QChart* chart : {dist, cos}) connect(chart, &QChart::plotAreaChanged, this, [this] { plot_resized(); });
@@ -499,6 +503,8 @@ void DivergencePanel::show_lines(const DivergenceView& v) {
         dist_lines_[i].item->set_points(log10_points(v.layers[i].rel_dist));
         cos_lines_[i].item->set_points(v.layers[i].grad_cos);
     }
+    dist_gaps_->set_note(QString::fromStdString(v.rel_dist_gaps));
+    cos_gaps_->set_note(QString::fromStdString(v.grad_cos_gaps));
     set_step_range(dist_x_, v.step_min, v.step_max);
     set_step_range(cos_x_, v.step_min, v.step_max);
     // The colour scale's ticks are placed on the same decades (0 = rel_dist_min .. 1 = rel_dist_max).

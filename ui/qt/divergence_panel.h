@@ -16,6 +16,7 @@
 #include "ui/present/divergence_view.h"
 #include "ui/qt/live_text.h"
 #include "ui/qt/panel.h"
+#include "ui/qt/plot_note.h"
 #include "ui/qt/series_item.h"
 
 namespace plab::qt {
@@ -55,6 +56,8 @@ private:
     QValueAxis* cos_y_ = nullptr;
     std::vector<ChartLine> dist_lines_;  // one per layer
     std::vector<ChartLine> cos_lines_;
+    PlotNote* dist_gaps_ = nullptr;  // the layers whose line has gaps (values not finite)
+    PlotNote* cos_gaps_ = nullptr;
     HeatChartView* dist_heat_ = nullptr;
     HeatChartView* cos_heat_ = nullptr;
     QLabel* message_ = nullptr;

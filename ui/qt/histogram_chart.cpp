@@ -3,6 +3,7 @@
 #include <QLegendMarker>
 #include <cmath>
 
+#include "ui/present/axis_ticks.h"
 #include "ui/qt/chart_kit.h"
 
 namespace plab::qt {
@@ -55,7 +56,7 @@ QColor band_colour(FormatId f) {
 }
 
 HistogramChart::HistogramChart(bool compact, Hovered hovered, Clicked clicked, QWidget* parent)
-    : QChartView(make_chart(), parent), top_(kSteadyTop) {
+    : QChartView(make_chart(), parent), compact_(compact), top_(kSteadyTop) {
     QChart* c = chart();
     const Theme& t = theme();
     setRenderHint(QPainter::Antialiasing, false);
@@ -75,11 +76,9 @@ HistogramChart::HistogramChart(bool compact, Hovered hovered, Clicked clicked, Q
     bars_->setPen(QPen(t.amp.darker(120), 1.0));
     c->addSeries(bars_);
     x_ = make_value_axis(compact ? "" : "log2 |x|  (binades)", c, Qt::AlignBottom);
-    x_->setLabelFormat("%d");
     y_ = make_value_axis(compact ? "" : "fraction", c, Qt::AlignLeft);
+    note_ = new PlotNote(c, Qt::AlignCenter, compact ? 10 : 12, t.text);
     if (compact) {
-        y_->setLabelFormat("%.2f");
-        y_->setTickCount(3);
         c->legend()->hide();
         c->setMargins(QMargins(0, 0, 4, 0));
     }
@@ -114,8 +113,17 @@ void HistogramChart::show_view(const HistogramView& view, double x_min, double x
         top = top_.next({0, top}).hi;
     else
         top_.reset();
+    // A round top (the next tick at or above it), ticks at round fractions.
+    const RoundTop y = round_top(view.bars.empty() ? 1.0 : top, compact_ ? 3 : 6);
+    top = y.top;
     set_points(outline_, outline(view.bars));
+    // Without bars the bands would fill the plot with colour about nothing: the note says why it is empty.
+    note_->set_note(QString::fromStdString(view.empty_note));
     for (Bands& b : bands_) {
+        if (view.bars.empty()) {
+            for (QAreaSeries* band : {b.flush, b.subnormal, b.overflow}) set_rect(band, 0, 0, top);
+            continue;
+        }
         const FormatBand* fb = nullptr;
         for (const FormatBand& candidate : view.bands)
             if (candidate.format == b.format) fb = &candidate;
@@ -123,11 +131,8 @@ void HistogramChart::show_view(const HistogramView& view, double x_min, double x
         set_rect(b.subnormal, fb ? fb->log2_nonzero : 0, fb ? fb->log2_normal : 0, top);
         set_rect(b.overflow, fb ? fb->log2_overflow : x_max, x_max, top);
     }
-    x_->setRange(x_min, x_max);
-    x_->setTickInterval(std::max(1.0, std::ceil((x_max - x_min) / (width() < 500 ? 6.0 : 12.0))));
-    x_->setTickType(QValueAxis::TicksDynamic);
-    x_->setTickAnchor(0);
-    y_->setRange(0, top);
+    set_ticked_range(x_, x_min, x_max, binade_interval(x_min, x_max, width() < 500 ? 6 : 12));
+    set_ticked_range(y_, 0, top, y.interval);
 }
 
 }  // namespace plab::qt

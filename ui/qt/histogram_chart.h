@@ -12,6 +12,7 @@
 
 #include "ui/present/histogram_view.h"
 #include "ui/present/steady_axis.h"
+#include "ui/qt/plot_note.h"
 
 namespace plab::qt {
 
@@ -45,11 +46,13 @@ private:
     };
     const HistBar* bar_at(double x) const;
 
+    bool compact_;
     std::vector<Bands> bands_;
     QValueAxis* x_ = nullptr;
     QValueAxis* y_ = nullptr;
     QAreaSeries* bars_ = nullptr;
     QLineSeries* outline_ = nullptr;
+    PlotNote* note_ = nullptr;  // why there are no bars, in the middle of the plot
     HistogramView shown_;
     SteadyAxis top_;  // y's top while training
 };

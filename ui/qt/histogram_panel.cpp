@@ -8,6 +8,7 @@
 
 #include "engine/numeric/format.h"
 #include "engine/train/preset_rules.h"
+#include "ui/present/scale_text.h"
 
 namespace plab::qt {
 
@@ -158,7 +159,7 @@ void HistogramPanel::redraw_one(std::size_t l, HistTensor tensor, const std::vec
     QString caption = QString(" at step %1, loss scale %2. Shaded: flush to zero (dark), subnormal (light), "
                               "overflow (dark) of each chosen format.")
                           .arg(record_->step)
-                          .arg(static_cast<double>(record_->scale));
+                          .arg(QString::fromStdString(scale_text(record_->scale)));
     if (shown.shift_log2 != 0)
         caption += QString(" Unscaled: moved %1 binades left of what the hardware holds.").arg(shown.shift_log2);
     caption_->set_text(caption, QString::fromStdString(shown.title));
@@ -210,7 +211,7 @@ void HistogramPanel::redraw_all(HistTensor tensor, const std::vector<FormatId>& 
     caption_->set_text(QString("All layers at step %1, loss scale %2, on one x range (log2 |x|, binades); each plot's "
                               "y is its own fraction of values. Shaded: flush to zero, subnormal, overflow.")
                           .arg(record_->step)
-                          .arg(static_cast<double>(record_->scale)));
+                          .arg(QString::fromStdString(scale_text(record_->scale))));
     counters_->show_rows(rows);
 }
 

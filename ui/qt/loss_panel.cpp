@@ -5,8 +5,6 @@
 #include <cmath>
 #include <optional>
 
-
-
 namespace plab::qt {
 
 
@@ -26,11 +24,13 @@ LossPanel::LossPanel(QWidget* parent) : Panel("loss", "Loss and accuracy", paren
     loss_axis_->setLabelsFont(f);
     loss_axis_->setTitleFont(f);
     chart->addAxis(loss_axis_, Qt::AlignLeft);
-    acc_axis_ = make_value_axis("test accuracy %", chart, Qt::AlignRight);
+    acc_axis_ = make_value_axis("test accuracy % (dotted)", chart, Qt::AlignRight);
     acc_axis_->setRange(0, 100);
     acc_axis_->setLabelFormat("%d");
     acc_axis_->setGridLineVisible(false);
     view_ = make_chart_view(chart, this);
+    // Qt's legend draws a line series as a square of its colour: the key below shows each line's style.
+    chart->legend()->hide();
 
     // The twin's lines go in first so that the AMP run's are drawn over them:
     // where the two agree, the AMP colour shows.
@@ -43,9 +43,18 @@ LossPanel::LossPanel(QWidget* parent) : Panel("loss", "Loss and accuracy", paren
     fork_ = add_line("train fork", t.fork, Qt::SolidLine, loss_axis_);
     loss_ = {train_amp, train_twin, test_amp, test_twin};  // LossCurves order
     acc_ = {acc_amp, acc_twin};
+    // Accuracy also has a dot at each evaluation: a dotted line alone could pass for a loss.
+    for (ChartLine& line : acc_) {
+        line.series->setBrush(line.series->pen().color());
+        line.marks = new SeriesItem(chart, line.series, SeriesItem::Style::circles, 6);
+        line.marks->setZValue(line.item->zValue());
+    }
+    marks_ = new EdgeMarks(chart, x_);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(view_, 1);
+    key_ = new LineKey(this);
+    layout->addWidget(key_);
     // Live text: the summaries change every frame, and a label's change lays the whole window out again.
     summary_ = new LiveText(LiveText::Wrap::none, this);
     QFont s = summary_->font();
@@ -86,8 +95,40 @@ void LossPanel::show_curves(const std::vector<ChartLine>& lines, const std::vect
         std::vector<XY> points = next < curves.size() ? curves[next].points : std::vector<XY>{};
         for (XY& p : points) p.y *= y_scale;
         line.item->set_points(points);
+        if (line.marks) line.marks->set_points(points);
         ++next;
     }
+}
+
+// Loss lines under one heading, accuracy under another, AMP before twin;
+// twin entries only with a twin, the fork's only with a fork.
+void LossPanel::show_key(bool twin, bool fork) {
+    const int shown = (twin ? 1 : 0) + (fork ? 2 : 0);
+    if (shown == key_shown_) return;
+    key_shown_ = shown;
+    auto entry = [](const QString& text, const ChartLine& line, bool marker) {
+        return KeyEntry{text, line.series->pen(), marker};
+    };
+    std::vector<KeyEntry> e{{"loss (left, log):"}, entry("train AMP", loss_[0], false),
+                            entry("test AMP", loss_[2], false)};
+    if (twin) {
+        e.push_back(entry("train twin", loss_[1], false));
+        e.push_back(entry("test twin", loss_[3], false));
+    }
+    if (fork) e.push_back(entry("train fork", fork_, false));
+    e.push_back({"test accuracy (right):"});
+    e.push_back(entry("AMP", acc_[0], true));
+    if (twin) e.push_back(entry("twin", acc_[1], true));
+    key_->set_entries(std::move(e));
+}
+
+// NaN and Inf in the overflow colour at the top; a loss of 0 in its run's colour at the bottom.
+void LossPanel::show_marks(const std::vector<LossMark>& marks) {
+    const Theme& t = theme();
+    std::vector<EdgeMark> edge;
+    for (const LossMark& m : marks)
+        edge.push_back({m.x, m.top, m.finite ? (m.twin ? t.twin : t.amp) : t.overflow, QString::fromStdString(m.text)});
+    marks_->set_marks(std::move(edge));
 }
 
 void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
@@ -128,6 +169,8 @@ void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
     fork_.item->set_points(f && !f->loss.empty() ? f->loss.front().points : std::vector<XY>{});
     summary_->set_text(QString::fromStdString(c.summary));
     fork_summary_->setVisible(f.has_value());
+    show_key(twin, f.has_value());
+    show_marks(c.marks);
 }
 
 }  // namespace plab::qt

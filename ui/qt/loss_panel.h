@@ -11,6 +11,8 @@
 #include "ui/present/loss_curves.h"
 #include "ui/present/steady_axis.h"
 #include "ui/qt/chart_kit.h"
+#include "ui/qt/edge_marks.h"
+#include "ui/qt/line_key.h"
 #include "ui/qt/live_text.h"
 #include "ui/qt/panel.h"
 #include "ui/qt/series_item.h"
@@ -24,6 +26,8 @@ public:
 
 private:
     ChartLine add_line(const QString& name, const QColor& colour, Qt::PenStyle style, QAbstractAxis* y);
+    void show_key(bool twin, bool fork);
+    void show_marks(const std::vector<LossMark>& marks);
     static void show_curves(const std::vector<ChartLine>& lines, const std::vector<Curve>& curves, bool twin,
                             double y_scale);
 
@@ -35,6 +39,9 @@ private:
     std::vector<ChartLine> loss_;
     std::vector<ChartLine> acc_;
     ChartLine fork_;  // the fork's train loss, while there is a fork
+    LineKey* key_ = nullptr;
+    int key_shown_ = -1;  // the twin and fork the key was made for (twin + 2 * fork); -1: none yet
+    EdgeMarks* marks_ = nullptr;  // losses the log axis cannot show
     LiveText* summary_ = nullptr;
     LiveText* fork_summary_ = nullptr;  // shown while there is a fork
     // The axes while training: steps, and log10 of the loss (both ends free,

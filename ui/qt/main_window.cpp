@@ -20,6 +20,7 @@
 #include "ui/cli/commands.h"
 #include "ui/cli/run_export.h"
 #include "ui/present/live_keys.h"
+#include "ui/present/loss_curves.h"
 #include "ui/present/scaler_snippet.h"
 #include "ui/qt/bit_layout_panel.h"
 #include "ui/qt/chart_kit.h"
@@ -458,7 +459,7 @@ void MainWindow::refresh() {
                        .arg(s->step)
                        .arg(run.config ? run.config->steps : 0)
                        .arg(s->playing || paced_play_ ? "training" : "paused");
-    if (last) text += QString(" · loss %1").arg(static_cast<double>(last->loss), 0, 'g', 4);
+    if (last) text += QString(" · loss %1").arg(QString::fromStdString(loss_text(last->loss, 4)));  // "NaN", never "nan"
     if (s->fork) text += QString(" · fork from step %1").arg(s->fork->forked_at);
     status_->set_text(text);
     if (s->errors != errors_seen_) {

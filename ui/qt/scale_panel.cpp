@@ -12,7 +12,9 @@
 #include <optional>
 
 #include "engine/common/number_text.h"
+#include "ui/present/axis_ticks.h"
 #include "ui/present/scale_trajectory.h"
+#include "ui/present/scaler_fields.h"
 
 namespace plab::qt {
 
@@ -40,20 +42,31 @@ void on_finished(Box* box, Fn fn) {
 // The growth tracker's bar. QProgressBar::setValue repaints at once (a
 // synchronous repaint() whenever its "%v / %m" text changes: every frame
 // while training); this bar leaves QProgressBar's own value alone and paints
-// its own in the frame's paint, in the same style.
+// its own in the frame's paint, in the same style. Its text sits on a chip
+// of the field's colour: the style draws it in one colour over both the
+// filled and the empty part, and over the fill it could not be read. For a
+// scaler that never grows it shows a note instead of a count.
 class TrackerBar : public QProgressBar {
 public:
     explicit TrackerBar(QWidget* parent) : QProgressBar(parent) {}
 
     void show_progress(int value, int maximum) {
-        if (value == value_ && maximum == maximum_) return;
+        if (value == value_ && maximum == maximum_ && note_.isEmpty()) return;
         value_ = value;
         maximum_ = maximum;
+        note_.clear();
         update();
     }
 
-    // As QProgressBar's "%v / %m" reads (none before a value is set).
+    void show_note(const QString& note) {
+        if (note == note_) return;
+        note_ = note;
+        update();
+    }
+
+    // As QProgressBar's "%v / %m" reads (none before a value is set), or the note.
     QString text() const override {
+        if (!note_.isEmpty()) return note_;
         if (value_ < 0) return {};
         QLocale l = locale();
         l.setNumberOptions(l.numberOptions() | QLocale::OmitGroupSeparator);
@@ -67,13 +80,29 @@ protected:
         initStyleOption(&option);
         option.minimum = 0;
         option.maximum = maximum_;
-        option.progress = value_;
+        option.progress = note_.isEmpty() ? value_ : 0;
+        option.textVisible = false;
         painter.drawControl(QStyle::CE_ProgressBar, option);
+        draw_text(painter);
     }
 
 private:
+    void draw_text(QPainter& painter) const {
+        const QString t = text();
+        if (t.isEmpty()) return;
+        QRect chip = fontMetrics().boundingRect(t).adjusted(-5, -1, 5, 1);
+        chip.moveCenter(rect().center());
+        painter.setRenderHint(QPainter::Antialiasing, true);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(palette().color(QPalette::Base));
+        painter.drawRoundedRect(chip, 3, 3);
+        painter.setPen(palette().color(isEnabled() ? QPalette::Active : QPalette::Disabled, QPalette::Text));
+        painter.drawText(rect(), Qt::AlignCenter, t);
+    }
+
     int value_ = -1;  // QProgressBar's "no value yet"
     int maximum_ = 100;
+    QString note_;  // shown instead of the count when not empty
 };
 
 ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale", parent), set_(std::move(set)) {
@@ -174,14 +203,10 @@ QWidget* ScalePanel::make_controls() {
     hysteresis_ = new QSpinBox(box);
     hysteresis_->setRange(1, 1000);
     form->addRow("hysteresis", hysteresis_);
-    min_scale_ = new QDoubleSpinBox(box);
-    min_scale_->setRange(0.0, 1e30);
-    min_scale_->setDecimals(6);
+    // FP32's whole positive range: the smallest subnormal up to the largest power of two.
+    min_scale_ = new ScaleSpinBox(std::ldexp(1.0, -149), std::ldexp(1.0, 127), {}, box);
     form->addRow("min_scale", min_scale_);
-    max_scale_ = new QDoubleSpinBox(box);
-    max_scale_->setRange(0.0, 1e30);
-    max_scale_->setDecimals(0);
-    max_scale_->setSpecialValueText("none");
+    max_scale_ = new ScaleSpinBox(0.0, std::ldexp(1.0, 127), "none", box);
     form->addRow("max_scale", max_scale_);
     tracker_ = new TrackerBar(box);
     tracker_->setToolTip("clean steps since the last growth or backoff, of growth_interval");
@@ -214,6 +239,19 @@ void ScalePanel::hovered(ScaleEventKind kind, const QPointF& point, bool state) 
 
 void ScalePanel::send(const std::string& field, const std::string& value) { set_("scaler." + field + "=" + value); }
 
+// A field the run's kind does not read is disabled, its tooltip naming the kinds that do.
+void ScalePanel::show_field_use(ScalerKind kind) {
+    const std::pair<QWidget*, const char*> fields[] = {
+        {init_log2_, "init_scale"},           {growth_factor_, "growth_factor"}, {backoff_factor_, "backoff_factor"},
+        {growth_interval_, "growth_interval"}, {hysteresis_, "hysteresis"},       {min_scale_, "min_scale"},
+        {max_scale_, "max_scale"}};
+    for (const auto& [widget, field] : fields) {
+        const std::string note = scaler_field_note(kind, field);
+        widget->setEnabled(note.empty());
+        widget->setToolTip(QString::fromStdString(note));
+    }
+}
+
 void ScalePanel::show_config(const ScalerConfig& s) {
     // A field being edited keeps what the person is typing.
     auto quiet = [](QWidget* w) { return !w->hasFocus(); };
@@ -230,6 +268,7 @@ void ScalePanel::show_config(const ScalerConfig& s) {
     if (quiet(hysteresis_)) hysteresis_->setValue(s.hysteresis);
     if (quiet(min_scale_)) min_scale_->setValue(s.min_scale);
     if (quiet(max_scale_)) max_scale_->setValue(s.max_scale);
+    show_field_use(s.kind);
 }
 
 void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
@@ -256,10 +295,8 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     else
         steps_.reset();
     set_step_range(x_, steps.lo, steps.hi);
-    y_->setRange(log2_min, log2_max + 0.5);  // room for the overflow markers above the line
-    y_->setTickType(QValueAxis::TicksDynamic);
-    y_->setTickAnchor(0);
-    y_->setTickInterval(std::max(1.0, std::ceil((log2_max - log2_min) / 8.0)));
+    // Room for the overflow markers above the line; ticks every 1, 2, 4, 8, ... binades.
+    set_ticked_range(y_, log2_min, log2_max + 0.5, binade_interval(log2_min, log2_max + 0.5, 8));
     line_item_->set_points(t.line);
     fork_line_->setVisible(f.has_value());
     fork_item_->set_points(f ? f->line : std::vector<XY>{});
@@ -271,9 +308,11 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
         kinds[static_cast<int>(m.kind)].push_back(
             {m.step, m.log2_scale + (m.kind == ScaleEventKind::overflow ? 0.45 : 0.0)});
     for (int k = 0; k < 4; ++k) marker_items_[k]->set_points(kinds[k]);
-    if (tracker_->isEnabled() != (t.growth_interval > 0)) tracker_->setEnabled(t.growth_interval > 0);
-    tracker_->show_progress(t.growth_interval > 0 ? std::min(t.growth_tracker, t.growth_interval) : 0,
-                            t.growth_interval > 0 ? t.growth_interval : 1);
+    if (tracker_->isEnabled() != t.growth_note.empty()) tracker_->setEnabled(t.growth_note.empty());
+    if (t.growth_note.empty())
+        tracker_->show_progress(std::min(t.growth_tracker, t.growth_interval), t.growth_interval);
+    else
+        tracker_->show_note(QString::fromStdString(t.growth_note));
     summary_->set_text(QString::fromStdString(t.summary));
     // Setting a spin box repaints it even to the same value: only on an edit,
     // or when the focus moved (a field left keeps what it showed while typed in).

@@ -18,6 +18,7 @@
 #include "ui/qt/chart_kit.h"
 #include "ui/qt/live_text.h"
 #include "ui/qt/panel.h"
+#include "ui/qt/scale_spin_box.h"
 #include "ui/qt/series_item.h"
 
 namespace plab::qt {
@@ -40,6 +41,7 @@ private:
     QWidget* make_controls();
     QString key_text(const QString& overflow) const;
     void show_config(const ScalerConfig& s);
+    void show_field_use(ScalerKind kind);
     void send(const std::string& field, const std::string& value);
     void hovered(ScaleEventKind kind, const QPointF& point, bool state);
 
@@ -62,8 +64,8 @@ private:
     QDoubleSpinBox* backoff_factor_ = nullptr;
     QSpinBox* growth_interval_ = nullptr;
     QSpinBox* hysteresis_ = nullptr;
-    QDoubleSpinBox* min_scale_ = nullptr;
-    QDoubleSpinBox* max_scale_ = nullptr;
+    ScaleSpinBox* min_scale_ = nullptr;
+    ScaleSpinBox* max_scale_ = nullptr;
     TrackerBar* tracker_ = nullptr;
     LiveText* summary_ = nullptr;
     QLabel* key_ = nullptr;

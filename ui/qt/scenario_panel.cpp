@@ -1,7 +1,5 @@
 #include "ui/qt/scenario_panel.h"
 
-#include <QScrollArea>
-
 #include "ui/present/fork_summary.h"
 #include "ui/present/scenario_view.h"
 #include "ui/qt/chart_kit.h"
@@ -12,15 +10,10 @@ ScenarioPanel::ScenarioPanel(Fork fork, QWidget* parent) : Panel("scenario", "Sc
     auto* layout = new QVBoxLayout(this);
     title_ = heading_label(this);
     layout->addWidget(title_);
-    guide_ = body_label(this);
-    guide_->setTextFormat(Qt::RichText);
-    guide_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     // A long guide scrolls; the buttons below it stay in view.
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(guide_);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    layout->addWidget(scroll, 1);
+    guide_ = new GuideText(this);
+    guide_->setFont(body_font(guide_->font()));
+    layout->addWidget(guide_, 1);
     buttons_ = new QVBoxLayout();
     layout->addLayout(buttons_);
     fork_state_ = body_label(this);
@@ -43,7 +36,7 @@ void ScenarioPanel::show_snapshot(const SessionSnapshot& snapshot) {
             html += QString("<b style='color:%1'>%2:</b> ").arg(theme().amp.name(), QString::fromStdString(p.heading));
         html += QString::fromStdString(p.text).toHtmlEscaped() + "</p>";
     }
-    guide_->setText(html);
+    guide_->setHtml(html);
     for (QPushButton* b : shown_buttons_) b->deleteLater();
     shown_buttons_.clear();
     for (const std::vector<std::string>& change : v.try_changes) {

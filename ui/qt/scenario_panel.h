@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ui/qt/guide_text.h"
 #include "ui/qt/panel.h"
 
 namespace plab::qt {
@@ -23,7 +24,7 @@ public:
 private:
     Fork fork_;
     QLabel* title_ = nullptr;
-    QLabel* guide_ = nullptr;
+    GuideText* guide_ = nullptr;
     QVBoxLayout* buttons_ = nullptr;
     std::vector<QPushButton*> shown_buttons_;
     QLabel* fork_state_ = nullptr;

@@ -119,6 +119,9 @@ void SeriesItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
         else
             painter->drawPolyline(pixels_);
     } else {
+        QPen outline = series_->pen();
+        outline.setStyle(Qt::SolidLine);  // a dotted line's markers are whole dots
+        painter->setPen(outline);
         painter->setBrush(series_->brush());
         const double r = marker_px_ / 2;
         for (const QPointF& p : pixels_) {
@@ -163,6 +166,7 @@ ChartLine add_line(QChart* chart, QXYSeries* series, QAbstractAxis* x, QAbstract
 }
 
 void remove_line(ChartLine& line) {
+    delete line.marks;
     delete line.item;
     line.series->chart()->removeSeries(line.series);
     delete line.series;

@@ -60,6 +60,7 @@ private:
 struct ChartLine {
     QXYSeries* series = nullptr;
     SeriesItem* item = nullptr;
+    SeriesItem* marks = nullptr;  // markers at the same points, for a line that has them
 };
 
 // Adds `series` (named and styled) to `chart` on axes x and y, with the item

@@ -1,0 +1,50 @@
+// Scales as text and back, against hand-written cases.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "ui/present/scale_text.h"
+
+namespace plab {
+namespace {
+
+TEST(ScaleText, PowersOfTwoAsPowers) {
+    EXPECT_EQ(scale_text(65536), "2^16");
+    EXPECT_EQ(scale_text(1), "2^0");
+    EXPECT_EQ(scale_text(std::ldexp(1.0, -89)), "2^-89");  // the histogram caption's 1.61559e-27
+}
+
+TEST(ScaleText, OtherScalesAsShortDecimals) {
+    EXPECT_EQ(scale_text(1.5), "1.5");
+    EXPECT_EQ(scale_text(3e-8), "3e-08");
+    EXPECT_EQ(scale_text(1.0 / 3.0), "0.333333");
+    EXPECT_EQ(scale_text(std::numeric_limits<double>::infinity()), "inf");
+}
+
+TEST(ParseScaleText, PowersAndDecimals) {
+    EXPECT_EQ(parse_scale_text("2^-30"), std::ldexp(1.0, -30));
+    EXPECT_EQ(parse_scale_text(" 2^ 16 "), 65536.0);
+    EXPECT_EQ(parse_scale_text("2^+3"), 8.0);
+    EXPECT_EQ(parse_scale_text("1e-8"), 1e-8);
+    EXPECT_EQ(parse_scale_text("0.25"), 0.25);
+    EXPECT_EQ(parse_scale_text("3e-08"), 3e-8);
+}
+
+TEST(ParseScaleText, RejectsWhatIsNoScale) {
+    EXPECT_FALSE(parse_scale_text(""));
+    EXPECT_FALSE(parse_scale_text("2^"));
+    EXPECT_FALSE(parse_scale_text("2^1.5"));
+    EXPECT_FALSE(parse_scale_text("1e-8x"));
+    EXPECT_FALSE(parse_scale_text("inf"));
+    EXPECT_FALSE(parse_scale_text("abc"));
+}
+
+TEST(ParseScaleText, ReadsBackWhatScaleTextWrites) {
+    // Powers of two exactly; the others have at most 6 significant digits, so the text is exact too.
+    for (double v : {std::ldexp(1.0, -120), 1e-7, 0.75, 65536.0, 3.0e20})
+        EXPECT_EQ(*parse_scale_text(scale_text(v)), v) << scale_text(v);
+}
+
+}  // namespace
+}  // namespace plab
