@@ -91,6 +91,53 @@ TEST(LossCurves, RunWithTwin) {
     EXPECT_EQ(c.summary, "loss 0.0625 (twin 0.0625) · acc 90.0% (twin 95.0%)");
 }
 
+TEST(LossCurves, UndrawableLossesAreMarkedAtTheEdges) {
+    // Step 3's 0 and step 6's -1 at the bottom, step 4's NaN and step 7's Inf
+    // at the top; in four mark columns (steps 2c, 2c + 1) steps 6 and 7 share
+    // column 3 but are marks of two kinds. The twin's losses are all drawable.
+    const RunLog log = eight_step_log();
+    const LossCurves c = make_loss_curves(log.view(), true, 4);
+    ASSERT_EQ(c.marks.size(), 4u);
+    const LossMarkKind zero = LossMarkKind::zero, nonfinite = LossMarkKind::nonfinite;
+    const LossMark want[] = {{zero, false, 3}, {nonfinite, false, 4}, {zero, false, 6}, {nonfinite, false, 7}};
+    for (std::size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(c.marks[i].kind, want[i].kind) << i;
+        EXPECT_EQ(c.marks[i].twin, want[i].twin) << i;
+        EXPECT_EQ(c.marks[i].x, want[i].x) << i;
+    }
+    // Two mark columns (steps 0-3, 4-7): step 7's Inf shares its column with
+    // step 4's NaN, a mark of the same kind, and is left out.
+    const LossCurves wide = make_loss_curves(log.view(), false, 4, 2);
+    ASSERT_EQ(wide.marks.size(), 3u);
+    EXPECT_EQ(wide.marks[0].x, 3);
+    EXPECT_EQ(wide.marks[1].x, 4);
+    EXPECT_EQ(wide.marks[1].kind, LossMarkKind::nonfinite);
+    EXPECT_EQ(wide.marks[2].x, 6);
+}
+
+TEST(LossCurves, TwinMarksFollowTheRunsMarks) {
+    RunLog log;
+    log.append(loss_step(1, std::numeric_limits<float>::quiet_NaN(), 0.0f));
+    log.append(loss_step(2, 0.5f, 0.0f));
+    const LossCurves c = make_loss_curves(log.view(), true, 10);
+    ASSERT_EQ(c.marks.size(), 3u);
+    EXPECT_EQ(c.marks[0].kind, LossMarkKind::nonfinite);
+    EXPECT_FALSE(c.marks[0].twin);
+    EXPECT_EQ(c.marks[0].x, 1);
+    EXPECT_EQ(c.marks[1].kind, LossMarkKind::zero);
+    EXPECT_TRUE(c.marks[1].twin);
+    EXPECT_EQ(c.marks[1].x, 1);
+    EXPECT_EQ(c.marks[2].x, 2);
+}
+
+TEST(LossCurves, LossValueText) {
+    EXPECT_EQ(loss_value_text(-std::numeric_limits<float>::quiet_NaN(), 4), "NaN");
+    EXPECT_EQ(loss_value_text(std::numeric_limits<float>::infinity(), 4), "Inf");
+    EXPECT_EQ(loss_value_text(-std::numeric_limits<float>::infinity(), 4), "-Inf");
+    EXPECT_EQ(loss_value_text(0.097981f, 4), "0.09798");
+    EXPECT_EQ(loss_value_text(0.0f, 4), "0");
+}
+
 TEST(LossCurves, RunWithoutTwin) {
     const RunLog log = eight_step_log();
     const LossCurves c = make_loss_curves(log.view(), false, 4);
@@ -172,7 +219,7 @@ TEST(LossCurves, NothingDrawableKeepsTheDefaults) {
     EXPECT_EQ(c.loss_max, 1.0);
     EXPECT_EQ(c.step_min, 0.0);
     EXPECT_EQ(c.step_max, 1.0);
-    EXPECT_EQ(c.summary, "loss nan (twin 0)");
+    EXPECT_EQ(c.summary, "loss NaN (twin 0)");
 }
 
 TEST(LossCurves, EmptyLog) {

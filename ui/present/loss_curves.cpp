@@ -62,7 +62,29 @@ void set_loss_bounds(LossCurves& c) {
     c.loss_max = std::pow(10.0, b.hi);
 }
 
-std::string loss_text(float loss) { return significant_text(loss, 3); }
+std::string loss_text(float loss) { return loss_value_text(loss, 3); }
+
+// The edge a bucket's losses need, if any: non-finite first (the worse news).
+std::optional<LossMarkKind> mark_kind(const MinMax& m) {
+    if (!std::isfinite(m.min) || !std::isfinite(m.max)) return LossMarkKind::nonfinite;
+    if (m.min <= 0) return LossMarkKind::zero;
+    return std::nullopt;
+}
+
+void add_marks(const std::vector<SeriesPoint>& series, MinMax SeriesPoint::*field, bool twin, const StepAxis& axis,
+               int columns, std::vector<LossMark>& out) {
+    long last_column[2] = {-1, -1};
+    for (const SeriesPoint& p : series) {
+        const std::optional<LossMarkKind> kind = mark_kind(p.*field);
+        if (!kind) continue;
+        const double x = series_x(p);
+        const long column = static_cast<long>((x - axis.min) / (axis.max - axis.min) * columns);
+        long& last = last_column[static_cast<int>(*kind)];
+        if (column == last) continue;
+        last = column;
+        out.push_back({*kind, twin, x});
+    }
+}
 
 std::string percent_text(float fraction) {
     char buf[32];
@@ -119,7 +141,13 @@ void fill_curves(LossCurves& c, const std::vector<SeriesPoint>& series, bool twi
 
 }  // namespace
 
-LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns) {
+std::string loss_value_text(float loss, int digits) {
+    if (std::isnan(loss)) return "NaN";
+    if (std::isinf(loss)) return loss < 0 ? "-Inf" : "Inf";
+    return significant_text(loss, digits);
+}
+
+LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns, int mark_columns) {
     LossCurves c;
     c.loss.push_back(empty_curve("train", false, false));
     if (twin) c.loss.push_back(empty_curve("train", true, false));
@@ -131,6 +159,10 @@ LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns) {
     if (log.series.empty()) return c;
     fill_curves(c, log.series, twin, columns);
     set_loss_bounds(c);
+    const StepAxis axis = step_axis(log.series);
+    const int marks = mark_columns > 0 ? mark_columns : columns;
+    add_marks(log.series, &SeriesPoint::loss, false, axis, marks, c.marks);
+    if (twin) add_marks(log.series, &SeriesPoint::loss_ref, true, axis, marks, c.marks);
     return c;
 }
 

@@ -26,6 +26,11 @@ struct NanDiagnosis {
     std::string headline;               // "Step 261: gradient overflow in fc1 (backward) at loss scale 2^16"
     std::string detail;                 // what the scaler did, what the tensors held, in sentences
     std::vector<Remedy> remedies;
+    // The scaler coped: the step was an overflow it skipped, with a finite
+    // loss (a dynamic scaler's sawtooth backoff), not a NaN or Inf loose in
+    // the run. When the step has left the recent records: the scaler skips
+    // overflows (kind is not none) and no loss in the history was non-finite.
+    bool handled = false;
 };
 
 // `layer_names` name the entries of StepRecord::layers ("fc1", ...). When the
