@@ -251,8 +251,11 @@ void LiveApp::frame() {
         base_saved_ = true;
         ImGui::GetStyle() = base_style_;
         ImGui::GetStyle().ScaleAllSizes(look_.scale);
-        ImGui::GetStyle().Colors[ImGuiCol_WindowBg] = to_vec4(colour::background);
-        ImGui::GetStyle().Colors[ImGuiCol_ChildBg] = to_vec4(colour::background);
+        // The GL clear paints the background (GlWindow::render, the same
+        // colour) once: the window and each nested child region filling it
+        // again cost a software rasteriser a full-screen fill apiece.
+        ImGui::GetStyle().Colors[ImGuiCol_WindowBg] = ImVec4(0, 0, 0, 0);
+        ImGui::GetStyle().Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
         ImGui::GetStyle().Colors[ImGuiCol_PopupBg] = to_vec4(colour::plot_background);
         ImGui::GetStyle().Colors[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, 0.6f);
         style_set_ = true;

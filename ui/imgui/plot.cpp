@@ -160,11 +160,15 @@ void polyline(const PlotArea& a, const std::vector<XY>& points, ImU32 colour, fl
     std::vector<ImVec2> px;
     px.reserve(points.size());
     for (const XY& p : points) px.push_back(a.at(p.x, p.y));
-    a.draw->AddPolyline(px.data(), static_cast<int>(px.size()), colour, ImDrawFlags_None, thickness);
+    // A whole number of pixels: ImGui then draws the anti-aliased line from
+    // its texture, 2 triangles a segment instead of 6, the same to the eye.
+    a.draw->AddPolyline(px.data(), static_cast<int>(px.size()), colour, ImDrawFlags_None, std::round(thickness));
 }
 
 void dashed_polyline(const PlotArea& a, const std::vector<XY>& points, ImU32 colour, float thickness, float dash) {
-    // Walks the line and draws every other `dash` pixels of it.
+    // Walks the line and draws every other `dash` pixels of it, whole pixels
+    // thick like polyline().
+    thickness = std::round(thickness);
     bool on = true;
     float left = dash;
     for (std::size_t i = 1; i < points.size(); ++i) {
