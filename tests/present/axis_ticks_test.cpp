@@ -86,7 +86,8 @@ TEST(ReadableTicks, NoCrowdingRoomKeepsTheUsualInterval) {
 }
 
 TEST(TickedRange, CosineBelowZeroGetsALabel) {
-    // -0.3..1 with room for 4: 0.5 widens it to -0.5..1, four ticks.
+    // -0.3..1 with room for 4: 0.2 widens it to -0.4..1, eight ticks; 0.5
+    // to -0.5..1, four, a widening by 1.15.
     const TickedRange r = ticked_range(-0.3, 1, {4, 6, 3});
     EXPECT_DOUBLE_EQ(r.interval, 0.5);
     EXPECT_DOUBLE_EQ(r.lo, -0.5);
@@ -95,23 +96,30 @@ TEST(TickedRange, CosineBelowZeroGetsALabel) {
 }
 
 TEST(TickedRange, LessRoomWidensFurther) {
-    // Room for 3: 0.5 gives four ticks, 1 gives -1 0 1.
-    const TickedRange r = ticked_range(-0.3, 1, {3, 5, 3});
+    // Room for 3 even crowded: 0.5 gives four ticks, 1 gives -1 0 1.
+    const TickedRange r = ticked_range(-0.3, 1, {3, 3, 3});
     EXPECT_DOUBLE_EQ(r.lo, -1);
     EXPECT_DOUBLE_EQ(r.hi, 1);
     expect_ticks(r.ticks, {-1, 0, 1}, {"-1", "0", "1"});
 }
 
 TEST(TickedRange, HistogramFractions) {
-    // 0..0.0626 with room for 6: 0.01 gives 0..0.07, eight ticks; 0.02 gives 0..0.08, five.
+    // 0..0.0626 with room for 6: 0.02 gives 0..0.08, five ticks, but widens
+    // it by 1.28; room for 9 crowded takes 0.01: 0..0.07, eight ticks.
+    // Without the crowded room, 0.02 stays.
     const TickedRange r = ticked_range(0, 0.0626, {6, 9, 3});
     EXPECT_DOUBLE_EQ(r.lo, 0);
-    EXPECT_DOUBLE_EQ(r.hi, 0.08);
-    expect_ticks(r.ticks, {0, 0.02, 0.04, 0.06, 0.08}, {"0.00", "0.02", "0.04", "0.06", "0.08"});
+    EXPECT_DOUBLE_EQ(r.hi, 0.07);
+    EXPECT_EQ(r.ticks.size(), 8u);
+    EXPECT_EQ(r.ticks.back().text, "0.07");
+    const TickedRange less = ticked_range(0, 0.0626, {6, 6, 3});
+    EXPECT_DOUBLE_EQ(less.hi, 0.08);
+    expect_ticks(less.ticks, {0, 0.02, 0.04, 0.06, 0.08}, {"0.00", "0.02", "0.04", "0.06", "0.08"});
 }
 
 TEST(TickedRange, EmptyRangeGetsOneEachSide) {
-    const TickedRange r = ticked_range(1, 1, {4, 6, 3});
+    // Taken as 0..2: 0.5 gives five ticks, more than room for 4; 1 gives three.
+    const TickedRange r = ticked_range(1, 1, {4, 4, 3});
     EXPECT_DOUBLE_EQ(r.lo, 0);
     EXPECT_DOUBLE_EQ(r.hi, 2);
     expect_ticks(r.ticks, {0, 1, 2}, {"0", "1", "2"});

@@ -48,6 +48,8 @@ std::vector<AxisTick> exponent_every(double lo, double hi, double interval, int 
     return ticks;
 }
 
+constexpr double kMostWidening = 1.2;
+
 // The ticks of [lo, hi] widened to multiples of `interval`.
 std::size_t widened_count(double lo, double hi, double interval) {
     const double slack = interval * 1e-9;
@@ -122,7 +124,18 @@ TickedRange ticked_range(double lo, double hi, const TickRoom& room) {
         hi = lo + 2;
     }
     TickedRange r;
-    r.interval = pick_interval(lo, hi, room, 0, [&](double interval) { return widened_count(lo, hi, interval); });
+    const auto count = [&](double interval) { return widened_count(lo, hi, interval); };
+    const auto span = [&](double interval) {
+        const double slack = interval * 1e-9;
+        return (std::ceil((hi - slack) / interval) - std::floor((lo + slack) / interval)) * interval;
+    };
+    r.interval = pick_interval(lo, hi, room, 0, count);
+    // Widening by more than a fifth wastes the plot's height: a smaller
+    // interval that the crowded room still holds, if there is one.
+    if (span(r.interval) > kMostWidening * (hi - lo)) {
+        const TickRoom crowded{std::max(room.max_ticks, room.most_ticks), room.most_ticks, room.min_ticks};
+        r.interval = std::min(r.interval, pick_interval(lo, hi, crowded, 0, count));
+    }
     const double slack = r.interval * 1e-9;
     r.lo = std::floor((lo + slack) / r.interval) * r.interval;
     r.hi = std::ceil((hi - slack) / r.interval) * r.interval;

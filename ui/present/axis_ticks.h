@@ -48,10 +48,13 @@ std::vector<AxisTick> readable_linear_ticks(double lo, double hi, const TickRoom
 std::vector<AxisTick> readable_exponent_ticks(double lo, double hi, const TickRoom& room, int base);
 
 // A linear axis that ends on labelled ticks: [lo, hi] widened to the
-// multiples of a 1-2-5 interval around it, the interval chosen as
-// readable_interval() chooses, counting the ticks of the widened range, so
-// that no part of the range shown is left without a label below or above
-// it. lo == hi widens to the interval around it.
+// multiples of a 1-2-5 interval around it, so that no part of the range
+// shown is left without a label below or above it. The interval is chosen
+// as readable_interval() chooses, counting the ticks of the widened range;
+// when that range is over 1.2 times [lo, hi] (the widening wastes the
+// plot), the smallest interval whose widened range holds at most
+// room.most_ticks ticks, if smaller. An empty range (hi <= lo) is taken as
+// lo - 1 .. lo + 1.
 struct TickedRange {
     double lo = 0, hi = 1;
     double interval = 1;
