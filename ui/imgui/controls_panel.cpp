@@ -42,7 +42,7 @@ void ControlsPanel::number(const char* label, ScalerField what, double shown, Fi
     const Unused unused(s, what);
     if (!field.editing) field.value = shown;
     ImGui::SetNextItemWidth(ImGui::GetTextLineHeight() * 6);
-    const bool entered = ImGui::InputDouble(label, &field.value, 0, 0, whole ? "%.0f" : "%g",
+    const bool entered = ImGui::InputDouble(label, &field.value, 0, 0, whole ? "%.0f" : "%.10g",
                                             ImGuiInputTextFlags_EnterReturnsTrue);
     field.editing = ImGui::IsItemActive();
     if (!entered) return;
