@@ -4,7 +4,12 @@
 // columns) and draws. Prints frames per second and the frame-time
 // distribution, split into the CPU time that builds the frame (events,
 // presenters, ImGui widgets and draw lists) and the GL draw (glFinish
-// included), which under Mesa's software llvmpipe is the slow part.
+// included), which under Mesa's software llvmpipe is the slow part; and what
+// a frame submits (vertices, triangles, draw calls, the heaviest draw lists).
+// What costs llvmpipe is pixels filled and triangles set up: a full-screen
+// fill per nested window background (now left to the GL clear), and thick
+// anti-aliased lines of a fractional width (6 triangles a segment; a whole
+// width takes ImGui's texture path, 2).
 //   xvfb-run -a -s "-screen 0 1600x1000x24" build/dev/bench/imgui_frame_bench [seconds] [history steps] [--projector]
 #include <algorithm>
 #include <chrono>
@@ -12,6 +17,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#include <imgui.h>
 
 #include "engine/train/preset_io.h"
 #include "ui/imgui/gl_window.h"
@@ -30,6 +37,26 @@ struct Times {
         return ms.empty() ? 0 : ms[static_cast<std::size_t>(q * static_cast<double>(ms.size() - 1))];
     }
 };
+
+// What one frame hands the GL: vertices, indices (three per triangle) and draw calls.
+void count_submitted(const ImDrawData& d, Times& vertices, Times& indices, Times& commands) {
+    int calls = 0;
+    for (int i = 0; i < d.CmdListsCount; ++i) calls += d.CmdLists[i]->CmdBuffer.Size;
+    vertices.ms.push_back(d.TotalVtxCount);
+    indices.ms.push_back(d.TotalIdxCount);
+    commands.ms.push_back(calls);
+}
+
+// The draw lists of the last frame with the most vertices, by window.
+void print_heaviest_lists() {
+    const ImDrawData& d = *ImGui::GetDrawData();
+    std::vector<const ImDrawList*> lists(d.CmdLists, d.CmdLists + d.CmdListsCount);
+    std::sort(lists.begin(), lists.end(), [](auto* a, auto* b) { return a->VtxBuffer.Size > b->VtxBuffer.Size; });
+    std::printf("heaviest draw lists of the last frame (%d lists):\n", d.CmdListsCount);
+    for (std::size_t i = 0; i < std::min<std::size_t>(lists.size(), 6); ++i)
+        std::printf("  %7d vertices %7d indices %4d draw calls  %s\n", lists[i]->VtxBuffer.Size, lists[i]->IdxBuffer.Size,
+                    lists[i]->CmdBuffer.Size, lists[i]->_OwnerName ? lists[i]->_OwnerName : "?");
+}
 
 }  // namespace
 
@@ -53,6 +80,7 @@ int main(int argc, char** argv) {
     app.session().play();
     const std::int64_t step0 = app.session().snapshot()->step;
     Times frame, build, draw;
+    Times vertices, indices, commands;  // counts, not ms
     const Clock::time_point run = Clock::now();
     while (ms_since(run) < seconds * 1000) {
         const Clock::time_point t0 = Clock::now();
@@ -61,6 +89,7 @@ int main(int argc, char** argv) {
         const Clock::time_point t1 = Clock::now();
         window.render();
         window.finish();
+        count_submitted(*ImGui::GetDrawData(), vertices, indices, commands);
         build.ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
         draw.ms.push_back(ms_since(t1));
         window.swap();
@@ -77,5 +106,8 @@ int main(int argc, char** argv) {
                 build.at(0.95));
     std::printf("  GL draw ms:        median %6.2f  p95 %6.2f   (ImGui::Render, OpenGL, glFinish)\n", draw.at(0.5),
                 draw.at(0.95));
+    std::printf("submitted a frame:   median %.0f vertices, %.0f indices (%.0f triangles), %.0f draw calls\n",
+                vertices.at(0.5), indices.at(0.5), indices.at(0.5) / 3, commands.at(0.5));
+    print_heaviest_lists();
     return 0;
 }

@@ -111,5 +111,64 @@ TEST(BinadeInterval, PowersOfTwo) {
     EXPECT_DOUBLE_EQ(binade_interval(2, 2, 5), 1);
 }
 
+TEST(ReadableTicks, AtLeastThreeWhenCrowdingAllows) {
+    // 2^16.6..2^25.4 with room for 2 at ease: 5 gives 2^20 and 2^25 only; 2
+    // gives 18 20 22 24, four, within the 7 a crowded axis takes.
+    const TickRoom room{2, 7, 3};
+    EXPECT_DOUBLE_EQ(tick_interval(16.6, 25.4, 2, 1), 5);
+    EXPECT_DOUBLE_EQ(readable_interval(16.6, 25.4, room, 1), 2);
+    expect_ticks(readable_exponent_ticks(16.6, 25.4, room, 2), {18, 20, 22, 24}, {"2^18", "2^20", "2^22", "2^24"});
+}
+
+TEST(ReadableTicks, EnoughAtEaseIsKept) {
+    // 0..600 with room for 6: 200 gives 4 ticks, already three or more.
+    expect_ticks(readable_linear_ticks(0, 600, {6, 9, 3}, 1), {0, 200, 400, 600}, {"0", "200", "400", "600"});
+}
+
+TEST(ReadableTicks, NoCrowdingRoomKeepsTheUsualInterval) {
+    // 0..1.5 in whole steps with room for 2 at most: 1 gives 0 and 1; nothing gives three.
+    EXPECT_DOUBLE_EQ(readable_interval(0, 1.5, {2, 2, 3}, 1), 1);
+}
+
+TEST(TickedRange, CosineBelowZeroGetsALabel) {
+    // -0.3..1 with room for 4: 0.2 widens it to -0.4..1, eight ticks; 0.5
+    // to -0.5..1, four, a widening by 1.15.
+    const TickedRange r = ticked_range(-0.3, 1, {4, 6, 3});
+    EXPECT_DOUBLE_EQ(r.interval, 0.5);
+    EXPECT_DOUBLE_EQ(r.lo, -0.5);
+    EXPECT_DOUBLE_EQ(r.hi, 1);
+    expect_ticks(r.ticks, {-0.5, 0, 0.5, 1}, {"-0.5", "0.0", "0.5", "1.0"});
+}
+
+TEST(TickedRange, LessRoomWidensFurther) {
+    // Room for 3 even crowded: 0.5 gives four ticks, 1 gives -1 0 1.
+    const TickedRange r = ticked_range(-0.3, 1, {3, 3, 3});
+    EXPECT_DOUBLE_EQ(r.lo, -1);
+    EXPECT_DOUBLE_EQ(r.hi, 1);
+    expect_ticks(r.ticks, {-1, 0, 1}, {"-1", "0", "1"});
+}
+
+TEST(TickedRange, HistogramFractions) {
+    // 0..0.0626 with room for 6: 0.02 gives 0..0.08, five ticks, but widens
+    // it by 1.28; room for 9 crowded takes 0.01: 0..0.07, eight ticks.
+    // Without the crowded room, 0.02 stays.
+    const TickedRange r = ticked_range(0, 0.0626, {6, 9, 3});
+    EXPECT_DOUBLE_EQ(r.lo, 0);
+    EXPECT_DOUBLE_EQ(r.hi, 0.07);
+    EXPECT_EQ(r.ticks.size(), 8u);
+    EXPECT_EQ(r.ticks.back().text, "0.07");
+    const TickedRange less = ticked_range(0, 0.0626, {6, 6, 3});
+    EXPECT_DOUBLE_EQ(less.hi, 0.08);
+    expect_ticks(less.ticks, {0, 0.02, 0.04, 0.06, 0.08}, {"0.00", "0.02", "0.04", "0.06", "0.08"});
+}
+
+TEST(TickedRange, EmptyRangeGetsOneEachSide) {
+    // Taken as 0..2: 0.5 gives five ticks, more than room for 4; 1 gives three.
+    const TickedRange r = ticked_range(1, 1, {4, 4, 3});
+    EXPECT_DOUBLE_EQ(r.lo, 0);
+    EXPECT_DOUBLE_EQ(r.hi, 2);
+    expect_ticks(r.ticks, {0, 1, 2}, {"0", "1", "2"});
+}
+
 }  // namespace
 }  // namespace plab

@@ -56,6 +56,7 @@ TEST(NanDiagnosis, BackwardOverflowCaughtByTheDynamicScaler) {
     ASSERT_TRUE(d.found);
     EXPECT_EQ(d.step, 4);
     EXPECT_EQ(d.last_finite_step, 3);
+    EXPECT_TRUE(d.handled);  // skipped with a finite loss: the sawtooth, not a NaN loose in the run
     EXPECT_EQ(d.headline, "Step 4: gradient overflow in fc2 (backward) at loss scale 2^16");
     EXPECT_EQ(d.detail,
               "The weight gradient of fc2 held 12 Inf and 3 NaN of 4096 values as scaled by 2^16 (the first layer in "
@@ -84,7 +85,8 @@ TEST(NanDiagnosis, ForwardNanWithoutAScalerNamesTheFirstLayerThatOverflowed) {
     const NanDiagnosis d = diagnose_first_nonfinite(log.view(), config, kNames);
     ASSERT_TRUE(d.found);
     EXPECT_EQ(d.step, 2);
-    EXPECT_EQ(d.headline, "Step 2: the loss is nan (forward): the activation of fc2 overflowed first");
+    EXPECT_FALSE(d.handled);
+    EXPECT_EQ(d.headline, "Step 2: the loss is NaN (forward): the activation of fc2 overflowed first");
     EXPECT_EQ(d.detail,
               "The output of fc2 held 7 Inf of 8192 values; its largest finite |x| was 60000. The update went ahead "
               "with those gradients (scaler kind none skips nothing), so the weights may now hold NaN.");
@@ -110,6 +112,29 @@ TEST(NanDiagnosis, AStepThatLeftTheRecentRecordsIsStillNamed) {
     EXPECT_EQ(d.last_finite_step, 1);
     EXPECT_EQ(d.headline, "Step 2: the first overflow or NaN of this run");
     EXPECT_TRUE(d.remedies.empty());
+    EXPECT_TRUE(d.handled);  // a dynamic scaler, and every loss in the history finite
+    EXPECT_FALSE(diagnose_first_nonfinite(log.view(), amp_fp16(ScalerKind::none), kNames).handled);
+}
+
+TEST(NanDiagnosis, AGoneStepWithANanLossInTheHistoryIsNotHandled) {
+    RunLogLimits limits;
+    limits.recent = 2;
+    RunLog log(limits);
+    StepRecord bad = with_layers(test::overflow_step(1, 16, true, true, std::numeric_limits<float>::quiet_NaN()));
+    log.append(bad);
+    for (int s = 2; s <= 5; ++s) log.append(with_layers(test::scaled_step(s, 15, 15, 0.5f)));
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), amp_fp16(ScalerKind::dynamic), kNames);
+    EXPECT_EQ(d.headline, "Step 1: the first overflow or NaN of this run");
+    EXPECT_FALSE(d.handled);
+}
+
+TEST(NanDiagnosis, OverflowsTheScalerDidNotSkipOrWithANanLossAreNotHandled) {
+    RunLog applied;
+    applied.append(with_layers(test::overflow_step(1, 0, false, false, 0.5f)));  // kind none applies it
+    EXPECT_FALSE(diagnose_first_nonfinite(applied.view(), amp_fp16(ScalerKind::none), kNames).handled);
+    RunLog nan_loss;
+    nan_loss.append(with_layers(test::overflow_step(1, 16, true, true, std::numeric_limits<float>::quiet_NaN())));
+    EXPECT_FALSE(diagnose_first_nonfinite(nan_loss.view(), amp_fp16(ScalerKind::dynamic), kNames).handled);
 }
 
 TEST(NanDiagnosis, AnOverflowInABiasGradientSaysSo) {

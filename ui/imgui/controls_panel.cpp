@@ -17,19 +17,48 @@ bool key_button(const char* label, const char* key) {
     return pressed;
 }
 
+
+// Greys out the items until the next end_unused() when the kind ignores `what`.
+struct Unused {
+    Unused(const ScalerConfig& s, std::string_view field) : note(scaler_field_note(s.kind, field)) {
+        if (!note.empty()) ImGui::BeginDisabled();
+    }
+    ~Unused() {
+        if (note.empty()) return;
+        ImGui::EndDisabled();
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) tooltip(note);
+    }
+    Unused(const Unused&) = delete;
+    Unused& operator=(const Unused&) = delete;
+    std::string note;  // why the kind ignores the field; empty when it reads it
+};
+
 }  // namespace
 
-void ControlsPanel::number(const char* label, const char* key, double shown, Field& field, bool whole,
-                           const LiveContext& context) {
+void ControlsPanel::number(const char* label, double shown, Field& field, bool whole,
+                           const ScalerConfig& s, const LiveContext& context) {
+    const Unused unused(s, label);
     if (!field.editing) field.value = shown;
     ImGui::SetNextItemWidth(ImGui::GetTextLineHeight() * 6);
-    const bool entered = ImGui::InputDouble(label, &field.value, 0, 0, whole ? "%.0f" : "%g",
+    const bool entered = ImGui::InputDouble(label, &field.value, 0, 0, whole ? "%.0f" : "%.10g",
                                             ImGuiInputTextFlags_EnterReturnsTrue);
     field.editing = ImGui::IsItemActive();
     if (!entered) return;
     field.editing = false;
     const std::string value = whole ? std::to_string(std::llround(field.value)) : shortest_text(field.value);
-    context.set(std::string("scaler.") + key + "=" + value);
+    context.set(std::string("scaler.") + label + "=" + value);
+}
+
+void ControlsPanel::init_scale(const ScalerConfig& s, const LiveContext& context) {
+    const Unused unused(s, "init_scale");
+    if (!init_log2_.editing) init_log2_.value = std::round(std::log2(s.init_scale));
+    ImGui::SetNextItemWidth(ImGui::GetTextLineHeight() * 6);
+    if (ImGui::InputDouble("init_scale 2^", &init_log2_.value, 0, 0, "%.0f", ImGuiInputTextFlags_EnterReturnsTrue)) {
+        init_log2_.editing = false;
+        context.set("scaler.init_scale=" + shortest_text(std::ldexp(1.0, static_cast<int>(std::lround(init_log2_.value)))));
+    } else {
+        init_log2_.editing = ImGui::IsItemActive();
+    }
 }
 
 void ControlsPanel::draw(const SessionSnapshot& snapshot, const Look& look, const LiveContext& context) {
@@ -67,23 +96,19 @@ void ControlsPanel::draw(const SessionSnapshot& snapshot, const Look& look, cons
     if (key_button("/2", "Down")) context.perform(live_action(LiveKey::down));
     ImGui::SameLine();
     if (key_button("x2", "Up")) context.perform(live_action(LiveKey::up));
-    if (!init_log2_.editing) init_log2_.value = std::round(std::log2(s.init_scale));
-    ImGui::SetNextItemWidth(ImGui::GetTextLineHeight() * 6);
-    if (ImGui::InputDouble("init_scale 2^", &init_log2_.value, 0, 0, "%.0f", ImGuiInputTextFlags_EnterReturnsTrue)) {
-        init_log2_.editing = false;
-        context.set("scaler.init_scale=" + shortest_text(std::ldexp(1.0, static_cast<int>(std::lround(init_log2_.value)))));
-    } else {
-        init_log2_.editing = ImGui::IsItemActive();
-    }
-    number("growth_factor", "growth_factor", s.growth_factor, growth_factor_, false, context);
-    number("backoff_factor", "backoff_factor", s.backoff_factor, backoff_factor_, false, context);
-    number("growth_interval", "growth_interval", s.growth_interval, growth_interval_, true, context);
+    init_scale(s, context);
+    number("growth_factor", s.growth_factor, growth_factor_, false, s, context);
+    number("backoff_factor", s.backoff_factor, backoff_factor_, false, s, context);
+    number("growth_interval", s.growth_interval, growth_interval_, true, s, context);
     ImGui::SameLine();
     if (key_button("/2##gi", "B")) context.perform(live_action(LiveKey::b));
     ImGui::SameLine();
     if (key_button("x2##gi", "G")) context.perform(live_action(LiveKey::g));
-    number("hysteresis", "hysteresis", s.hysteresis, hysteresis_, true, context);
-    number("min_scale", "min_scale", s.min_scale, min_scale_, false, context);
+    number("hysteresis", s.hysteresis, hysteresis_, true, s, context);
+    number("min_scale", s.min_scale, min_scale_, false, s, context);
+    number("max_scale", s.max_scale, max_scale_, false, s, context);
+    ImGui::SameLine();
+    ImGui::TextDisabled("0: none");
     if (ImGui::Button("Copy as PyTorch GradScaler")) ImGui::SetClipboardText(pytorch_grad_scaler(s).code.c_str());
     if (ImGui::IsItemHovered()) tooltip(pytorch_grad_scaler(s).code);
 }

@@ -4,6 +4,7 @@
 // scaler setting, each sent to the running session as a live edit when
 // Enter is pressed; the settings as a PyTorch GradScaler call to copy.
 #include "ui/imgui/panel.h"
+#include "ui/present/scaler_fields.h"
 
 namespace plab::imgui {
 
@@ -17,9 +18,12 @@ private:
         double value = 0;
         bool editing = false;
     };
-    void number(const char* label, const char* key, double shown, Field& field, bool whole, const LiveContext& context);
+    // Disabled, with a tooltip saying why, for a kind that ignores `what`.
+    void number(const char* label, double shown, Field& field, bool whole, const ScalerConfig& s,
+                const LiveContext& context);
+    void init_scale(const ScalerConfig& s, const LiveContext& context);
 
-    Field init_log2_, growth_factor_, backoff_factor_, growth_interval_, hysteresis_, min_scale_;
+    Field init_log2_, growth_factor_, backoff_factor_, growth_interval_, hysteresis_, min_scale_, max_scale_;
 };
 
 }  // namespace plab::imgui

@@ -25,7 +25,7 @@ void DivergencePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const float plot_h = ImGui::GetContentRegionAvail().y - below;
     // Distance on a log axis, drawn in decades; a distance of exactly 0 is at the bottom edge.
     {
-        const PlotArea a = begin_plot("##dist", {half_w, plot_h}, {v.step_min, v.step_max, AxisKind::steps, "step"},
+        const PlotArea a = begin_plot("##dist", {half_w, plot_h}, {v.step_min, v.step_max, AxisKind::steps, look.step_title()},
                                       {std::log10(v.rel_dist_min), std::log10(v.rel_dist_max), AxisKind::log10,
                                        "weight distance to twin"},
                                       look);
@@ -38,7 +38,7 @@ void DivergencePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     }
     ImGui::SameLine(0, gap);
     {
-        const PlotArea a = begin_plot("##cos", {half_w, plot_h}, {v.step_min, v.step_max, AxisKind::steps, "step"},
+        const PlotArea a = begin_plot("##cos", {half_w, plot_h}, {v.step_min, v.step_max, AxisKind::steps, look.step_title()},
                                       {v.cos_min, v.cos_max, AxisKind::linear, "grad cosine with twin"}, look);
         for (std::size_t i = 0; i < v.layers.size(); ++i) polyline(a, v.layers[i].grad_cos, layer_colour(i), look.thin() * 1.5f);
         end_plot(a);

@@ -99,7 +99,8 @@ void GlWindow::render() {
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_, &w, &h);
     glViewport(0, 0, w, h);
-    glClearColor(0.106f, 0.118f, 0.137f, 1.0f);
+    const ImVec4 bg = to_vec4(colour::background);  // the panels leave it to this clear
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }

@@ -1,5 +1,6 @@
 #include "ui/imgui/histogram_panel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -14,10 +15,14 @@ namespace {
 
 const char* const kTensorNames[] = {"weights", "weight grads", "activations", "activation grads"};
 
-// Flush-to-zero and overflow ranges strong, subnormal pale: where values are
-// lost outright stands out from where they only lose precision.
-constexpr int kLostAlpha = 96;
-constexpr int kSubnormalAlpha = 40;
+// Flush-to-zero and overflow ranges a solid tint, subnormal a pale tint
+// crossed by lines: where values are lost outright stands out from where they
+// only lose precision, and both from the normal range, on the dark plot;
+// the bars, drawn over them opaque, stay readable on all three.
+constexpr int kLostAlpha = 90;
+constexpr int kSubnormalAlpha = 30;
+constexpr int kHatchAlpha = 110;
+constexpr int kEdgeAlpha = 200;
 
 std::string percent(double p) {
     if (p == 0) return "0";
@@ -90,23 +95,27 @@ void HistogramPanel::draw(const SessionSnapshot& snapshot, const Look& look, con
 }
 
 void HistogramPanel::draw_plot(const HistogramView& view, const Look& look, const LiveContext& context) {
-    const double top = view.y_max * 1.08;
-    const PlotArea a = begin_plot("##hist", {0, 0}, {view.x_min, view.x_max, AxisKind::log2, caption_.c_str()},
-                                  {0, top, AxisKind::linear, "fraction of values"}, look);
+    // A strip above the bars for the bands' labels, a line per format.
+    const float labels_h = ImGui::GetTextLineHeight() * static_cast<float>(view.bands.size()) + 4.0f * look.scale;
+    Axis y{0, view.y_max, AxisKind::linear, "fraction of values"};
+    y.pad_hi = labels_h;
+    const PlotArea a =
+        begin_plot("##hist", {0, 0}, {view.x_min, view.x_max, AxisKind::log2, caption_.c_str()}, y, look);
     for (const FormatBand& b : view.bands) {
         const ImU32 c = band_colour(b.format);
         x_band(a, view.x_min, b.log2_nonzero, with_alpha(c, kLostAlpha));
         x_band(a, b.log2_nonzero, b.log2_normal, with_alpha(c, kSubnormalAlpha));
+        hatched_x_band(a, b.log2_nonzero, b.log2_normal, with_alpha(c, kHatchAlpha), 7.0f * look.scale, look.thin());
         x_band(a, b.log2_overflow, view.x_max, with_alpha(c, kLostAlpha));
         for (double edge : {b.log2_nonzero, b.log2_normal, b.log2_overflow})
-            a.draw->AddLine({a.px(edge), a.min.y}, {a.px(edge), a.max.y}, with_alpha(c, 160), look.thin());
+            a.draw->AddLine({a.px(edge), a.min.y}, {a.px(edge), a.max.y}, with_alpha(c, kEdgeAlpha), look.thin());
     }
     const HistBar* hovered = nullptr;
     const double mouse_x = a.x_at(ImGui::GetIO().MousePos.x);
     for (const HistBar& b : view.bars) {
         const bool over = a.hovered() && mouse_x >= b.log2_lo && mouse_x < b.log2_hi;
         if (over) hovered = &b;
-        bar(a, b.log2_lo, b.log2_hi, b.fraction, over ? colour::edit : with_alpha(colour::amp, 220));
+        bar(a, b.log2_lo, b.log2_hi, b.fraction, over ? colour::edit : colour::amp);
     }
     // The formats' names inside the range they keep, pointing at where the
     // values they lose begin.
@@ -137,10 +146,13 @@ void HistogramPanel::draw_counters(const LayerRecord& layer, HistTensor tensor) 
     const TensorStats& s = pick_stats(layer, tensor, unscaled_);
     const std::vector<FormatId> formats = chosen();
     if (formats.empty()) return;
-    constexpr ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchSame;
+    // Columns share the width by what they hold (header or "100.0%"), so
+    // "subnormal" and "overflow" keep their whole names at any font size.
+    constexpr ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
     if (!ImGui::BeginTable("##counters", 7, flags)) return;
+    const float value_w = ImGui::CalcTextSize("100.0%").x;
     for (const char* h : {"format", "zero", "flush", "subnormal", "overflow", "NaN", "Inf"})
-        ImGui::TableSetupColumn(h);
+        ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_None, std::max(value_w, ImGui::CalcTextSize(h).x));
     ImGui::TableHeadersRow();
     for (FormatId f : formats) {
         const HistCounters c = make_hist_counters(s, f);

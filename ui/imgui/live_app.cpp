@@ -7,9 +7,12 @@
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
+#include "engine/train/preset_rules.h"
 #include "engine/train/trainer_factory.h"
 #include "ui/imgui/help_overlay.h"
 #include "ui/imgui/plot.h"
+#include "ui/present/loss_curves.h"
+#include "ui/present/nan_diagnosis.h"
 
 namespace plab::imgui {
 
@@ -48,6 +51,14 @@ int glfw_key(LiveKey key) {
 }
 
 constexpr double kMessageSeconds = 8.0;
+
+// A diagnosis worth the divergence's place on a projector: a NaN or Inf the
+// scaler did not cope with, not a dynamic scaler's routine backoff.
+bool needs_diagnosis(const RunView& run) {
+    if (!run.config || run.log.totals.first_nonfinite_step < 0) return false;
+    const NanDiagnosis d = diagnose_first_nonfinite(run.log, *run.config, model_layer_names(run.config->model));
+    return d.found && !d.handled;
+}
 
 }  // namespace
 
@@ -137,13 +148,8 @@ void LiveApp::status_line(const SessionSnapshot& s) {
                        std::to_string(s.step) + " / " + std::to_string(steps) + "  ·  " +
                        (s.playing ? "training" : "paused");
     if (const StepRecord* last = run.log.latest()) {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "  ·  loss %.4g", static_cast<double>(last->loss));
-        text += buf;
-        if (run.config && run.config->twin) {
-            std::snprintf(buf, sizeof buf, " (twin %.4g)", static_cast<double>(last->loss_ref));
-            text += buf;
-        }
+        text += "  ·  loss " + loss_text(last->loss, 4);
+        if (run.config && run.config->twin) text += " (twin " + loss_text(last->loss_ref, 4) + ")";
     }
     if (s.fork) text += "  ·  fork from step " + std::to_string(s.fork->forked_at);
     if (look_.heading) ImGui::PushFont(look_.heading);
@@ -197,18 +203,19 @@ void LiveApp::layout(const SessionSnapshot& s) {
 
     if (look_.projector) {
         // For a big screen seen from afar: four large panels, two by two; the
-        // keys drive the rest. The diagnosis takes the divergence's place once
-        // a run has gone non-finite.
-        const float half = (avail.x - gap) * 0.5f;
-        const float top = (h - ImGui::GetStyle().ItemSpacing.y) * 0.5f;
-        ImGui::BeginChild("##left", {half, h}, false, column);
-        histograms(top);
+        // keys drive the rest. The histograms, with their controls and
+        // counters, get the larger share; the diagnosis takes the
+        // divergence's place once a run holds a NaN or Inf its scaler did not
+        // cope with.
+        const float left_w = (avail.x - gap) * 0.56f;
+        ImGui::BeginChild("##left", {left_w, h}, false, column);
+        histograms(h * 0.62f);
         loss(0);
         ImGui::EndChild();
         ImGui::SameLine(0, gap);
-        ImGui::BeginChild("##right", {half, h}, false, column);
-        scale(top);
-        if (s.main.log.totals.first_nonfinite_step >= 0)
+        ImGui::BeginChild("##right", {0, h}, false, column);
+        scale(h * 0.5f);
+        if (needs_diagnosis(s.main))
             nan(0);
         else
             divergence(0);
@@ -245,8 +252,11 @@ void LiveApp::frame() {
         base_saved_ = true;
         ImGui::GetStyle() = base_style_;
         ImGui::GetStyle().ScaleAllSizes(look_.scale);
-        ImGui::GetStyle().Colors[ImGuiCol_WindowBg] = to_vec4(colour::background);
-        ImGui::GetStyle().Colors[ImGuiCol_ChildBg] = to_vec4(colour::background);
+        // The GL clear paints the background (GlWindow::render, the same
+        // colour) once: the window and each nested child region filling it
+        // again cost a software rasteriser a full-screen fill apiece.
+        ImGui::GetStyle().Colors[ImGuiCol_WindowBg] = ImVec4(0, 0, 0, 0);
+        ImGui::GetStyle().Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
         ImGui::GetStyle().Colors[ImGuiCol_PopupBg] = to_vec4(colour::plot_background);
         ImGui::GetStyle().Colors[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, 0.6f);
         style_set_ = true;

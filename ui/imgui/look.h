@@ -55,6 +55,9 @@ struct Look {
     float line() const { return 2.0f * scale; }         // plotted lines
     float thin() const { return projector ? 2.0f : 1.0f; }  // grid, bands' edges
     float marker() const { return 5.0f * scale; }       // half the size of a scale-event marker
+    // The title of a step axis: none on a projector, where its numbers say
+    // enough and the line goes to the plot's height.
+    const char* step_title() const { return projector ? "" : "step"; }
 };
 
 }  // namespace plab::imgui

@@ -18,6 +18,30 @@ std::vector<XY> log10_of(std::vector<XY> points) {
     return points;
 }
 
+// Losses the log axis cannot show, at its edges where each run of them
+// begins: NaN and Inf at the top in the colour of non-finite values, 0 at
+// the bottom in the run's colour; the twin's a row further in, so that both
+// runs' marks show at one step.
+void draw_marks(const PlotArea& a, const std::vector<LossMark>& marks, const Look& look) {
+    const float h = look.marker();
+    for (const LossMark& m : marks) {
+        const float row = m.twin ? h * 2.6f : 0.0f;
+        if (m.top)
+            draw_marker(a.draw, {a.px(m.x), a.min.y + h * 1.5f + row}, MarkerShape::diamond, colour::overflow, h);
+        else
+            draw_marker(a.draw, {a.px(m.x), a.max.y - h * 1.3f - row}, MarkerShape::triangle_down,
+                        m.twin ? colour::twin : colour::amp, h);
+    }
+}
+
+bool has_test(const LossCurves& c) {
+    return std::any_of(c.loss.begin(), c.loss.end(), [](const Curve& k) { return k.test && !k.points.empty(); });
+}
+
+bool has_mark(const std::vector<LossMark>& marks, bool top) {
+    return std::any_of(marks.begin(), marks.end(), [top](const LossMark& m) { return m.top == top; });
+}
+
 }  // namespace
 
 void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
@@ -27,6 +51,7 @@ void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const float line_h = ImGui::GetTextLineHeightWithSpacing();
     const float below = line_h * (snapshot.fork ? 3 : 2);
     const int columns = std::max(16, static_cast<int>(ImGui::GetContentRegionAvail().x));
+    // A mark is about ten pixels wide: one per eight pixels is all the eye can separate.
     const LossCurves c = make_loss_curves(run.log, twin, columns);
     std::optional<LossCurves> f;
     double lo = c.loss_min, hi = c.loss_max, step_max = c.step_max;
@@ -37,7 +62,7 @@ void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
         step_max = std::max(step_max, f->step_max);
     }
     ImGui::BeginChild("##lossplot", {0, -below}, false);
-    const PlotArea a = begin_plot("##loss", {0, 0}, {c.step_min, step_max, AxisKind::steps, "step"},
+    const PlotArea a = begin_plot("##loss", {0, 0}, {c.step_min, step_max, AxisKind::steps, look.step_title()},
                                   {std::log10(lo), std::log10(hi), AxisKind::log10, "loss (log)"}, look);
     // The twin's curves first so that the AMP run's are drawn over them: where
     // the two agree, the AMP colour shows.
@@ -52,14 +77,16 @@ void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
         }
     }
     if (f && !f->loss.empty()) polyline(a, log10_of(f->loss.front().points), colour::fork, look.thin() * 1.5f);
+    draw_marks(a, c.marks, look);
     end_plot(a);
     ImGui::EndChild();
     std::vector<KeyEntry> key = {{"AMP train", colour::amp}};
     if (twin) key.push_back({"FP32 twin", colour::twin});
     if (f) key.push_back({"fork", colour::fork});
+    if (has_mark(c.marks, true)) key.push_back({"NaN/Inf loss", colour::overflow, KeySymbol::diamond});
+    if (has_mark(c.marks, false)) key.push_back({"loss 0 (bottom)", colour::dim_text, KeySymbol::triangle_down});
+    if (has_test(c)) key.push_back({"test", colour::dim_text, KeySymbol::dashed_line});
     key_line(key);
-    ImGui::SameLine();
-    ImGui::TextDisabled("(dashed: test)");
     ImGui::TextUnformatted(c.summary.c_str());
     if (snapshot.fork) {
         ImGui::PushStyleColor(ImGuiCol_Text, colour::fork);

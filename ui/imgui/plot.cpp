@@ -7,13 +7,19 @@ namespace plab::imgui {
 
 namespace {
 
-std::vector<AxisTick> ticks_of(const Axis& a, float pixels, float label_pixels) {
-    const int room = std::max(2, static_cast<int>(pixels / label_pixels));
+// Labels `label_pixels` apart at ease, `crowded` times that when crowded,
+// and at least three where they fit at all.
+TickRoom room_for(float pixels, float label_pixels, float crowded = 0.75f) {
+    return {std::max(2, static_cast<int>(pixels / label_pixels)),
+            std::max(2, static_cast<int>(pixels / (label_pixels * crowded))), 3};
+}
+
+std::vector<AxisTick> ticks_of(const Axis& a, const TickRoom& room) {
     switch (a.kind) {
-        case AxisKind::steps: return linear_ticks(a.lo, a.hi, room, 1.0);
-        case AxisKind::linear: return linear_ticks(a.lo, a.hi, room);
-        case AxisKind::log2: return exponent_ticks(a.lo, a.hi, room, 2);
-        case AxisKind::log10: return exponent_ticks(a.lo, a.hi, room, 10);
+        case AxisKind::steps: return readable_linear_ticks(a.lo, a.hi, room, 1.0);
+        case AxisKind::linear: return ticked_range(a.lo, a.hi, room).ticks;
+        case AxisKind::log2: return readable_exponent_ticks(a.lo, a.hi, room, 2);
+        case AxisKind::log10: return readable_exponent_ticks(a.lo, a.hi, room, 10);
         case AxisKind::none: return {};
     }
     return {};
@@ -23,6 +29,67 @@ float widest(const std::vector<AxisTick>& ticks) {
     float w = 0;
     for (const AxisTick& t : ticks) w = std::max(w, ImGui::CalcTextSize(t.text.c_str()).x);
     return w;
+}
+
+struct FittedAxis {
+    Axis axis;
+    std::vector<AxisTick> ticks;
+};
+
+// A linear axis widened to its ticks, then any axis widened by its pads, for
+// a length of `pixels`; with its ticks (a linear axis's from before the pads,
+// which only add room).
+FittedAxis fitted(Axis a, float pixels, const TickRoom& room) {
+    std::vector<AxisTick> ticks;
+    if (a.kind == AxisKind::linear) {
+        TickedRange r = ticked_range(a.lo, a.hi, room);
+        a.lo = r.lo;
+        a.hi = r.hi;
+        ticks = std::move(r.ticks);
+    }
+    const float inner = pixels - a.pad_lo - a.pad_hi;
+    if (inner > 1 && a.hi > a.lo) {
+        const double per_pixel = (a.hi - a.lo) / inner;
+        a.lo -= a.pad_lo * per_pixel;
+        a.hi += a.pad_hi * per_pixel;
+    }
+    if (a.kind != AxisKind::linear) ticks = ticks_of(a, room);
+    return {a, std::move(ticks)};
+}
+
+// The x title's height: one line, or more when it is wider than the plot.
+float title_height(const char* title, float width) {
+    return *title ? ImGui::CalcTextSize(title, nullptr, false, width).y : 0.0f;
+}
+
+void draw_x_title(const PlotArea& a, const char* title, float left, float width, float y) {
+    const ImVec2 ts = ImGui::CalcTextSize(title);
+    if (ts.x <= width) {
+        const float centred = std::clamp((a.min.x + a.max.x - ts.x) * 0.5f, left, left + width - ts.x);
+        a.draw->AddText({centred, y}, colour::dim_text, title);
+    } else {
+        a.draw->AddText(nullptr, 0.0f, {left, y}, colour::dim_text, title, nullptr, width);
+    }
+}
+
+void draw_y_ticks(const PlotArea& a, const std::vector<AxisTick>& ticks, float pad, const Look& look) {
+    for (const AxisTick& t : ticks) {
+        const float py = a.py(t.value);
+        a.draw->AddLine({a.min.x, py}, {a.max.x, py}, colour::grid, look.thin());
+        const ImVec2 ts = ImGui::CalcTextSize(t.text.c_str());
+        a.draw->AddText({a.min.x - pad - ts.x, py - ts.y * 0.5f}, colour::dim_text, t.text.c_str());
+    }
+}
+
+void draw_x_ticks(const PlotArea& a, const std::vector<AxisTick>& ticks, float pad, float left, float right,
+                  const Look& look) {
+    for (const AxisTick& t : ticks) {
+        const float px = a.px(t.value);
+        a.draw->AddLine({px, a.min.y}, {px, a.max.y}, colour::grid, look.thin());
+        const ImVec2 ts = ImGui::CalcTextSize(t.text.c_str());
+        const float left_x = std::clamp(px - ts.x * 0.5f, left, right - ts.x);
+        a.draw->AddText({left_x, a.max.y + pad}, colour::dim_text, t.text.c_str());
+    }
 }
 
 }  // namespace
@@ -57,41 +124,29 @@ PlotArea begin_plot(const char* id, ImVec2 size, const Axis& x, const Axis& y, c
 
     // The y labels' width decides the left margin; the rows of text below
     // (x labels, x title) the bottom one.
-    const float bottom = text_h + pad * 2 + (*x.title ? text_h : 0.0f);
+    const float bottom = text_h + pad * 2 + title_height(x.title, size.x - pad * 2);
     const float top = (*y.title ? text_h + pad : pad) + text_h * 0.5f;
-    const std::vector<AxisTick> y_ticks = ticks_of(y, size.y - bottom - top, text_h * 1.8f);
-    const float left = (y.kind == AxisKind::none ? 0.0f : widest(y_ticks)) + pad * 3;
+    const float inner_h = size.y - bottom - top;
     PlotArea a;
-    a.x = x;
-    a.y = y;
+    const FittedAxis fy = fitted(y, inner_h, room_for(inner_h, text_h * 1.5f));
+    a.y = fy.axis;
+    const float left = (y.kind == AxisKind::none ? 0.0f : widest(fy.ticks)) + pad * 3;
     a.min = {origin.x + left, origin.y + top};
     a.max = {origin.x + size.x - pad * 3, origin.y + size.y - bottom};
+    const float inner_w = a.max.x - a.min.x;
+    const float label_w = std::max(ImGui::CalcTextSize("000000").x, widest(ticks_of(x, room_for(inner_w, 80))) * 1.6f);
+    // x labels are spaced at 1.6 times the widest: crowded, 0.6 of that still leaves a gap.
+    const FittedAxis fx = fitted(x, inner_w, room_for(inner_w, label_w, 0.6f));
+    a.x = fx.axis;
     a.draw = ImGui::GetWindowDrawList();
-    ImDrawList* d = a.draw;
-    const float label_w = std::max(ImGui::CalcTextSize("000000").x, widest(ticks_of(x, a.max.x - a.min.x, 80)) * 1.6f);
-    const std::vector<AxisTick> x_ticks = ticks_of(x, a.max.x - a.min.x, label_w);
 
-    d->AddRectFilled(a.min, a.max, colour::plot_background);
-    for (const AxisTick& t : y_ticks) {
-        const float py = a.py(t.value);
-        d->AddLine({a.min.x, py}, {a.max.x, py}, colour::grid, look.thin());
-        const ImVec2 ts = ImGui::CalcTextSize(t.text.c_str());
-        d->AddText({a.min.x - pad - ts.x, py - ts.y * 0.5f}, colour::dim_text, t.text.c_str());
-    }
-    for (const AxisTick& t : x_ticks) {
-        const float px = a.px(t.value);
-        d->AddLine({px, a.min.y}, {px, a.max.y}, colour::grid, look.thin());
-        const ImVec2 ts = ImGui::CalcTextSize(t.text.c_str());
-        const float left_x = std::clamp(px - ts.x * 0.5f, origin.x, origin.x + size.x - ts.x);
-        d->AddText({left_x, a.max.y + pad}, colour::dim_text, t.text.c_str());
-    }
-    d->AddRect(a.min, a.max, colour::axis, 0.0f, 0, look.thin());
-    if (*x.title) {
-        const ImVec2 ts = ImGui::CalcTextSize(x.title);
-        d->AddText({(a.min.x + a.max.x - ts.x) * 0.5f, a.max.y + pad + text_h}, colour::dim_text, x.title);
-    }
-    if (*y.title) d->AddText({origin.x + pad, origin.y}, colour::dim_text, y.title);
-    d->PushClipRect(a.min, a.max, true);
+    a.draw->AddRectFilled(a.min, a.max, colour::plot_background);
+    draw_y_ticks(a, fy.ticks, pad, look);
+    draw_x_ticks(a, fx.ticks, pad, origin.x, origin.x + size.x, look);
+    a.draw->AddRect(a.min, a.max, colour::axis, 0.0f, 0, look.thin());
+    if (*x.title) draw_x_title(a, x.title, origin.x + pad, size.x - pad * 2, a.max.y + pad + text_h);
+    if (*y.title) a.draw->AddText({origin.x + pad, origin.y}, colour::dim_text, y.title);
+    a.draw->PushClipRect(a.min, a.max, true);
     return a;
 }
 
@@ -105,11 +160,15 @@ void polyline(const PlotArea& a, const std::vector<XY>& points, ImU32 colour, fl
     std::vector<ImVec2> px;
     px.reserve(points.size());
     for (const XY& p : points) px.push_back(a.at(p.x, p.y));
-    a.draw->AddPolyline(px.data(), static_cast<int>(px.size()), colour, ImDrawFlags_None, thickness);
+    // A whole number of pixels: ImGui then draws the anti-aliased line from
+    // its texture, 2 triangles a segment instead of 6, the same to the eye.
+    a.draw->AddPolyline(px.data(), static_cast<int>(px.size()), colour, ImDrawFlags_None, std::round(thickness));
 }
 
 void dashed_polyline(const PlotArea& a, const std::vector<XY>& points, ImU32 colour, float thickness, float dash) {
-    // Walks the line and draws every other `dash` pixels of it.
+    // Walks the line and draws every other `dash` pixels of it, whole pixels
+    // thick like polyline().
+    thickness = std::round(thickness);
     bool on = true;
     float left = dash;
     for (std::size_t i = 1; i < points.size(); ++i) {
@@ -138,6 +197,16 @@ void x_band(const PlotArea& a, double x0, double x1, ImU32 fill) {
     if (r > l) a.draw->AddRectFilled({l, a.min.y}, {r, a.max.y}, fill);
 }
 
+void hatched_x_band(const PlotArea& a, double x0, double x1, ImU32 line, float spacing, float thickness) {
+    const float l = std::max(a.px(x0), a.min.x), r = std::min(a.px(x1), a.max.x);
+    if (r <= l) return;
+    const float height = a.max.y - a.min.y;
+    a.draw->PushClipRect({l, a.min.y}, {r, a.max.y}, true);
+    // Lines rising to the right, from below-left of the band to past its right edge.
+    for (float x = l - height; x < r; x += spacing) a.draw->AddLine({x, a.max.y}, {x + height, a.min.y}, line, thickness);
+    a.draw->PopClipRect();
+}
+
 void bar(const PlotArea& a, double x0, double x1, double top, ImU32 fill) {
     const float l = a.px(x0), r = a.px(x1);
     // At least a pixel wide and, when non-empty, a pixel tall: a bin holding a
@@ -149,8 +218,10 @@ void bar(const PlotArea& a, double x0, double x1, double top, ImU32 fill) {
 }
 
 void marker(const PlotArea& a, double x, double y, MarkerShape shape, ImU32 colour, float h) {
-    const ImVec2 c = a.at(x, y);
-    ImDrawList* d = a.draw;
+    draw_marker(a.draw, a.at(x, y), shape, colour, h);
+}
+
+void draw_marker(ImDrawList* d, ImVec2 c, MarkerShape shape, ImU32 colour, float h) {
     switch (shape) {
         case MarkerShape::circle: d->AddCircleFilled(c, h, colour); break;
         case MarkerShape::square: d->AddRectFilled({c.x - h, c.y - h}, {c.x + h, c.y + h}, colour); break;
@@ -166,20 +237,42 @@ void marker(const PlotArea& a, double x, double y, MarkerShape shape, ImU32 colo
     }
 }
 
+namespace {
+
+// The room a key symbol takes before its name, in line heights.
+constexpr float kSymbolWidth = 1.3f;
+
+void draw_symbol(ImDrawList* d, ImVec2 at, float h, const KeyEntry& e) {
+    const ImVec2 centre = {at.x + h * 0.55f, at.y + h * 0.5f};
+    const float half = h * 0.3f;
+    switch (e.symbol) {
+        case KeySymbol::line: d->AddLine({at.x, centre.y}, {at.x + h * 1.1f, centre.y}, e.colour, h * 0.15f); break;
+        case KeySymbol::dashed_line:
+            d->AddLine({at.x, centre.y}, {at.x + h * 0.4f, centre.y}, e.colour, h * 0.15f);
+            d->AddLine({at.x + h * 0.7f, centre.y}, {at.x + h * 1.1f, centre.y}, e.colour, h * 0.15f);
+            break;
+        case KeySymbol::square: draw_marker(d, centre, MarkerShape::square, e.colour, half); break;
+        case KeySymbol::circle: draw_marker(d, centre, MarkerShape::circle, e.colour, half); break;
+        case KeySymbol::triangle_up: draw_marker(d, centre, MarkerShape::triangle_up, e.colour, half); break;
+        case KeySymbol::triangle_down: draw_marker(d, centre, MarkerShape::triangle_down, e.colour, half); break;
+        case KeySymbol::diamond: draw_marker(d, centre, MarkerShape::diamond, e.colour, half); break;
+    }
+}
+
+}  // namespace
+
 void key_line(const std::vector<KeyEntry>& entries) {
     const float h = ImGui::GetTextLineHeight();
     const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         // Wraps to a new line rather than running past the panel's edge.
-        const float width = h * 0.75f + ImGui::CalcTextSize(entries[i].name).x;
+        const float width = h * kSymbolWidth + ImGui::CalcTextSize(entries[i].name).x;
         if (i) {
             ImGui::SameLine(0, h);
             if (ImGui::GetCursorScreenPos().x + width > right) ImGui::NewLine();
         }
-        const ImVec2 p = ImGui::GetCursorScreenPos();
-        ImGui::GetWindowDrawList()->AddRectFilled({p.x, p.y + h * 0.2f}, {p.x + h * 0.6f, p.y + h * 0.8f},
-                                                  entries[i].colour);
-        ImGui::Dummy({h * 0.75f, h});
+        draw_symbol(ImGui::GetWindowDrawList(), ImGui::GetCursorScreenPos(), h, entries[i]);
+        ImGui::Dummy({h * kSymbolWidth, h});
         ImGui::SameLine(0, 0);
         ImGui::TextUnformatted(entries[i].name);
     }
@@ -190,7 +283,7 @@ int key_lines(const std::vector<KeyEntry>& entries, float width) {
     int lines = 1;
     float x = 0;
     for (std::size_t i = 0; i < entries.size(); ++i) {
-        const float w = h * 0.75f + ImGui::CalcTextSize(entries[i].name).x;
+        const float w = h * kSymbolWidth + ImGui::CalcTextSize(entries[i].name).x;
         if (i && x + h + w > width) {
             ++lines;
             x = w;

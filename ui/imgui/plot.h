@@ -24,10 +24,15 @@ enum class AxisKind {
     none,    // no labels (the panel labels it itself)
 };
 
+// A linear axis is widened to end on labelled ticks (ticked_range); every
+// axis gets at least three labels where its length allows them.
 struct Axis {
     double lo = 0, hi = 1;
     AxisKind kind = AxisKind::linear;
-    const char* title = "";  // drawn under the x axis, or above the y axis's labels
+    const char* title = "";  // drawn under the x axis (wrapped when too long), or above the y axis's labels
+    // Pixels kept clear inside the low and high ends: the range is widened
+    // so that marks drawn at the data's ends (markers, labels) stay whole.
+    float pad_lo = 0, pad_hi = 0;
 };
 
 // The inner rectangle of a plot and its data ranges.
@@ -55,16 +60,25 @@ void polyline(const PlotArea& a, const std::vector<XY>& points, ImU32 colour, fl
 void dashed_polyline(const PlotArea& a, const std::vector<XY>& points, ImU32 colour, float thickness, float dash);
 // The full height between x0 and x1 (format bands).
 void x_band(const PlotArea& a, double x0, double x1, ImU32 fill);
+// The full height between x0 and x1 crossed by diagonal lines `spacing`
+// pixels apart (a band that must read apart from a plain one).
+void hatched_x_band(const PlotArea& a, double x0, double x1, ImU32 line, float spacing, float thickness);
 // A rectangle from y = 0 up (histogram bars).
 void bar(const PlotArea& a, double x0, double x1, double top, ImU32 fill);
 
 enum class MarkerShape { circle, square, triangle_up, triangle_down, diamond };
 void marker(const PlotArea& a, double x, double y, MarkerShape shape, ImU32 colour, float half_size);
+// The same shape at a point in pixels (the plot's marks and the colour key share it).
+void draw_marker(ImDrawList* d, ImVec2 centre, MarkerShape shape, ImU32 colour, float half_size);
 
-// One line of coloured squares with names ("■ train AMP  ■ twin"), at the cursor.
+// What a key entry shows before its name: the mark as the plot draws it.
+enum class KeySymbol { line, dashed_line, square, circle, triangle_up, triangle_down, diamond };
+
+// One line of symbols with names ("— train AMP  — twin  ● overflow"), at the cursor.
 struct KeyEntry {
     const char* name;
     ImU32 colour;
+    KeySymbol symbol = KeySymbol::line;
 };
 void key_line(const std::vector<KeyEntry>& entries);
 // How many lines key_line() takes in a region `width` pixels wide.

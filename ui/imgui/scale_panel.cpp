@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "ui/imgui/plot.h"
+#include "ui/imgui/progress_bar.h"
 #include "ui/present/scale_trajectory.h"
 
 namespace plab::imgui {
@@ -13,18 +14,35 @@ namespace {
 
 struct MarkerLook {
     MarkerShape shape;
+    KeySymbol symbol;  // the same shape in the colour key
     ImU32 colour;
     double lift;  // in binades: an overflow sits above its backoff, which shares its step
 };
 
 MarkerLook marker_look(ScaleEventKind k) {
     switch (k) {
-        case ScaleEventKind::overflow: return {MarkerShape::circle, colour::overflow, 0.45};
-        case ScaleEventKind::backoff: return {MarkerShape::triangle_down, colour::backoff, 0.0};
-        case ScaleEventKind::growth: return {MarkerShape::triangle_up, colour::growth, 0.0};
-        case ScaleEventKind::edit: return {MarkerShape::diamond, colour::edit, 0.0};
+        case ScaleEventKind::overflow: return {MarkerShape::circle, KeySymbol::circle, colour::overflow, 0.45};
+        case ScaleEventKind::backoff: return {MarkerShape::triangle_down, KeySymbol::triangle_down, colour::backoff, 0.0};
+        case ScaleEventKind::growth: return {MarkerShape::triangle_up, KeySymbol::triangle_up, colour::growth, 0.0};
+        case ScaleEventKind::edit: return {MarkerShape::diamond, KeySymbol::diamond, colour::edit, 0.0};
     }
-    return {MarkerShape::square, colour::text, 0.0};
+    return {MarkerShape::square, KeySymbol::square, colour::text, 0.0};
+}
+
+KeyEntry key_of(const char* name, ScaleEventKind k) {
+    const MarkerLook ml = marker_look(k);
+    return {name, ml.colour, ml.symbol};
+}
+
+void growth_progress(const ScaleTrajectory& t) {
+    if (t.growth_interval <= 0) {
+        ImGui::TextDisabled("this scaler does not grow");
+        return;
+    }
+    const int done = std::min(t.growth_tracker, t.growth_interval);
+    const std::string text =
+        std::to_string(done) + " / " + std::to_string(t.growth_interval) + " clean steps to the next growth";
+    progress_bar(static_cast<float>(done) / static_cast<float>(t.growth_interval), text, colour::growth);
 }
 
 }  // namespace
@@ -37,9 +55,12 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     // A marker is about ten pixels wide: one marker column per eight pixels is all the eye can separate.
     const int columns = std::max(16, static_cast<int>(width));
     const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, std::max(1, columns / 8));
-    const std::vector<KeyEntry> key = {{"scale", colour::amp},   {t.overflow_key.c_str(), colour::overflow},
-                                       {"backoff", colour::backoff}, {"growth", colour::growth},
-                                       {"edit", colour::edit},       {"fork", colour::fork}};
+    const std::vector<KeyEntry> key = {{"scale", colour::amp},
+                                       key_of(t.overflow_key.c_str(), ScaleEventKind::overflow),
+                                       key_of("backoff", ScaleEventKind::backoff),
+                                       key_of("growth", ScaleEventKind::growth),
+                                       key_of("edit", ScaleEventKind::edit),
+                                       {"fork", colour::fork, KeySymbol::dashed_line}};
     // Room under the plot: summary, colour key, growth progress.
     const float below = line_h * static_cast<float>(1 + key_lines(key, width)) + ImGui::GetFrameHeightWithSpacing();
     std::optional<ScaleTrajectory> f;
@@ -47,10 +68,12 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const double step_max = f ? std::max(t.step_max, f->step_max) : t.step_max;
     const double lo = f ? std::min(t.log2_min, f->log2_min) : t.log2_min;
     const double hi = (f ? std::max(t.log2_max, f->log2_max) : t.log2_max) + 0.5;  // room for overflow markers
+    // Markers at the ends of the data stay whole inside the frame.
+    const float pad = look.marker() * 1.5f + look.thin();
 
     ImGui::BeginChild("##scaleplot", {0, -below}, false);
-    const PlotArea a = begin_plot("##scale", {0, 0}, {t.step_min, step_max, AxisKind::steps, "step"},
-                                  {lo, hi, AxisKind::log2, "loss scale"}, look);
+    const PlotArea a = begin_plot("##scale", {0, 0}, {t.step_min, step_max, AxisKind::steps, look.step_title(), pad, pad},
+                                  {lo, hi, AxisKind::log2, "loss scale", pad, pad}, look);
     if (f) dashed_polyline(a, f->line, colour::fork, look.line(), 8.0f * look.scale);
     polyline(a, t.line, colour::amp, look.line());
     const ScaleMarker* nearest = nullptr;
@@ -72,14 +95,7 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
 
     ImGui::TextUnformatted(t.summary.c_str());
     key_line(key);
-    if (t.growth_interval > 0) {
-        const int done = std::min(t.growth_tracker, t.growth_interval);
-        const std::string text = std::to_string(done) + " / " + std::to_string(t.growth_interval) +
-                                 " clean steps to the next growth";
-        ImGui::ProgressBar(static_cast<float>(done) / static_cast<float>(t.growth_interval), {-1, 0}, text.c_str());
-    } else {
-        ImGui::TextDisabled("this scaler does not grow");
-    }
+    growth_progress(t);
 }
 
 }  // namespace plab::imgui

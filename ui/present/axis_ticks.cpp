@@ -32,6 +32,53 @@ std::string decade_text(int k) {
     return buf;
 }
 
+std::vector<AxisTick> linear_every(double lo, double hi, double interval) {
+    const int decimals = tick_decimals(interval);
+    std::vector<AxisTick> ticks;
+    for (double v : multiples(lo, hi, interval)) ticks.push_back({v, fixed_text(v, decimals)});
+    return ticks;
+}
+
+std::vector<AxisTick> exponent_every(double lo, double hi, double interval, int base) {
+    std::vector<AxisTick> ticks;
+    for (double v : multiples(lo, hi, interval)) {
+        const int k = static_cast<int>(std::lround(v));
+        ticks.push_back({v, base == 2 ? "2^" + std::to_string(k) : decade_text(k)});
+    }
+    return ticks;
+}
+
+constexpr double kMostWidening = 1.2;
+
+// The ticks of [lo, hi] widened to multiples of `interval`.
+std::size_t widened_count(double lo, double hi, double interval) {
+    const double slack = interval * 1e-9;
+    const double first = std::floor((lo + slack) / interval), last = std::ceil((hi - slack) / interval);
+    return static_cast<std::size_t>(last - first) + 1;
+}
+
+// The smallest 1-2-5 interval (>= min_interval) whose `count` fits
+// room.max_ticks, or the fallback readable_interval() describes. Walks up
+// from a decade below the crowded room's interval, so both are met in order.
+template <typename Count>
+double pick_interval(double lo, double hi, const TickRoom& room, double min_interval, Count count) {
+    const std::size_t ease = static_cast<std::size_t>(std::max(room.max_ticks, 2));
+    const std::size_t most = std::max(ease, static_cast<std::size_t>(std::max(room.most_ticks, 2)));
+    const std::size_t least = static_cast<std::size_t>(std::max(room.min_ticks, 0));
+    double decade = std::pow(10.0, std::floor(std::log10((hi - lo) / static_cast<double>(most))) - 1);
+    double fallback = 0;
+    for (;;) {
+        for (double m : {1.0, 2.0, 5.0}) {
+            const double interval = m * decade;
+            if (interval < min_interval) continue;
+            const std::size_t n = count(interval);
+            if (n <= ease) return n >= least || fallback == 0 ? interval : fallback;
+            if (n >= least && n <= most) fallback = interval;
+        }
+        decade *= 10;
+    }
+}
+
 }  // namespace
 
 double tick_interval(double lo, double hi, int max_ticks, double min_interval) {
@@ -70,21 +117,50 @@ double binade_interval(double lo, double hi, int max_ticks) {
 }
 
 std::vector<AxisTick> linear_ticks(double lo, double hi, int max_ticks, double min_interval) {
-    const double interval = tick_interval(lo, hi, max_ticks, min_interval);
-    const int decimals = tick_decimals(interval);
-    std::vector<AxisTick> ticks;
-    for (double v : multiples(lo, hi, interval)) ticks.push_back({v, fixed_text(v, decimals)});
-    return ticks;
+    return linear_every(lo, hi, tick_interval(lo, hi, max_ticks, min_interval));
 }
 
 std::vector<AxisTick> exponent_ticks(double lo, double hi, int max_ticks, int base) {
-    const double interval = tick_interval(lo, hi, max_ticks, 1);
-    std::vector<AxisTick> ticks;
-    for (double v : multiples(lo, hi, interval)) {
-        const int k = static_cast<int>(std::lround(v));
-        ticks.push_back({v, base == 2 ? "2^" + std::to_string(k) : decade_text(k)});
+    return exponent_every(lo, hi, tick_interval(lo, hi, max_ticks, 1), base);
+}
+
+double readable_interval(double lo, double hi, const TickRoom& room, double min_interval) {
+    if (!(hi > lo) || !std::isfinite(hi - lo)) return std::max(1.0, min_interval);
+    return pick_interval(lo, hi, room, min_interval,
+                         [&](double interval) { return multiples(lo, hi, interval).size(); });
+}
+
+std::vector<AxisTick> readable_linear_ticks(double lo, double hi, const TickRoom& room, double min_interval) {
+    return linear_every(lo, hi, readable_interval(lo, hi, room, min_interval));
+}
+
+std::vector<AxisTick> readable_exponent_ticks(double lo, double hi, const TickRoom& room, int base) {
+    return exponent_every(lo, hi, readable_interval(lo, hi, room, 1), base);
+}
+
+TickedRange ticked_range(double lo, double hi, const TickRoom& room) {
+    if (!(hi > lo) || !std::isfinite(hi - lo)) {
+        lo = std::isfinite(lo) ? lo - 1 : -1;
+        hi = lo + 2;
     }
-    return ticks;
+    TickedRange r;
+    const auto count = [&](double interval) { return widened_count(lo, hi, interval); };
+    const auto span = [&](double interval) {
+        const double slack = interval * 1e-9;
+        return (std::ceil((hi - slack) / interval) - std::floor((lo + slack) / interval)) * interval;
+    };
+    r.interval = pick_interval(lo, hi, room, 0, count);
+    // Widening by more than a fifth wastes the plot's height: a smaller
+    // interval that the crowded room still holds, if there is one.
+    if (span(r.interval) > kMostWidening * (hi - lo)) {
+        const TickRoom crowded{std::max(room.max_ticks, room.most_ticks), room.most_ticks, room.min_ticks};
+        r.interval = std::min(r.interval, pick_interval(lo, hi, crowded, 0, count));
+    }
+    const double slack = r.interval * 1e-9;
+    r.lo = std::floor((lo + slack) / r.interval) * r.interval;
+    r.hi = std::ceil((hi - slack) / r.interval) * r.interval;
+    r.ticks = linear_every(r.lo, r.hi, r.interval);
+    return r;
 }
 
 }  // namespace plab

@@ -47,4 +47,38 @@ std::vector<AxisTick> linear_ticks(double lo, double hi, int max_ticks, double m
 // (base 10: decimals between 0.01 and 100, exponents beyond).
 std::vector<AxisTick> exponent_ticks(double lo, double hi, int max_ticks, int base);
 
+// Room for the labels of an axis: `max_ticks` at ease, `most_ticks` (>=
+// max_ticks) when crowded, and the fewest that still label the range.
+struct TickRoom {
+    int max_ticks = 2;
+    int most_ticks = 2;
+    int min_ticks = 3;
+};
+
+// tick_interval(lo, hi, room.max_ticks, min_interval), unless that leaves
+// fewer than room.min_ticks ticks: then the largest smaller 1-2-5 interval
+// (>= min_interval) that gives at least min_ticks and at most most_ticks
+// ticks; when none does, tick_interval()'s.
+double readable_interval(double lo, double hi, const TickRoom& room, double min_interval = 0);
+
+// The ticks of readable_interval(), labelled as linear_ticks() and
+// exponent_ticks() label theirs.
+std::vector<AxisTick> readable_linear_ticks(double lo, double hi, const TickRoom& room, double min_interval = 0);
+std::vector<AxisTick> readable_exponent_ticks(double lo, double hi, const TickRoom& room, int base);
+
+// A linear axis that ends on labelled ticks: [lo, hi] widened to the
+// multiples of a 1-2-5 interval around it, so that no part of the range
+// shown is left without a label below or above it. The interval is chosen
+// as readable_interval() chooses, counting the ticks of the widened range;
+// when that range is over 1.2 times [lo, hi] (the widening wastes the
+// plot), the smallest interval whose widened range holds at most
+// room.most_ticks ticks, if smaller. An empty range (hi <= lo) is taken as
+// lo - 1 .. lo + 1.
+struct TickedRange {
+    double lo = 0, hi = 1;
+    double interval = 1;
+    std::vector<AxisTick> ticks;
+};
+TickedRange ticked_range(double lo, double hi, const TickRoom& room);
+
 }  // namespace plab

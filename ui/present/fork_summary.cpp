@@ -1,6 +1,7 @@
 #include "ui/present/fork_summary.h"
 
 #include "engine/common/number_text.h"
+#include "ui/present/loss_curves.h"
 
 namespace plab {
 
@@ -10,8 +11,8 @@ std::string fork_summary(const SessionSnapshot& s) {
     const StepRecord* main = s.main.log.latest();
     const StepRecord* fork = s.fork->log.latest();
     if (!main || !fork) return t + ".";
-    return t + ": at step " + std::to_string(fork->step) + " its loss is " + significant_text(fork->loss, 4) +
-           " against the run's " + significant_text(main->loss, 4) + ", " +
+    return t + ": at step " + std::to_string(fork->step) + " its loss is " + loss_text(fork->loss, 4) +
+           " against the run's " + loss_text(main->loss, 4) + ", " +
            std::to_string(s.fork->log.totals.overflows) + " overflows against " +
            std::to_string(s.main.log.totals.overflows) + ".";
 }

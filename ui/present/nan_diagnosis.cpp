@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/common/number_text.h"
+#include "ui/present/loss_curves.h"
 
 namespace plab {
 
@@ -15,6 +16,16 @@ const StepRecord* first_nonfinite_record(const RunLogView& log) {
     for (const auto& r : log.recent)
         if (r->found_inf || nonfinite_loss(*r)) return r.get();
     return nullptr;
+}
+
+// A loss the decimated history saw that was not finite: NaN throughout a
+// bucket (MinMax passes NaN over) or an Inf.
+bool nonfinite_loss(const SeriesPoint& p) { return !std::isfinite(p.loss.min) || !std::isfinite(p.loss.max); }
+
+bool any_nonfinite_loss(const std::vector<SeriesPoint>& series) {
+    for (const SeriesPoint& p : series)
+        if (nonfinite_loss(p)) return true;
+    return false;
 }
 
 std::string layer_name(const std::vector<std::string>& names, int index) {
@@ -80,7 +91,7 @@ void describe(const StepRecord& r, const RunConfig& config, const std::vector<st
     if (nonfinite_loss(r)) {
         const int layer = first_nonfinite_activation(r);
         const std::string where = layer >= 0 ? layer_name(names, layer) : "";
-        d.headline = at + "the loss is " + shortest_text(r.loss) + " (forward)" +
+        d.headline = at + "the loss is " + loss_text(r.loss, 4) + " (forward)" +
                      (where.empty() ? "" : ": the activation of " + where + " overflowed first");
         if (layer >= 0) {
             const TensorStats& a = r.layers[static_cast<std::size_t>(layer)].act;
@@ -169,10 +180,12 @@ NanDiagnosis diagnose_first_nonfinite(const RunLogView& log, const RunConfig& co
         d.headline = "Step " + std::to_string(first_step) + ": the first overflow or NaN of this run";
         d.detail = "That step has left the recent records, so its tensors are no longer here to examine; "
                    "rewind to step " + std::to_string(first_step - 1) + " to see it again.";
+        d.handled = config.scaler.kind != ScalerKind::none && !any_nonfinite_loss(log.series);
         return d;
     }
     d.step = first->step;
     d.last_finite_step = first->step - 1;
+    d.handled = first->skipped && !nonfinite_loss(*first);
     describe(*first, config, layer_names, d);
     if (!trace || trace->step != d.step) {
         d.trace_wanted = true;

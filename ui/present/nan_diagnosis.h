@@ -32,6 +32,11 @@ struct NanDiagnosis {
     // the view to request one (no trace of this step is at hand yet).
     std::string traced;
     bool trace_wanted = false;
+    // The scaler coped: the step was an overflow it skipped, with a finite
+    // loss (a dynamic scaler's sawtooth backoff), not a NaN or Inf loose in
+    // the run. When the step has left the recent records: the scaler skips
+    // overflows (kind is not none) and no loss in the history was non-finite.
+    bool handled = false;
 };
 
 // `layer_names` name the entries of StepRecord::layers ("fc1", ...). When the

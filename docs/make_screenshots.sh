@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Renders the README's workbench and live-view screenshots from the current
+# build (./lab build first), each scenario after its preset's steps, the
+# three whose captions name a fork with that fork from step 0 trained alongside.
+#   docs/make_screenshots.sh [BUILD_DIR]      (default build/dev)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build=${1:-build/dev}
+out=docs/images
+qt() { QT_QPA_PLATFORM=offscreen "$build/app/precision-lab" "$@" 2>/dev/null; }
+steps_of() { sed -n 's/^  "steps": \([0-9]*\),$/\1/p' "assets/presets/$1.json"; }
+
+qt --preset scaler-sawtooth --steps 600 --screenshot "$out/workbench.png"
+qt --preset fp16-static-overflow --steps 300 --fork 260 --fork-set scaler.scale=4096 --after-fork 200 \
+   --screenshot "$out/fork-remedy.png"
+xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/precision-lab-imgui" --preset scaler-sawtooth --steps 600 \
+   --screenshot "$out/imgui-live-view.png"
+
+for scenario in attention-softmax-overflow bf16-no-scaling clip-before-unscale fp8-delayed-scaling \
+                grad-accumulation gradient-census growth-interval-tradeoff scaler-sawtooth; do
+  qt --preset "$scenario" --steps "$(steps_of "$scenario")" --screenshot "$out/scenario-$scenario.png"
+done
+# Scenarios whose README caption shows the fix beside the failure.
+with_fork() {
+  local scenario=$1; shift
+  qt --preset "$scenario" --steps 0 --fork 0 "$@" --after-fork "$(steps_of "$scenario")" \
+     --screenshot "$out/scenario-$scenario.png"
+}
+with_fork underflow-no-scaling --fork-set scaler.kind=dynamic
+with_fork overflow-nan --fork-set precision.layer_overrides.fc4=fp32
+with_fork pure-fp16-lost-updates --fork-set precision.master_weights=true
