@@ -119,10 +119,17 @@ QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment w
 void set_step_range(QValueAxis* x, double lo, double hi) { set_ticked_range(x, lo, hi, tick_interval(lo, hi, 7, 1)); }
 
 void set_ticked_range(QValueAxis* axis, double lo, double hi, double interval) {
+    // Qt Charts makes a graphics item per tick at every change: the new
+    // range under the old interval (0..100000 steps at the interval of 0..13)
+    // would make 10^5 of them, for seconds and hundreds of MB. So a coarser
+    // interval goes in before the wider range, a finer one after the narrower.
+    // (Fixed ticks ignore the interval, so it can go in before they switch.)
+    const bool dynamic = axis->tickType() == QValueAxis::TicksDynamic;
+    if (!dynamic || interval > axis->tickInterval()) axis->setTickInterval(interval);
     if (axis->min() != lo || axis->max() != hi) axis->setRange(lo, hi);
-    if (axis->tickType() != QValueAxis::TicksDynamic) {
-        axis->setTickType(QValueAxis::TicksDynamic);
+    if (!dynamic) {
         axis->setTickAnchor(0);
+        axis->setTickType(QValueAxis::TicksDynamic);
     }
     if (axis->tickInterval() != interval) axis->setTickInterval(interval);
     const QString format = QString("%.%1f").arg(tick_decimals(interval));
