@@ -97,7 +97,8 @@ MainWindow::~MainWindow() {
     if (use_settings_) save_layout();
 }
 
-void MainWindow::make_panels() {
+// The panels, in the order of panels_ (make_panels docks them in that order).
+std::vector<Panel*> MainWindow::make_panel_widgets() {
     bits_ = new BitLayoutPanel(this);
     scale_ = new ScalePanel([this](const std::string& a) { session_->set(a); }, this);
     auto* hist = new HistogramPanel([this](float x) { bits_->set_value(x); }, this);
@@ -122,7 +123,17 @@ void MainWindow::make_panels() {
                        .arg(at));
         },
         this);
-    panels_ = {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario};
+    return {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario};
+}
+
+void MainWindow::make_panels() {
+    panels_ = make_panel_widgets();
+    auto* loss = panels_[2];
+    auto* divergence = panels_[4];
+    auto* events = panels_[5];
+    auto* nan = panels_[6];
+    auto* decision = panels_[7];
+    auto* scenario = panels_[8];
     const Qt::DockWidgetArea area[] = {Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::RightDockWidgetArea,
                                        Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea,
                                        Qt::RightDockWidgetArea, Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea};
@@ -133,9 +144,9 @@ void MainWindow::make_panels() {
         dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
                           QDockWidget::DockWidgetFloatable);
         addDockWidget(area[i], dock);
-        Panel* panel = panels_[i];
-        connect(dock, &QDockWidget::visibilityChanged, this, [this, panel](bool visible) {
-            if (visible && shown_) show_in(panel, *shown_);
+        // By place, not pointer: a theme switch puts new panels in the docks.
+        connect(dock, &QDockWidget::visibilityChanged, this, [this, i](bool visible) {
+            if (visible && shown_) show_in(panels_[i], *shown_);
         });
     }
     // Divergence shares the loss panel's place and Events the bit layout's, as tabs.
@@ -147,6 +158,21 @@ void MainWindow::make_panels() {
     dock_of(loss)->raise();
     // A scenario preset opens on its guide; any other on the bit layout.
     dock_of(base_config_.guide.empty() ? static_cast<Panel*>(bits_) : scenario)->raise();
+}
+
+// Charts take the theme's colours when they are made, so a switch makes the
+// panels again in their docks (layout, run and session untouched; a panel's
+// own choices, such as the histogram's layer, start over).
+void MainWindow::apply_theme(bool dark) {
+    set_dark_theme(dark);
+    const std::vector<Panel*> old = panels_;
+    panels_ = make_panel_widgets();
+    for (std::size_t i = 0; i < old.size(); ++i) {
+        old[i]->hide();
+        dock_of(old[i])->setWidget(panels_[i]);
+        old[i]->deleteLater();
+    }
+    redraw();
 }
 
 QDockWidget* MainWindow::dock_of(Panel* panel) { return static_cast<QDockWidget*>(panel->parentWidget()); }
@@ -287,8 +313,9 @@ void MainWindow::make_menus() {
     export_records->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     connect(export_records, &QAction::triggered, this, [this] { export_run(); });
     QMenu* plots = file->addMenu("Export &plot (PNG, SVG)");
-    for (Panel* p : panels_)
-        connect(plots->addAction(p->title() + "…"), &QAction::triggered, this, [this, p] { export_plot(p); });
+    for (std::size_t i = 0; i < panels_.size(); ++i)
+        connect(plots->addAction(panels_[i]->title() + "…"), &QAction::triggered, this,
+                [this, i] { export_plot(panels_[i]); });
     QMenu* snippets = file->addMenu("Export &scaler settings");
     connect(snippets->addAction("Copy as PyTorch torch.amp.GradScaler(…)"), &QAction::triggered, this,
             [this] { copy_snippet(false); });
@@ -305,9 +332,9 @@ void MainWindow::make_menus() {
     dark->setCheckable(true);
     dark->setChecked(theme().dark);
     connect(dark, &QAction::toggled, this, [this](bool on) {
-        set_dark_theme(on);
+        apply_theme(on);
         if (use_settings_) QSettings().setValue("theme/dark", on);
-        report(on ? "Dark theme: the charts follow on the next start." : "Light theme: the charts follow on the next start.");
+        report(on ? "Dark theme." : "Light theme.");
     });
 }
 

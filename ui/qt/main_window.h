@@ -46,6 +46,8 @@ public:
     ScalePanel* scale_panel() const { return scale_; }
     // Brings a panel's dock to the front (shown, its tab raised).
     void show_panel(Panel* panel);
+    // Light or dark palette for the application and every panel, at once.
+    void apply_theme(bool dark);
 
     // For benchmarks: called in place of each panel's show_snapshot (to time
     // it), and expected to call it; none by default.
@@ -55,6 +57,7 @@ public:
     void stop_frame_timer() { frame_timer_.stop(); }
 
 private:
+    std::vector<Panel*> make_panel_widgets();
     void make_panels();
     void show_in(Panel* panel, const SessionSnapshot& snapshot);
     static QDockWidget* dock_of(Panel* panel);

@@ -119,20 +119,41 @@ void SeriesItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
         else
             painter->drawPolyline(pixels_);
     } else {
-        QPen outline = series_->pen();
-        outline.setStyle(Qt::SolidLine);  // a dotted line's markers are whole dots
-        painter->setPen(outline);
-        painter->setBrush(series_->brush());
-        const double r = marker_px_ / 2;
-        for (const QPointF& p : pixels_) {
-            const QRectF box(p.x() - r, p.y() - r, marker_px_, marker_px_);
-            if (style_ == Style::circles)
-                painter->drawEllipse(box);
-            else
-                painter->drawRect(box);
-        }
+        // One marker drawn once, then copied to every point: stroking an
+        // ellipse per point cost 7 ms for a thousand evaluation dots.
+        const QPixmap& marker = marker_sprite(painter->device()->devicePixelRatioF());
+        const double half = marker_px_ / 2 + 1;
+        for (const QPointF& p : pixels_) painter->drawPixmap(QPointF(p.x() - half, p.y() - half), marker);
     }
     painter->restore();
+}
+
+const QPixmap& SeriesItem::marker_sprite(double device_pixel_ratio) {
+    QPen outline = series_->pen();
+    outline.setStyle(Qt::SolidLine);  // a dotted line's markers are whole dots
+    const QString key = QString("%1 %2 %3 %4 %5")
+                            .arg(outline.color().rgba())
+                            .arg(outline.widthF())
+                            .arg(series_->brush().color().rgba())
+                            .arg(marker_px_)
+                            .arg(device_pixel_ratio);
+    if (key == sprite_key_) return sprite_;
+    const double side = marker_px_ + 2;  // the outline's half width on each side
+    sprite_ = QPixmap(QSize(static_cast<int>(std::ceil(side * device_pixel_ratio)),
+                            static_cast<int>(std::ceil(side * device_pixel_ratio))));
+    sprite_.setDevicePixelRatio(device_pixel_ratio);
+    sprite_.fill(Qt::transparent);
+    QPainter p(&sprite_);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setPen(outline);
+    p.setBrush(series_->brush());
+    const QRectF box(1, 1, marker_px_, marker_px_);
+    if (style_ == Style::circles)
+        p.drawEllipse(box);
+    else
+        p.drawRect(box);
+    sprite_key_ = key;
+    return sprite_;
 }
 
 // The marker under the mouse: the nearest one within its own radius.

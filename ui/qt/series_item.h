@@ -11,7 +11,9 @@
 // for the legend entry, the axes it is attached to and its visibility; this
 // item draws its points, and reports hovers over markers.
 #include <QGraphicsItem>
+#include <QPixmap>
 #include <QPolygonF>
+#include <QString>
 #include <QXYSeries>
 #include <functional>
 #include <vector>
@@ -44,6 +46,9 @@ protected:
 
 private:
     void map_points();  // points_ to pixels_ in the chart's current plot area and axis ranges
+    // The marker as drawn at every point, made again when the series' pen,
+    // brush or the screen's pixel ratio change.
+    const QPixmap& marker_sprite(double device_pixel_ratio);
 
     QChart* chart_;
     QXYSeries* series_;
@@ -53,6 +58,8 @@ private:
     QPolygonF pixels_;  // as last painted
     Hovered hovered_;
     int hovered_index_ = -1;
+    QPixmap sprite_;
+    QString sprite_key_;
 };
 
 // A line of a chart: the series holds its legend entry, axes and visibility;

@@ -1,0 +1,53 @@
+// Switching the theme restyles every panel at once, charts included (they
+// take their colours when made), in the same docks, on the same run.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QImage>
+
+#include "ui/qt/chart_kit.h"
+#include "ui/qt/main_window.h"
+
+namespace {
+
+// Mean luminance (0..255) of a widget as drawn.
+double luminance(QWidget* w) {
+    const QImage image = w->grab().toImage().convertToFormat(QImage::Format_RGB32);
+    double sum = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) sum += qGray(image.pixel(x, y));
+    return sum / (image.width() * static_cast<double>(image.height()));
+}
+
+TEST(ThemeSwitch, ChartsFollowAtOnceInTheSameDocks) {
+    plab::qt::set_dark_theme(false);
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    window.resize(1600, 1000);
+    window.show();
+    window.session().step(50);
+    window.session().wait_until_idle();
+    window.redraw();
+    QApplication::processEvents();
+    plab::qt::Panel* before = window.panel("loss");
+    ASSERT_NE(before, nullptr);
+    QWidget* dock = before->parentWidget();
+    const double light = luminance(before);
+
+    window.apply_theme(true);
+    QApplication::processEvents();
+    plab::qt::Panel* after = window.panel("loss");
+    ASSERT_NE(after, nullptr);
+    EXPECT_NE(after, before);
+    EXPECT_EQ(after->parentWidget(), dock);  // the same dock, so the layout stays
+    EXPECT_TRUE(plab::qt::theme().dark);
+    const double dark = luminance(after);
+    EXPECT_LT(dark, light - 100) << "light " << light << ", dark " << dark;
+    EXPECT_EQ(window.session().snapshot()->step, 50);  // the run goes on
+
+    window.apply_theme(false);
+    QApplication::processEvents();
+    EXPECT_GT(luminance(window.panel("loss")), light - 10);
+}
+
+}  // namespace
