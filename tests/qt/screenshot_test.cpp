@@ -76,6 +76,19 @@ TEST_P(PanelShot, IsDrawn) {
 
 INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario"));
 
+// Every panel of a run whose every step overflowed: the scale backs off to 0
+// (minus infinity on the log2 axis, NaN once mapped to pixels), the losses
+// are NaN. Markers at such points once crashed the raster engine.
+class DegenerateRunShot : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(DegenerateRunShot, IsDrawn) {
+    const std::string panel = GetParam();
+    expect_drawn(screenshot("--panel " + panel, "degenerate-" + panel, "attention-softmax-overflow", 300), 250, 150);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPanel, DegenerateRunShot,
+                         ::testing::Values("histograms", "scale", "loss", "divergence", "events", "nan", "decision"));
+
 TEST(Screenshot, UnknownPanelIsAnErrorNamingTheAllowedOnes) {
     const Shot s = screenshot("--panel nope", "nope");
     EXPECT_EQ(s.exit_code, 2);

@@ -38,11 +38,11 @@ QString short_number(double x) { return QString::number(x, 'g', 3); }
 
 // One line under the cells; the full-precision texts are in the tooltip.
 QString info_text(const BitLayout& l, const CastReport& r) {
-    return QString("<b>%1</b> &nbsp; <b>%2</b> %3 &nbsp; <span style='color:gray'>error %4 (rel %5) · ulp %6</span>"
-                   " &nbsp; <span style='color:#d02020'>%7</span>")
+    return QString("<b>%1</b> &nbsp; <b>%2</b> %3 &nbsp; <span style='color:gray'>error %4 (rel %5) · ulp %6"
+                   " · neighbours %7, %8</span> &nbsp; <span style='color:#d02020'>%9</span>")
         .arg(QString::fromStdString(l.value), QString::fromStdString(l.hex), QString::fromStdString(l.value_class),
              short_number(r.abs_error), short_number(r.rel_error), QString::fromStdString(l.ulp),
-             QString::fromStdString(l.note));
+             QString::fromStdString(l.next_down), QString::fromStdString(l.next_up), QString::fromStdString(l.note));
 }
 
 QString info_tooltip(const BitLayout& l) {

@@ -123,7 +123,12 @@ void SeriesItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
         // ellipse per point cost 7 ms for a thousand evaluation dots.
         const QPixmap& marker = marker_sprite(painter->device()->devicePixelRatioF());
         const double half = marker_px_ / 2 + 1;
-        for (const QPointF& p : pixels_) painter->drawPixmap(QPointF(p.x() - half, p.y() - half), marker);
+        // Only markers that show: a point off the axes (a scale of 0 on a
+        // log axis maps to -inf) would overflow the raster engine's integers.
+        const QRectF shown = chart_->plotArea().adjusted(-half, -half, half, half);
+        for (const QPointF& p : pixels_)
+            if (std::isfinite(p.x()) && std::isfinite(p.y()) && shown.contains(p))  // contains() takes NaN
+                painter->drawPixmap(QPointF(p.x() - half, p.y() - half), marker);
     }
     painter->restore();
 }
