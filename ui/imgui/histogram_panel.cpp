@@ -101,6 +101,13 @@ void HistogramPanel::draw_plot(const HistogramView& view, const Look& look, cons
     y.pad_hi = labels_h;
     const PlotArea a =
         begin_plot("##hist", {0, 0}, {view.x_min, view.x_max, AxisKind::log2, caption_.c_str()}, y, look);
+    if (!view.empty_note.empty()) {  // all NaN, Inf or zero: say so instead of a field of bands
+        const ImVec2 size = ImGui::CalcTextSize(view.empty_note.c_str());
+        a.draw->AddText({(a.min.x + a.max.x - size.x) * 0.5f, (a.min.y + a.max.y - size.y) * 0.5f}, colour::text,
+                        view.empty_note.c_str());
+        end_plot(a);
+        return;
+    }
     for (const FormatBand& b : view.bands) {
         const ImU32 c = band_colour(b.format);
         x_band(a, view.x_min, b.log2_nonzero, with_alpha(c, kLostAlpha));
