@@ -101,6 +101,31 @@ TEST(NanTracer, NanInAWeightIsReportedAtTheFirstOpThatReadsIt) {
     EXPECT_EQ(trainer.nan_report()->layer, "fc2");
 }
 
+// +Inf injected into the last layer's weights: its GEMM is the first op to
+// write a non-finite value (x * Inf = +-Inf; a row whose input is 0 there
+// gives 0 * Inf = NaN), in the forward phase at that layer.
+TEST(NanTracer, InfInTheLastLayersWeightIsReportedAtItsMatmul) {
+    CpuBackend backend;
+    Trainer trainer(backend, small_config(10), {.trace_nan = true});
+    for (int i = 0; i < 2; ++i) trainer.step();
+    ASSERT_FALSE(trainer.nan_report().has_value());
+    const Linear& last = trainer.model().linears().back();
+    Tensor w = writable(last.weight.value);
+    w.host()[0] = std::numeric_limits<float>::infinity();
+
+    (void)trainer.step();
+    const std::optional<NanReport>& r = trainer.nan_report();
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->step, 3);
+    EXPECT_EQ(r->phase, Phase::forward);
+    EXPECT_EQ(r->layer, last.name());
+    EXPECT_EQ(r->op, "matmul");
+    // Column 0 of every row is +-Inf or NaN, and nothing else is.
+    EXPECT_EQ(r->infs + r->nans, trainer.config().batch_size);
+    EXPECT_GT(r->infs, 0);
+    EXPECT_TRUE(contains(r->diagnosis, last.name())) << r->diagnosis;
+}
+
 TEST(NanTracer, WithoutTraceModeThereIsNoReportEvenAfterANan) {
     CpuBackend backend;
     Trainer trainer(backend, small_config(10));
