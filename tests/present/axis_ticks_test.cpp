@@ -74,32 +74,6 @@ TEST(TickDecimals, AsManyAsTheIntervalNeeds) {
     EXPECT_EQ(tick_decimals(0.005), 3);
 }
 
-TEST(RoundTop, HistogramFractions) {
-    // 0.054 with room for 6: 0.01 gives 0..0.05, six ticks; the top is the next multiple, 0.06.
-    const RoundTop a = round_top(0.054, 6);
-    EXPECT_DOUBLE_EQ(a.interval, 0.01);
-    EXPECT_DOUBLE_EQ(a.top, 0.06);
-    // 1.08 (every value in one bin, plus 8%): 0.2 gives 0..1, six ticks; top 1.2.
-    const RoundTop b = round_top(1.08, 6);
-    EXPECT_DOUBLE_EQ(b.interval, 0.2);
-    EXPECT_DOUBLE_EQ(b.top, 1.2);
-    // 0.0183 with room for 3: 0.005 gives 0..0.015, four; 0.01 gives three; top 0.02.
-    const RoundTop c = round_top(0.0183, 3);
-    EXPECT_DOUBLE_EQ(c.interval, 0.01);
-    EXPECT_DOUBLE_EQ(c.top, 0.02);
-}
-
-TEST(RoundTop, AMultipleIsItsOwnTop) {
-    const RoundTop t = round_top(0.06, 6);  // 0.01 would give seven ticks: 0.02, and 0.06 stays
-    EXPECT_DOUBLE_EQ(t.interval, 0.02);
-    EXPECT_DOUBLE_EQ(t.top, 0.06);
-}
-
-TEST(RoundTop, NothingToShowIsZeroToOne) {
-    EXPECT_DOUBLE_EQ(round_top(0, 6).top, 1);
-    EXPECT_DOUBLE_EQ(round_top(0, 6).interval, 0.2);
-}
-
 TEST(BinadeInterval, PowersOfTwo) {
     // -132..110 with room for 12: 16 gives -128..96, fifteen ticks; 32 gives eight.
     EXPECT_DOUBLE_EQ(binade_interval(-132, 110, 12), 32);

@@ -174,8 +174,10 @@ TEST(FrameWork, HistogramTopHoldsWhileLiveAndFollowsAnotherTensorAtOnce) {
     auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
     ASSERT_NE(y, nullptr);
     chart.show_view(histogram("fc1 · weight grad · scaled", 0.05), -4, 4, 0.05, false);
-    // At rest: 8% above the highest bar (0.054), up to the next round tick (every 0.01): 0.06.
+    // At rest: 8% above the highest bar (0.054), up to the next round tick: every 0.02 (0.01 would
+    // take seven ticks to 0.06, one more than room for six): 0.06.
     EXPECT_NEAR(y->max(), 0.06, 1e-12);
+    EXPECT_NEAR(y->tickInterval(), 0.02, 1e-12);
     // Live: 0.054 plus 10% headroom (grain 0.005): 0.0594 -> 0.06; a lower histogram keeps it.
     chart.show_view(histogram("fc1 · weight grad · scaled", 0.05), -4, 4, 0.05, true);
     EXPECT_NEAR(y->max(), 0.06, 1e-12);

@@ -100,14 +100,6 @@ int tick_decimals(double interval) {
     return interval >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(interval) - 1e-9));
 }
 
-RoundTop round_top(double hi, int max_ticks) {
-    if (!(hi > 0) || !std::isfinite(hi)) return {};
-    const double interval = tick_interval(0, hi, max_ticks);
-    // The same slack as multiples(): a hi that is a multiple but for rounding is the top itself.
-    const double top = std::ceil(hi / interval - 1e-9) * interval;
-    return {top, interval};
-}
-
 double binade_interval(double lo, double hi, int max_ticks) {
     const auto room = static_cast<std::size_t>(std::max(max_ticks, 2));
     double interval = 1;

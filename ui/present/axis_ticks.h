@@ -22,16 +22,6 @@ double tick_interval(double lo, double hi, int max_ticks, double min_interval = 
 // whole intervals, 2 for 0.02, 3 for 0.005.
 int tick_decimals(double interval);
 
-// A linear axis from 0 to a round top, for data that reaches up to `hi`
-// (> 0): the tick_interval of [0, hi] and its first multiple at or above hi,
-// so the top is a labelled round number (0.054 with room for 5: ticks every
-// 0.02, top 0.06). {1, 0.2} when hi <= 0.
-struct RoundTop {
-    double top = 1;
-    double interval = 0.2;
-};
-RoundTop round_top(double hi, int max_ticks);
-
 // The tick interval of an axis in binades (log2 units): the smallest power of
 // two, at least 1, whose multiples in [lo, hi] number at most `max_ticks`
 // (1, 2, 4, 8, 16, 32, ...: a tick at every binade, every other, ...).

@@ -114,8 +114,9 @@ void HistogramChart::show_view(const HistogramView& view, double x_min, double x
     else
         top_.reset();
     // A round top (the next tick at or above it), ticks at round fractions.
-    const RoundTop y = round_top(view.bars.empty() ? 1.0 : top, compact_ ? 3 : 6);
-    top = y.top;
+    const int room = compact_ ? 3 : 6;
+    const TickedRange y = ticked_range(0, view.bars.empty() ? 1.0 : top, {room, room, 0});
+    top = y.hi;
     set_points(outline_, outline(view.bars));
     // Without bars the bands would fill the plot with colour about nothing: the note says why it is empty.
     note_->set_note(QString::fromStdString(view.empty_note));
