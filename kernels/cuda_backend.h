@@ -77,6 +77,7 @@ public:
     // cuda_reduction_ops.cu
     void column_sums(const Tensor& x, Tensor& sums) override;
     bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) override;
+    int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
     float sum_of_squares(const Tensor& x) override;
     std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;

@@ -8,6 +8,7 @@
 // usual bound n * eps * sum |x| of it). Counts, flags and maxima are exact.
 #include <cfloat>
 #include <climits>
+#include <vector>
 
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"
@@ -20,6 +21,27 @@ namespace {
 
 // |x| <= FLT_MAX is false exactly for NaN and +-Inf.
 __device__ __forceinline__ bool is_finite_value(float x) { return fabsf(x) <= FLT_MAX; }
+
+// One tensor of unscale_all, as the kernel reads it from the device table.
+struct UnscaleSlice {
+    const float* src;
+    float* dst;
+    std::size_t n;
+};
+
+// Block row y unscales tensor y (grid-stride over its elements) and raises
+// its flag when any output is NaN or Inf; every element is written.
+__global__ void unscale_all_kernel(const UnscaleSlice* slices, float inv_scale, int* flags) {
+    const UnscaleSlice s = slices[blockIdx.y];
+    int bad = 0;
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < s.n; i += stride) {
+        const float v = s.src[i] * inv_scale;
+        s.dst[i] = v;
+        bad |= is_finite_value(v) ? 0 : 1;
+    }
+    if (__syncthreads_or(bad) && threadIdx.x == 0) flags[blockIdx.y] = 1;
+}
 
 // The twin's comparison sums (TensorComparison), trivially copyable for the reduction.
 struct ComparisonSums {
@@ -63,6 +85,47 @@ bool CudaBackend::unscale_and_check(const Tensor& src, float inv_scale, Tensor& 
         },
         gpu::Or{});
     return non_finite != 0;
+}
+
+// Every gradient in one launch: a table of (src, dst, size) and a flag per
+// tensor go to the device, the flags come back in one copy: one host sync
+// per step instead of one per tensor.
+int CudaBackend::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) {
+    constexpr const char* op = "unscale_all";
+    if (jobs.empty()) return -1;
+    gpu::require(jobs.size() <= 65535, [&] { return std::string(op) + ": " + std::to_string(jobs.size()) +
+                                                    " tensors; at most 65535 in one call"; });
+    std::vector<UnscaleSlice> table;
+    table.reserve(jobs.size());
+    std::size_t longest = 0;
+    for (const UnscaleJob& j : jobs) {
+        gpu::require_same_shape(*j.src, *j.dst, op);
+        gpu::require(j.dst->dtype() == FormatId::fp32, [&] {
+            return std::string(op) + ": the unscaled gradient must be FP32, not " +
+                   std::string(format_display_name(j.dst->dtype()));
+        });
+        table.push_back({device_floats(*j.src, op), device_floats(*j.dst, op), j.src->size()});
+        longest = std::max(longest, j.src->size());
+    }
+    const std::size_t table_bytes = table.size() * sizeof(UnscaleSlice);
+    auto* device = static_cast<unsigned char*>(scratch(gpu::kUnscaleTable, table_bytes + jobs.size() * sizeof(int)));
+    auto* slices = reinterpret_cast<UnscaleSlice*>(device);
+    int* flags = reinterpret_cast<int*>(device + table_bytes);  // UnscaleSlice's size is a multiple of int's
+    gpu::check_cuda(cudaMemcpyAsync(slices, table.data(), table_bytes, cudaMemcpyHostToDevice, stream_), op);
+    gpu::check_cuda(cudaMemsetAsync(flags, 0, jobs.size() * sizeof(int), stream_), op);
+    if (longest > 0) {
+        const dim3 grid(gpu::blocks_for(longest) < 1024 ? gpu::blocks_for(longest) : 1024,
+                        static_cast<unsigned>(jobs.size()));
+        unscale_all_kernel<<<grid, gpu::kThreads, 0, stream_>>>(slices, inv_scale, flags);
+        gpu::check_cuda(cudaGetLastError(), op);
+    }
+    std::vector<int> found(jobs.size());
+    gpu::check_cuda(cudaMemcpyAsync(found.data(), flags, found.size() * sizeof(int), cudaMemcpyDeviceToHost, stream_),
+                    op);
+    gpu::check_cuda(cudaStreamSynchronize(stream_), op);
+    for (std::size_t i = 0; i < found.size(); ++i)
+        if (found[i]) return static_cast<int>(i);
+    return -1;
 }
 
 float CudaBackend::sum_of_squares(const Tensor& x) {

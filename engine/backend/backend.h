@@ -10,6 +10,7 @@
 // exactly, accumulates in FP32, then rounds to the output dtype.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "engine/numeric/tensor_stats.h"
@@ -76,6 +77,12 @@ enum class Activation : std::uint8_t { identity, relu, tanh, gelu };
 std::string_view activation_name(Activation a);
 std::optional<Activation> parse_activation(std::string_view name);
 std::string activation_choices();  // "identity|relu|tanh|gelu"
+
+// One tensor of a multi-tensor unscale: dst = FP32(src) * inv_scale.
+struct UnscaleJob {
+    const Tensor* src = nullptr;
+    Tensor* dst = nullptr;  // FP32, src's shape
+};
 
 // One telemetry request on tensor x: whichever of the statistics and
 // log2 histograms of x as held and of x / divisor have a target.
@@ -165,6 +172,16 @@ public:
     // dst = FP32(src) * inv_scale (FP32 multiply, as PyTorch's fused unscale);
     // returns true when any element of dst is NaN or +-Inf. dst is FP32.
     virtual bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) = 0;
+    // unscale_and_check over every job, in one pass where the backend can (a
+    // GPU: one launch for all tensors and one flag copy, not a sync per
+    // tensor). Returns the index of the first job whose output holds a NaN
+    // or Inf, -1 when none does. The default calls unscale_and_check per job.
+    virtual int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) {
+        int first = -1;
+        for (std::size_t i = 0; i < jobs.size(); ++i)
+            if (unscale_and_check(*jobs[i].src, inv_scale, *jobs[i].dst) && first < 0) first = static_cast<int>(i);
+        return first;
+    }
     // Sum of squares in FP32, in index order (for global-norm clipping).
     virtual float sum_of_squares(const Tensor& x) = 0;
     // x *= factor, rounded to x's dtype.

@@ -1,6 +1,7 @@
 #include "engine/optim/gradients.h"
 
 #include <cmath>
+#include <vector>
 
 namespace plab {
 
@@ -23,14 +24,13 @@ void accumulate_gradients(Backend& backend, std::span<Parameter* const> params, 
 float inverse_scale(float scale) { return static_cast<float>(1.0 / static_cast<double>(scale)); }
 
 bool unscale_gradients(Backend& backend, std::span<Parameter* const> params, float scale, int* first_non_finite) {
-    const float inv_scale = inverse_scale(scale);
-    int first = -1;
-    for (std::size_t i = 0; i < params.size(); ++i) {
-        Parameter& p = *params[i];
-        ensure_allocated(backend, p.master_grad, p.grad_sum.shape(), FormatId::fp32);
-        const bool bad = backend.unscale_and_check(p.grad_sum, inv_scale, p.master_grad);
-        if (bad && first < 0) first = static_cast<int>(i);
+    std::vector<UnscaleJob> jobs;
+    jobs.reserve(params.size());
+    for (Parameter* p : params) {
+        ensure_allocated(backend, p->master_grad, p->grad_sum.shape(), FormatId::fp32);
+        jobs.push_back({&p->grad_sum, &p->master_grad});
     }
+    const int first = backend.unscale_all(jobs, inverse_scale(scale));
     if (first_non_finite) *first_non_finite = first;
     return first >= 0;
 }

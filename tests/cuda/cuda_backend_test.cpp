@@ -544,6 +544,32 @@ TEST_F(CudaBackendTest, UnscaleAndCheckFindsTheSameInfs) {
     EXPECT_TRUE(gpu_->unscale_and_check(nan.gpu, 1.0f, dst.gpu));
 }
 
+// All gradients in one launch: the same outputs as the CPU, bit for bit, and
+// the same first non-finite tensor, for tensors of unequal sizes (one empty).
+TEST_F(CudaBackendTest, UnscaleAllIsTheCpusInOneLaunch) {
+    const std::vector<Shape> shapes = {{64, 2}, {64, 64}, {0, 5}, {3, 64}, {1, 300001}, {1, 3}};
+    for (int dirty : {-1, 1, 4, 5}) {
+        std::vector<Both> src, dst;
+        for (std::size_t t = 0; t < shapes.size(); ++t) {
+            std::vector<float> values = random_values(shapes[t].size(), 50 + static_cast<std::uint32_t>(t), 60000.0f);
+            if (static_cast<int>(t) == dirty) values[values.size() / 2] = kInf;
+            if (static_cast<int>(t) == 5 && dirty >= 0) values[0] = kNan;  // a later one too: the first still counts
+            src.push_back(make(shapes[t], FormatId::fp16, values));
+            dst.push_back(zeros(shapes[t], FormatId::fp32));
+        }
+        std::vector<UnscaleJob> cpu_jobs, gpu_jobs;
+        for (std::size_t t = 0; t < shapes.size(); ++t) {
+            cpu_jobs.push_back({&src[t].cpu, &dst[t].cpu});
+            gpu_jobs.push_back({&src[t].gpu, &dst[t].gpu});
+        }
+        const int cpu_first = cpu_.unscale_all(cpu_jobs, 1.0f / 65536.0f);
+        EXPECT_EQ(cpu_first, dirty);
+        EXPECT_EQ(gpu_->unscale_all(gpu_jobs, 1.0f / 65536.0f), cpu_first);
+        for (std::size_t t = 0; t < shapes.size(); ++t) expect_identical(dst[t], "unscaled gradient");
+    }
+    EXPECT_EQ(gpu_->unscale_all({}, 1.0f), -1);
+}
+
 TEST_F(CudaBackendTest, ScansMatchTheCpu) {
     const std::size_t n = 300001;  // more than one reduction pass per thread
     std::vector<float> values = random_values(n, 41, 7.0f);
