@@ -10,9 +10,11 @@
 // fill per nested window background (now left to the GL clear), and thick
 // anti-aliased lines of a fractional width (6 triangles a segment; a whole
 // width takes ImGui's texture path, 2).
-//   xvfb-run -a -s "-screen 0 1600x1000x24" build/dev/bench/imgui_frame_bench [seconds] [history steps] [--projector]
+//   xvfb-run -a -s "-screen 0 1600x1000x24" build/dev/bench/imgui_frame_bench [seconds] [history steps] [--projector|--empty]
+// --empty draws nothing but the cleared window: the floor the GL driver sets.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,15 +49,31 @@ void count_submitted(const ImDrawData& d, Times& vertices, Times& indices, Times
     commands.ms.push_back(calls);
 }
 
-// The draw lists of the last frame with the most vertices, by window.
+// Pixels a draw list's triangles cover, overlaps counted each time: what a
+// software rasterizer pays for, beside the triangle count.
+double covered_pixels(const ImDrawList& l) {
+    double area = 0;
+    for (int i = 0; i + 2 < l.IdxBuffer.Size; i += 3) {
+        const ImVec2 a = l.VtxBuffer[l.IdxBuffer[i]].pos, b = l.VtxBuffer[l.IdxBuffer[i + 1]].pos,
+                     c = l.VtxBuffer[l.IdxBuffer[i + 2]].pos;
+        area += std::fabs((b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y)) / 2;
+    }
+    return area;
+}
+
+// The draw lists of the last frame that cover the most pixels, by window.
 void print_heaviest_lists() {
     const ImDrawData& d = *ImGui::GetDrawData();
     std::vector<const ImDrawList*> lists(d.CmdLists, d.CmdLists + d.CmdListsCount);
-    std::sort(lists.begin(), lists.end(), [](auto* a, auto* b) { return a->VtxBuffer.Size > b->VtxBuffer.Size; });
-    std::printf("heaviest draw lists of the last frame (%d lists):\n", d.CmdListsCount);
+    std::sort(lists.begin(), lists.end(), [](auto* a, auto* b) { return covered_pixels(*a) > covered_pixels(*b); });
+    double total = 0;
+    for (const ImDrawList* l : lists) total += covered_pixels(*l);
+    std::printf("draw lists of the last frame (%d lists) cover %.2f M pixels, overlaps counted; the most:\n",
+                d.CmdListsCount, total / 1e6);
     for (std::size_t i = 0; i < std::min<std::size_t>(lists.size(), 6); ++i)
-        std::printf("  %7d vertices %7d indices %4d draw calls  %s\n", lists[i]->VtxBuffer.Size, lists[i]->IdxBuffer.Size,
-                    lists[i]->CmdBuffer.Size, lists[i]->_OwnerName ? lists[i]->_OwnerName : "?");
+        std::printf("  %7.0f k pixels %7d vertices %7d indices %4d draw calls  %s\n", covered_pixels(*lists[i]) / 1e3,
+                    lists[i]->VtxBuffer.Size, lists[i]->IdxBuffer.Size, lists[i]->CmdBuffer.Size,
+                    lists[i]->_OwnerName ? lists[i]->_OwnerName : "?");
 }
 
 }  // namespace
@@ -64,6 +82,7 @@ int main(int argc, char** argv) {
     const double seconds = argc > 1 ? std::atof(argv[1]) : 10.0;
     const long history = argc > 2 ? std::atol(argv[2]) : 100000;
     const bool projector = argc > 3 && std::strcmp(argv[3], "--projector") == 0;
+    const bool empty = argc > 3 && std::strcmp(argv[3], "--empty") == 0;
     plab::RunConfig config = plab::load_preset("spirals-amp-fp16");
     config.steps = 10000000;  // the most a config allows: long enough to train through the whole measurement
     plab::imgui::GlWindow window({1600, 1000, false, "imgui_frame_bench"});
@@ -85,7 +104,7 @@ int main(int argc, char** argv) {
     while (ms_since(run) < seconds * 1000) {
         const Clock::time_point t0 = Clock::now();
         window.begin_frame();
-        app.frame();
+        if (!empty) app.frame();
         const Clock::time_point t1 = Clock::now();
         window.render();
         window.finish();
@@ -100,7 +119,7 @@ int main(int argc, char** argv) {
     app.session().pause();
     std::printf("%zu frames in %.1f s: %.1f frames/s while training %lld more steps (%.0f steps/s)%s\n", frame.ms.size(),
                 elapsed, static_cast<double>(frame.ms.size()) / elapsed, static_cast<long long>(trained),
-                static_cast<double>(trained) / elapsed, projector ? ", projector" : "");
+                static_cast<double>(trained) / elapsed, projector ? ", projector" : (empty ? ", empty frames" : ""));
     std::printf("frame ms:            median %6.2f  p95 %6.2f\n", frame.at(0.5), frame.at(0.95));
     std::printf("  build (CPU) ms:    median %6.2f  p95 %6.2f   (events, presenters, ImGui draw lists)\n", build.at(0.5),
                 build.at(0.95));
