@@ -9,6 +9,7 @@
 
 #include "tests/present/step_record_builders.h"
 #include "ui/present/nan_diagnosis.h"
+#include "ui/present/trace_asker.h"
 
 namespace plab {
 namespace {
@@ -239,6 +240,25 @@ TEST(NanDiagnosis, ATraceThatFoundEveryOpFiniteSaysSo) {
     EXPECT_FALSE(d.trace_wanted);
     EXPECT_EQ(d.traced, "Traced op by op: the replay of step 2 found every op's output finite (the Inf or NaN came "
                         "from outside the traced ops).");
+}
+
+// A view asks for a step's trace once, again only after TraceAsker::kRetry
+// while still wanted, at once for another step, and never when not wanted.
+TEST(TraceAsker, AsksOncePerStepAndRetriesAfterThePause) {
+    using namespace std::chrono_literals;
+    TraceAsker asker;
+    NanDiagnosis d;
+    d.step = 7;
+    const TraceAsker::Clock::time_point t0{};
+    EXPECT_FALSE(asker.should_ask(d, t0));  // not wanted
+    d.trace_wanted = true;
+    EXPECT_TRUE(asker.should_ask(d, t0));
+    EXPECT_FALSE(asker.should_ask(d, t0 + 16ms));
+    EXPECT_FALSE(asker.should_ask(d, t0 + 999ms));
+    EXPECT_TRUE(asker.should_ask(d, t0 + 1000ms));
+    d.step = 9;
+    EXPECT_TRUE(asker.should_ask(d, t0 + 1016ms));
+    EXPECT_FALSE(asker.should_ask(d, t0 + 1032ms));
 }
 
 }  // namespace

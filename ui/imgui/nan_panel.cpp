@@ -29,12 +29,7 @@ void NanPanel::draw(const SessionSnapshot& snapshot, const Look& look, const Liv
     if (!run.config) return;
     const NanDiagnosis d = diagnose_first_nonfinite(run.log, *run.config, model_layer_names(run.config->model),
                                                     snapshot.trace ? &*snapshot.trace : nullptr);
-    ++frames_since_ask_;
-    if (d.trace_wanted && context.trace && (d.step != trace_asked_ || frames_since_ask_ > 60)) {
-        trace_asked_ = d.step;
-        frames_since_ask_ = 0;
-        context.trace(d.step);
-    }
+    if (context.trace && trace_asker_.should_ask(d, TraceAsker::Clock::now())) context.trace(d.step);
     if (look.heading) ImGui::PushFont(look.heading);
     wrapped_text(d.headline, d.found ? colour::overflow : colour::growth);
     if (look.heading) ImGui::PopFont();

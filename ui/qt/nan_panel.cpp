@@ -25,12 +25,7 @@ void NanPanel::show_snapshot(const SessionSnapshot& snapshot) {
     if (!run.config) return;
     const NanDiagnosis d = diagnose_first_nonfinite(run.log, *run.config, model_layer_names(run.config->model),
                                                     snapshot.trace ? &*snapshot.trace : nullptr);
-    const auto now = std::chrono::steady_clock::now();
-    if (d.trace_wanted && trace_ && (d.step != trace_asked_ || now - trace_asked_at_ > std::chrono::seconds(1))) {
-        trace_asked_ = d.step;
-        trace_asked_at_ = now;
-        trace_(d.step);
-    }
+    if (trace_ && trace_asker_.should_ask(d, TraceAsker::Clock::now())) trace_(d.step);
     show_diagnosis(d);
     fork_state_->setText(QString::fromStdString(fork_summary(snapshot)));
 }

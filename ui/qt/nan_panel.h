@@ -5,12 +5,12 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QVBoxLayout>
-#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "ui/present/nan_diagnosis.h"
+#include "ui/present/trace_asker.h"
 #include "ui/qt/panel.h"
 
 namespace plab::qt {
@@ -28,10 +28,7 @@ private:
 
     Fork fork_;
     Trace trace_;
-    // The step whose trace was last requested, and when: asked again after a
-    // second if still wanted (a reset may have dropped it; the session ignores repeats).
-    std::int64_t trace_asked_ = -1;
-    std::chrono::steady_clock::time_point trace_asked_at_{};
+    TraceAsker trace_asker_;
     QLabel* headline_ = nullptr;
     QLabel* detail_ = nullptr;
     QLabel* fork_state_ = nullptr;
