@@ -82,18 +82,8 @@ double pick_interval(double lo, double hi, const TickRoom& room, double min_inte
 }  // namespace
 
 double tick_interval(double lo, double hi, int max_ticks, double min_interval) {
-    if (!(hi > lo) || !std::isfinite(hi - lo)) return std::max(1.0, min_interval);
-    const int room = std::max(max_ticks, 2);
-    // Start one decade below the span's own scale and walk up 1, 2, 5, 10, ...
-    double decade = std::pow(10.0, std::floor(std::log10((hi - lo) / room)) - 1);
-    for (;;) {
-        for (double m : {1.0, 2.0, 5.0}) {
-            const double interval = m * decade;
-            if (interval < min_interval) continue;
-            if (multiples(lo, hi, interval).size() <= static_cast<std::size_t>(room)) return interval;
-        }
-        decade *= 10;
-    }
+    // The plain rule is the readable one with no crowding room and no least count.
+    return readable_interval(lo, hi, {max_ticks, max_ticks, 0}, min_interval);
 }
 
 int tick_decimals(double interval) {
