@@ -13,6 +13,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "engine/numeric/tensor_stats_kernels.h"
 
@@ -44,21 +47,39 @@ std::uint32_t magnitude_bits(const float* x, std::size_t i) {
 // GCC vectorises where it leaves a select as a branch.
 std::uint32_t finite_or_zero(std::uint32_t a) { return a & (0u - static_cast<std::uint32_t>(a < kInfBits)); }
 
-// 1 when a < t, else 0, for a, t < 2^31. AVX-512's compares write a mask
-// register, which takes one more instruction (a masked move) to become a
-// count; the sign of a - t takes one shift, which measured faster there. The
-// SSE2 and AVX2 compares give a vector mask at once, and measured faster as
-// they are.
-std::uint32_t below_bit(std::uint32_t a, std::uint32_t t) {
-#if defined(__AVX512F__)
-    return (a - t) >> 31;
-#else
-    return a < t ? 1u : 0u;
-#endif
-}
-
 // out[k] += #{i : bits(|x_i|) < th[k]} for k < Count, one pass. The count
 // is a template argument so that a pass compares only the thresholds it has.
+#if defined(__AVX512F__)
+// Written with intrinsics: each threshold costs a compare into a mask
+// register and a masked subtract of -1 (two instructions), where GCC's own
+// vectorisation of the plain loop took three (measured 5% faster overall).
+template <int Count>
+void count_below_n(const float* x, std::size_t n, const std::uint32_t* th, std::uint64_t* out) {
+    __m512i t[Count];
+    __m512i c[Count];
+    for (int k = 0; k < Count; ++k) {
+        t[k] = _mm512_set1_epi32(static_cast<int>(th[k]));
+        c[k] = _mm512_setzero_si512();
+    }
+    const __m512i abs_mask = _mm512_set1_epi32(static_cast<int>(kAbsMask));
+    const __m512i minus_one = _mm512_set1_epi32(-1);
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512i a = _mm512_and_si512(_mm512_loadu_si512(x + i), abs_mask);
+#pragma GCC unroll 16
+        for (int k = 0; k < Count; ++k)
+            c[k] = _mm512_mask_sub_epi32(c[k], _mm512_cmplt_epu32_mask(a, t[k]), c[k], minus_one);
+    }
+    for (int k = 0; k < Count; ++k) {
+        std::uint32_t lanes[16];
+        _mm512_storeu_si512(lanes, c[k]);
+        std::uint32_t total = 0;
+        for (int j = 0; j < 16; ++j) total += lanes[j];
+        for (std::size_t r = i; r < n; ++r) total += magnitude_bits(x, r) < th[k] ? 1u : 0u;
+        out[k] += total;
+    }
+}
+#else
 template <int Count>
 void count_below_n(const float* x, std::size_t n, const std::uint32_t* th, std::uint64_t* out) {
     std::uint32_t t[Count];
@@ -67,10 +88,11 @@ void count_below_n(const float* x, std::size_t n, const std::uint32_t* th, std::
     for (std::size_t i = 0; i < n; ++i) {
         const std::uint32_t a = magnitude_bits(x, i);
 #pragma GCC unroll 16
-        for (int k = 0; k < Count; ++k) c[k] += below_bit(a, t[k]);
+        for (int k = 0; k < Count; ++k) c[k] += (a < t[k] ? 1u : 0u);
     }
     for (int k = 0; k < Count; ++k) out[k] += c[k];
 }
+#endif
 
 // The same for 1 <= count <= kPassThresholds.
 void count_below(const float* x, std::size_t n, const std::uint32_t* th, int count, std::uint64_t* out) {
