@@ -76,6 +76,25 @@ TEST(BackendCli, BenchTakesTheSameBackendChoice) {
     EXPECT_NE(cuda.err.find("; use --backend cpu\n"), std::string::npos) << cuda.err;
 }
 
+// plab scenario too (so a scenario can be checked on the GPU), found before
+// the guide is printed: a missing device is the only output.
+TEST(BackendCli, ScenarioTakesTheSameBackendChoice) {
+    const Situation s = cuda_situation();
+    const Result bad = run_plab("scenario grad-accumulation --backend gpu");
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_EQ(bad.out, "");
+    EXPECT_EQ(bad.err, "plab: --backend: 'gpu' is not a backend; allowed: auto|cpu|cuda\n");
+    const Result cpu = run_plab("scenario grad-accumulation --backend cpu");
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+    EXPECT_NE(cpu.out.find("the scenario holds (4 of 4 checks, on CPU (exact emulation))"), std::string::npos)
+        << cpu.out;
+    if (s.cuda == CudaSituation::device) GTEST_SKIP() << "a CUDA device is present: " << s.device_text;
+    const Result cuda = run_plab("scenario grad-accumulation --backend cuda");
+    EXPECT_EQ(cuda.exit_code, 2);
+    EXPECT_EQ(cuda.out, "");
+    EXPECT_NE(cuda.err.find("; use --backend cpu\n"), std::string::npos) << cuda.err;
+}
+
 TEST(BackendCli, AutoPicksTheGpuWhenThereIsOneElseTheCpu) {
     const Situation s = cuda_situation();
     const Result r = run_plab("run --backend auto --steps 3 --quiet");

@@ -54,6 +54,7 @@ struct RunOptions {
 struct ScenarioOptions {
     std::string name;  // a scenario's preset name
     bool list = false;
+    std::string backend = "cpu";  // auto|cpu|cuda (make_run_backend)
 };
 
 struct BenchOptions {

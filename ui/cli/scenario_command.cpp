@@ -7,7 +7,6 @@
 #include <iostream>
 #include <memory>
 
-#include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/scenario/scenario.h"
 #include "engine/train/preset_io.h"
@@ -89,13 +88,14 @@ int run_scenario(const ScenarioOptions& o, std::ostream& out, std::ostream& log,
     }
     const ScenarioEntry& entry = find_or_reject(o.name);
     const RunConfig config = load_preset(entry.preset);
+    // Found before the guide is printed: a missing device is the one line of output.
+    const std::unique_ptr<Backend> made = make_run_backend(o.backend);
     out << config.name << ": " << config.description << "\n\n";
     if (!config.guide.empty()) out << config.guide << "\n\n";
     out << std::flush;
-    CpuBackend backend;
     ProgressLine line(log, progress);
     const ScenarioReport report =
-        entry.check(backend, [&line](double fraction, const std::string& what) { line.update(fraction, what); });
+        entry.check(*made, [&line](double fraction, const std::string& what) { line.update(fraction, what); });
     line.clear();
     std::size_t held = 0;
     for (const Verdict& v : report.verdicts) {
@@ -104,7 +104,7 @@ int run_scenario(const ScenarioOptions& o, std::ostream& out, std::ostream& log,
     }
     out << '\n'
         << report.name << ": " << (report.holds() ? "the scenario holds" : "the scenario does NOT hold") << " ("
-        << held << " of " << report.verdicts.size() << " checks)\n";
+        << held << " of " << report.verdicts.size() << " checks, on " << made->name() << ")\n";
     return report.holds() ? 0 : 1;
 }
 
@@ -114,16 +114,19 @@ void add_scenario_command(CLI::App& app) {
     cmd->description(
         "Run a teaching scenario headless and print its verdicts.\n"
         "A scenario is a preset with a guided text (what to look at, what to try, what happens) and a\n"
-        "check: it trains the preset and its variants on the CPU's exact emulation and judges the runs'\n"
-        "own records, one line per measured effect (\u2713 holds, \u2717 does not).\n\n"
+        "check: it trains the preset and its variants and judges the runs' own records, one line per\n"
+        "measured effect (\u2713 holds, \u2717 does not). --backend picks where they train (cpu: the exact\n"
+        "emulation, the default; cuda: the GPU, exit 2 without one; auto).\n\n"
         "Examples:\n"
         "  plab scenario --list                       the scenarios and what each shows\n"
         "  plab scenario underflow-no-scaling         the guide, then the verdicts\n"
+        "  plab scenario fp8-delayed-scaling --backend cuda   the same check on the GPU\n"
         "  plab presets --show underflow-no-scaling   its preset, to copy and change\n"
         "  plab run --preset underflow-no-scaling --set scaler.kind=dynamic   train it yourself\n"
         "Exit codes: 0 every verdict holds; 1 one does not; 2 bad input (e.g. an unknown scenario).");
     cmd->add_option("name", options->name, "The scenario (a preset name; see --list)");
     cmd->add_flag("--list", options->list, "List the scenarios");
+    cmd->add_option("--backend", options->backend, "Where to train: cpu|cuda|auto")->default_val("cpu");
     cmd->callback([options] {
         const int code = run_scenario(*options, std::cout, std::cerr, isatty(STDERR_FILENO) != 0);
         if (code != 0) throw CommandExit(code);
