@@ -5,9 +5,9 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include <cstdio>
 #include <cstring>
 
+#include "engine/common/number_text.h"
 #include "kernels/cuda_common.cuh"
 #include "kernels/device_info.h"
 #include "kernels/round_kernel.h"
@@ -22,12 +22,6 @@ namespace {
 
 constexpr const char* kNoDevice = "no CUDA device found; use --backend cpu";
 
-std::string mib_text(std::size_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f", static_cast<double>(bytes) / (1024.0 * 1024.0));
-    return text;
-}
-
 // FP32 device memory, freed with the last tensor that shares it.
 class DeviceBuffer final : public Buffer {
 public:
@@ -36,7 +30,7 @@ public:
         const cudaError_t status = cudaMalloc(&ptr_, bytes);
         if (status == cudaErrorMemoryAllocation) {
             (void)cudaGetLastError();  // not sticky: clear it so later checks do not see it
-            throw Error("cannot allocate " + mib_text(bytes) + " MiB on " + gpu_name + ": out of device memory");
+            throw OutOfMemory("cannot allocate " + mib_text(bytes) + " MiB on " + gpu_name + ": out of device memory");
         }
         check_cuda(status, "cudaMalloc");
     }

@@ -12,4 +12,12 @@ public:
     explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 
+// An allocation the machine could not satisfy, in host or device memory. An
+// Error like any other, so every front end reports it in its usual way; the
+// trainer catches it to add the size of the model that did not fit.
+class OutOfMemory : public Error {
+public:
+    using Error::Error;
+};
+
 }  // namespace plab

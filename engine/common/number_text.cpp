@@ -35,4 +35,10 @@ std::string power_of_two_text(double x) {
     return shortest_text(x);
 }
 
+std::string mib_text(std::size_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", static_cast<double>(bytes) / (1024.0 * 1024.0));
+    return text;
+}
+
 }  // namespace plab

@@ -1,6 +1,7 @@
 #pragma once
 // Numbers as text for people: the shortest decimal that reads back to the
 // same value, and powers of two written as such.
+#include <cstddef>
 #include <string>
 
 namespace plab {
@@ -11,5 +12,7 @@ std::string shortest_text(double x);  // "0.0999755859375"
 std::string significant_text(double x, int digits);
 // "2^-14" when x is a power of two, else shortest_text(x).
 std::string power_of_two_text(double x);
+// A byte count in MiB with one decimal: "512.0".
+std::string mib_text(std::size_t bytes);
 
 }  // namespace plab

@@ -11,6 +11,7 @@
 #include "engine/model/init.h"
 #include "engine/optim/gradients.h"
 #include "engine/train/fp8_step.h"
+#include "engine/train/model_size.h"
 #include "engine/train/preset_io.h"
 
 namespace plab {
@@ -73,6 +74,20 @@ Trainer::Trainer(Backend& backend, const RunConfig& config, TrainerOptions optio
       scaler_(config.scaler) {
     validate(config_);
     check_options(options_);
+    try {
+        allocate_models_and_data();
+    } catch (const OutOfMemory& e) {
+        rethrow_with_model_size(e);
+    }
+}
+
+void Trainer::rethrow_with_model_size(const OutOfMemory& e) const {
+    const int outputs = data_.num_classes > 0 ? data_.num_classes : 1;
+    throw OutOfMemory(model_size_text(config_, data_.input_dim, outputs) + " does not fit on " + backend_.name() +
+                      ": " + e.what() + "; try smaller model.hidden or batch_size, or twin=false");
+}
+
+void Trainer::allocate_models_and_data() {
     const int layers = static_cast<int>(config_.model.hidden.size()) + 1;
     mixed_ = make_side(mlp_spec(config_, data_, false), mixed_pass_formats(config_.precision, layers));
     initialise(*mixed_, init_seed(config_.seed));
@@ -215,7 +230,17 @@ private:
 
 }  // namespace
 
+// Models allocate per-batch buffers on first use (and the test set's on the
+// first evaluation), so a step can run out of memory too.
 StepRecord Trainer::step() {
+    try {
+        return take_step();
+    } catch (const OutOfMemory& e) {
+        rethrow_with_model_size(e);
+    }
+}
+
+StepRecord Trainer::take_step() {
     StepRecord record;
     record.step = step_ + 1;
     const float scale = scaler_.scale();

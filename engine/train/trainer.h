@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/common/error.h"
 #include "engine/amp/loss_scaler.h"
 #include "engine/backend/backend.h"
 #include "engine/data/dataset.h"
@@ -42,7 +43,9 @@ struct TrainerOptions {
 class Trainer final : public Run {
 public:
     // Validates the config (plab::Error), makes the data, initialises both
-    // models from the seed. The backend must outlive the trainer.
+    // models from the seed. The backend must outlive the trainer. A model
+    // that does not fit in the backend's memory is an OutOfMemory naming its
+    // size, here or from step().
     Trainer(Backend& backend, const RunConfig& config, TrainerOptions options = {});
     ~Trainer() override;
 
@@ -71,6 +74,10 @@ private:
     struct Side;  // one model with its optimizer, formats and parameter lists
     std::unique_ptr<Side> make_side(const MlpSpec& spec, const PassFormats& formats) const;
     void initialise(Side& side, std::uint64_t seed);
+    void allocate_models_and_data();
+    StepRecord take_step();
+    // e with the model's size added: what did not fit, and what to change.
+    [[noreturn]] void rethrow_with_model_size(const OutOfMemory& e) const;
     float train_micro_batch(Side& side, float scale, bool first, OpObserver* observer);
     void update_mixed(StepRecord& record, float scale);
     void update_twin();

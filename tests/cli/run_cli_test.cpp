@@ -3,6 +3,8 @@
 // 2 with a one-line reason for every kind of bad input.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -803,6 +805,31 @@ TEST(RunCliBadInputFormat, FormatTakesOnlyItsNamesAndSaysSo) {
         EXPECT_NE(r.err.find("allowed"), std::string::npos) << args << ": " << r.err;
         EXPECT_EQ(r.err.find("->"), std::string::npos) << args << ": " << r.err;
     }
+}
+
+// A model that does not fit in memory is bad input, not a crash: under a
+// 1.5 GB address-space limit the largest model the presets allow (8 x 4096
+// wide, 117.5 M parameters plus the twin, ~4 GB of FP32 tensors) must end
+// with one line naming its size, exit 2 (it aborted on std::bad_alloc).
+TEST(RunCliErrors, ModelTooBigForMemoryNamesItsSizeAndExitsTwo) {
+    const std::filesystem::path dir = scratch_dir();
+    const std::string cmd = "ulimit -v 1500000; env -u PLAB_PRESET_DIR '" + std::string(PLAB_EXE) +
+                            "' run --steps 1 --set 'model.hidden=[4096,4096,4096,4096,4096,4096,4096,4096]' > '" +
+                            (dir / "out").string() + "' 2> '" + (dir / "err").string() + "'";
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+    const std::string err = slurp(dir / "err");
+    EXPECT_EQ(err.rfind("plab: a 2-4096-4096-4096-4096-4096-4096-4096-4096-3 MLP (117.5 M parameters, batch 128, "
+                        "with its FP32 twin) does not fit on CPU (exact emulation): cannot allocate ",
+                        0),
+              0u)
+        << err;
+    EXPECT_NE(err.find(" MiB of host memory; try smaller model.hidden or batch_size, or twin=false\n"),
+              std::string::npos)
+        << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1);
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

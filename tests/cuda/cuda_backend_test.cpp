@@ -143,7 +143,7 @@ TEST_F(CudaBackendTest, OutOfMemoryNamesTheSizeAndTheDevice) {
     try {
         gpu_->allocate({1 << 20, 1 << 20}, FormatId::fp32);  // 4 TiB
         FAIL() << "4 TiB allocated";
-    } catch (const Error& e) {
+    } catch (const OutOfMemory& e) {  // the type the trainer adds the model's size to
         EXPECT_EQ(std::string(e.what()), "cannot allocate 4194304.0 MiB on " + gpu_->name() + ": out of device memory");
     }
     // The failure leaves the backend usable.

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <type_traits>
 
 #include "engine/backend/activation_math.h"
 #include "engine/backend/cpu/cpu_tensor_ops.h"
 #include "engine/backend/cpu/fixed_order_gemm.h"
 #include "engine/common/error.h"
+#include "engine/common/number_text.h"
 #include "engine/numeric/cast_array.h"
 
 namespace plab {
@@ -19,9 +21,19 @@ using cpu::round_to_dtype;
 
 namespace {
 
+// Zero-filled host memory; OutOfMemory (not std::bad_alloc, which nothing
+// reports) when the machine cannot give it.
+std::vector<float> zeros_or_throw(std::size_t n) {
+    try {
+        return std::vector<float>(n, 0.0f);
+    } catch (const std::bad_alloc&) {
+        throw OutOfMemory("cannot allocate " + mib_text(n * sizeof(float)) + " MiB of host memory");
+    }
+}
+
 class HostBuffer final : public Buffer {
 public:
-    explicit HostBuffer(std::size_t n) : values_(n, 0.0f) {}
+    explicit HostBuffer(std::size_t n) : values_(zeros_or_throw(n)) {}
     Device device() const override { return Device::cpu; }
     void* data() override { return values_.data(); }
 
