@@ -86,12 +86,14 @@ CudaBackend::CudaBackend() : scratch_(gpu::kScratchSlots) {
 CudaBackend::~CudaBackend() {
     // Buffers free themselves; wait for the work that may still use them.
     if (stream_) cudaStreamSynchronize(stream_);
-    telemetry_copies_.clear();
+    telemetry_.pending.clear();
+    telemetry_.device_chunks.clear();
     scratch_.clear();
     release();
 }
 
 void CudaBackend::release() {
+    release_telemetry();
     if (blas_) cublasDestroy(blas_);
     if (stream_) cudaStreamDestroy(stream_);
     blas_ = nullptr;

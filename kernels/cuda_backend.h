@@ -10,13 +10,12 @@
 //
 // Plain C++ interface: callers need no CUDA headers (the handles are opaque).
 // Device 0 only; one backend is used by one thread at a time, like the CPU's.
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/backend/backend.h"
-#include "engine/backend/cpu/cpu_backend.h"
+#include "kernels/cuda_telemetry_queue.h"
 
 // CUDA's and cuBLAS's handle types, declared as their headers do.
 struct CUstream_st;
@@ -99,8 +98,9 @@ private:
     // Device scratch slot `slot` (cuda_common.cuh's ScratchSlot) grown to at
     // least `bytes`; kept between calls.
     void* scratch(int slot, std::size_t bytes);
-    // A host copy of x (a CPU tensor of the same shape and dtype) for telemetry.
-    Tensor host_copy(const Tensor& x);
+    // Device memory for the results of queued telemetry request `slot`.
+    void* telemetry_slot(std::size_t slot);
+    void release_telemetry();  // the pinned chunks and the event
     void release();  // the stream and cuBLAS handle (destructor, failed constructor)
 
     std::string name_;
@@ -109,10 +109,9 @@ private:
     // Device scratch kept between calls: GEMM operands in the compute format,
     // reduction partials.
     std::vector<Tensor> scratch_;
-    // Telemetry runs on the host with the CPU backend's statistics code (one
-    // implementation); the host copies live until finish_telemetry().
-    CpuBackend host_;
-    std::deque<Tensor> telemetry_copies_;  // a deque: requests point at its elements
+    // Telemetry scans run on the device as requests are queued; their results
+    // come back in one copy when finish_telemetry() is called.
+    TelemetryQueue telemetry_;
 };
 
 // The CUDA backend on device 0; plab::Error("no CUDA device found; use

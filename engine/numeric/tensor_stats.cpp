@@ -11,6 +11,7 @@
 #include "engine/numeric/cast_path.h"
 #include "engine/numeric/scalar_cast.h"
 #include "engine/numeric/tensor_stats_bounds.h"
+#include "engine/numeric/tensor_stats_finish.h"
 #include "engine/numeric/tensor_stats_kernels.h"
 #include "engine/numeric/tensor_stats_path.h"
 
@@ -66,47 +67,18 @@ const detail::StatsKernels& best_kernels() {
     return k;
 }
 
-float fraction(std::uint64_t part, std::size_t n) {
-    return n == 0 ? 0.0f : static_cast<float>(static_cast<double>(part) / static_cast<double>(n));
-}
-
-TensorStats stats_from_scan(const detail::StatsScan& s, std::size_t n, double divisor) {
-    TensorStats t;
-    const std::uint64_t finite = s.below[kBelowInf];
-    t.count = static_cast<std::int64_t>(n);
-    t.zeros = static_cast<std::int64_t>(s.below[kBelowNonZero]);
-    t.nans = static_cast<std::int64_t>(n - s.below[kBelowNan]);
-    t.pos_infs = static_cast<std::int64_t>(s.pos_infs);
-    t.neg_infs = static_cast<std::int64_t>(s.below[kBelowNan] - finite - s.pos_infs);
-    if (finite > 0) {
-        const double m = static_cast<double>(finite);
-        t.amax = static_cast<float>(static_cast<double>(bits_float(s.amax_bits)) / divisor);
-        t.mean_abs = static_cast<float>(s.sum_abs / m / divisor);
-        t.rms = static_cast<float>(std::sqrt(s.sum_sq / m) / divisor);
-    }
-    for (std::size_t i = 0; i < kRangeFormats.size(); ++i) {
-        const std::uint64_t nonzero = s.below[below_index(i, RangeEdge::nonzero)];
-        const std::uint64_t normal = s.below[below_index(i, RangeEdge::normal)];
-        const std::uint64_t overflow = s.below[below_index(i, RangeEdge::overflow)];
-        t.ranges[i].underflow = fraction(nonzero - s.below[kBelowNonZero], n);
-        t.ranges[i].subnormal = fraction(normal - nonzero, n);
-        t.ranges[i].overflow = fraction(finite - overflow, n);
-    }
-    return t;
-}
-
 TensorStats run_stats(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor) {
     check_divisor(divisor);
     detail::StatsScan scan;
     k.scan(x, n, for_divisor<detail::ScanPlan, single_scan_plan>(divisor), &scan);
-    return stats_from_scan(scan, n, divisor);
+    return detail::stats_from_scan(scan, n, divisor);
 }
 
 TensorStatsPair run_stats_pair(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor) {
     check_divisor(divisor);
     detail::StatsScan scans[2];
     k.scan(x, n, for_divisor<detail::ScanPlan, pair_scan_plan>(divisor), scans);
-    return {stats_from_scan(scans[0], n, 1.0), stats_from_scan(scans[1], n, divisor)};
+    return {detail::stats_from_scan(scans[0], n, 1.0), detail::stats_from_scan(scans[1], n, divisor)};
 }
 
 void run_histogram(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor,
@@ -115,11 +87,7 @@ void run_histogram(const detail::StatsKernels& k, const float* x, std::size_t n,
     const detail::HistogramEdges& edges = for_divisor<detail::HistogramEdges, histogram_edges>(divisor);
     std::uint32_t counts[detail::kHistogramSlots] = {};
     k.histogram(x, n, edges, counts);
-    for (int i = 0; i < Log2Histogram::kBins; ++i) hist.bins[static_cast<std::size_t>(i)] += counts[i];
-    hist.zeros += counts[detail::kSlotZero];
-    hist.nans += counts[detail::kSlotNan];
-    hist.pos_infs += counts[detail::kSlotPosInf];
-    hist.neg_infs += counts[detail::kSlotNegInf];
+    detail::add_slot_counts(counts, hist);
 }
 
 // Adds the wide counts to `hist` as the histogram of x / 2^k: wide bin w

@@ -1,0 +1,36 @@
+#pragma once
+// The CUDA backend's queued telemetry (cuda_telemetry_ops.cu): requests
+// whose scans have been launched, and where their raw results land. Plain
+// C++ (no CUDA headers): cuda_backend.h holds one.
+#include <cstddef>
+#include <vector>
+
+#include "engine/backend/backend.h"
+#include "engine/numeric/tensor_stats_kernels.h"
+
+struct CUevent_st;
+
+namespace plab {
+
+// One queued request and what its finishing needs: the plans its kernels
+// counted with, and its slot in the result arena.
+struct PendingTelemetry {
+    TelemetryRequest request;
+    std::size_t n = 0;
+    detail::ScanPlan plan;  // the stats kernel's thresholds (views: 1 or 2)
+    double view_divisor[2] = {1.0, 1.0};
+    TensorStats* view_stats[2] = {nullptr, nullptr};
+    Log2Histogram* view_hist[2] = {nullptr, nullptr};
+    std::size_t slot = 0;
+};
+
+struct TelemetryQueue {
+    std::vector<PendingTelemetry> pending;
+    // Result slots, in chunks that never move (queued kernels write into
+    // them): device memory and the pinned host memory they are copied to.
+    std::vector<Tensor> device_chunks;
+    std::vector<void*> host_chunks;  // cudaMallocHost, freed by the backend
+    CUevent_st* copied = nullptr;    // cudaEvent_t: the copies to host are done
+};
+
+}  // namespace plab
