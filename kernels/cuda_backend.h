@@ -78,6 +78,7 @@ public:
     bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) override;
     int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
     float sum_of_squares(const Tensor& x) override;
+    std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
     std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
     TensorComparison compare(const Tensor& a, const Tensor& b) override;
@@ -85,6 +86,8 @@ public:
     // cuda_optim_ops.cu
     UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) override;
     UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) override;
+    std::vector<UpdateCount> sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) override;
+    std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) override;
 
     // cuda_telemetry_ops.cu
     void queue_telemetry(const TelemetryRequest& request) override;
@@ -101,6 +104,9 @@ private:
     // Device memory for the results of queued telemetry request `slot`.
     void* telemetry_slot(std::size_t slot);
     void release_telemetry();  // the pinned chunks and the event
+    // sgd_update_all / adamw_update_all: one launch of the per-element update `element`.
+    template <typename Element>
+    std::vector<UpdateCount> update_all(std::span<const UpdateJob> jobs, Element element, bool adamw);
     void release();  // the stream and cuBLAS handle (destructor, failed constructor)
 
     std::string name_;

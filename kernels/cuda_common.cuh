@@ -26,7 +26,16 @@ using checks::require;
 using checks::require_same_shape;
 
 // Scratch slots of CudaBackend::scratch().
-enum ScratchSlot : int { kGemmA, kGemmB, kReducePartials, kUnscaleTable, kTelemetryPartials, kScratchSlots };
+enum ScratchSlot : int {
+    kGemmA,
+    kGemmB,
+    kReducePartials,
+    kUnscaleTable,
+    kTelemetryPartials,
+    kUpdateTable,
+    kSquaresTable,
+    kScratchSlots
+};
 
 // plab::Error naming the failed call and CUDA's (cuBLAS's) reason.
 inline void check_cuda(cudaError_t status, const char* what) {

@@ -3,7 +3,9 @@
 // callers), compiled without FMA, so weights and optimizer state match the
 // CPU bit for bit. One pass per parameter tensor writes the new weights and
 // counts the moved and lost updates (integer sums: exact in any order).
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "engine/optim/update_math.h"
 #include "kernels/cuda_backend.h"
@@ -40,7 +42,126 @@ __device__ __forceinline__ Counts store_update(const FormatParams& p, float fres
 
 UpdateCount to_update_count(const Counts& c) { return {c.nonzero, c.lost}; }
 
+// --- multi-tensor updates ---------------------------------------------------------
+
+// One job of sgd_update_all / adamw_update_all as the kernel reads it.
+struct UpdateSlice {
+    float* w;
+    const float* g;
+    float* a;     // velocity, or AdamW's m; null for SGD without momentum
+    float* b;     // AdamW's v
+    float* copy;  // the stored copy of a master w, or null
+    std::size_t n;
+    FormatParams w_format, copy_format;
+};
+
+struct SgdElement {
+    float lr, momentum, weight_decay;
+    __device__ Counts operator()(const UpdateSlice& s, std::size_t i) const {
+        const float g = sgd_decayed_grad(s.w[i], s.g[i], weight_decay);
+        if (s.a == nullptr || momentum == 0.0f)  // no buffer is read or written, as in sgd_update
+            return store_update(s.w_format, sgd_apply(s.w[i], g, lr), s.w[i]);
+        s.a[i] = sgd_velocity(s.a[i], g, momentum);
+        return store_update(s.w_format, sgd_apply(s.w[i], s.a[i], lr), s.w[i]);
+    }
+};
+
+struct AdamWElement {
+    AdamWScalars k;
+    __device__ Counts operator()(const UpdateSlice& s, std::size_t i) const {
+        float m = s.a[i], v = s.b[i];
+        const float fresh = adamw_element(s.w[i], s.g[i], m, v, k);
+        s.a[i] = m;
+        s.b[i] = v;
+        return store_update(s.w_format, fresh, s.w[i]);
+    }
+};
+
+// Block row y updates job y (grid-stride) and refreshes its copy; the moved
+// and lost counts go to counts[2y], counts[2y + 1] (integer atomics: exact).
+template <typename Element>
+__global__ void update_all_kernel(const UpdateSlice* slices, Element element, unsigned long long* counts) {
+    const UpdateSlice s = slices[blockIdx.y];
+    unsigned moved = 0, lost = 0;
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < s.n; i += stride) {
+        const Counts c = element(s, i);
+        moved += static_cast<unsigned>(c.nonzero);
+        lost += static_cast<unsigned>(c.lost);
+        if (s.copy) s.copy[i] = gpu::round_value(s.copy_format, s.w[i]);
+    }
+    const unsigned warp_moved = __reduce_add_sync(0xffffffffu, moved);
+    const unsigned warp_lost = __reduce_add_sync(0xffffffffu, lost);
+    if (threadIdx.x % 32 == 0) {
+        if (warp_moved) atomicAdd(&counts[2 * blockIdx.y], static_cast<unsigned long long>(warp_moved));
+        if (warp_lost) atomicAdd(&counts[2 * blockIdx.y + 1], static_cast<unsigned long long>(warp_lost));
+    }
+}
+
 }  // namespace
+
+// The checks of the single updates, per job, then one launch over all jobs
+// and one copy of the counts.
+template <typename Element>
+std::vector<UpdateCount> CudaBackend::update_all(std::span<const UpdateJob> jobs, Element element, bool adamw) {
+    constexpr const char* op = "update_all";
+    std::vector<UpdateSlice> table;
+    std::size_t longest = 0;
+    for (const UpdateJob& j : jobs) {
+        gpu::require_same_shape(*j.w, *j.g, op);
+        require_fp32(*j.g, op, "the gradient");
+        UpdateSlice slice{device_floats(*j.w, op), device_floats(*j.g, op), nullptr, nullptr, nullptr,
+                          j.w->size(), format_params(j.w->dtype()), format_params(FormatId::fp32)};
+        if (j.state_a) {
+            gpu::require_same_shape(*j.w, *j.state_a, op);
+            require_fp32(*j.state_a, op, adamw ? "the first moment" : "the momentum buffer");
+            slice.a = device_floats(*j.state_a, op);
+        }
+        if (adamw) {
+            require(j.state_a && j.state_b, [] { return std::string("adamw_update_all: a job lacks its moments"); });
+            gpu::require_same_shape(*j.w, *j.state_b, op);
+            require_fp32(*j.state_b, op, "the second moment");
+            slice.b = device_floats(*j.state_b, op);
+        }
+        if (j.copy) {
+            gpu::require_same_shape(*j.w, *j.copy, op);
+            slice.copy = device_floats(*j.copy, op);
+            slice.copy_format = format_params(j.copy->dtype());
+        }
+        table.push_back(slice);
+        longest = std::max(longest, slice.n);
+    }
+    std::vector<UpdateCount> result(jobs.size());
+    if (jobs.empty()) return result;
+    const std::size_t table_bytes = table.size() * sizeof(UpdateSlice);
+    const std::size_t count_bytes = 2 * table.size() * sizeof(unsigned long long);
+    auto* device = static_cast<unsigned char*>(scratch(gpu::kUpdateTable, table_bytes + count_bytes));
+    auto* slices = reinterpret_cast<UpdateSlice*>(device);
+    auto* counts = reinterpret_cast<unsigned long long*>(device + table_bytes);  // UpdateSlice is 8-aligned
+    gpu::check_cuda(cudaMemcpyAsync(slices, table.data(), table_bytes, cudaMemcpyHostToDevice, stream_), op);
+    gpu::check_cuda(cudaMemsetAsync(counts, 0, count_bytes, stream_), op);
+    if (longest > 0) {
+        const dim3 grid(gpu::blocks_for(longest) < 1024 ? gpu::blocks_for(longest) : 1024,
+                        static_cast<unsigned>(table.size()));
+        update_all_kernel<<<grid, gpu::kThreads, 0, stream_>>>(slices, element, counts);
+        gpu::check_cuda(cudaGetLastError(), op);
+    }
+    std::vector<unsigned long long> host(2 * table.size());
+    gpu::check_cuda(cudaMemcpyAsync(host.data(), counts, count_bytes, cudaMemcpyDeviceToHost, stream_), op);
+    gpu::check_cuda(cudaStreamSynchronize(stream_), op);
+    for (std::size_t i = 0; i < result.size(); ++i)
+        result[i] = {static_cast<std::int64_t>(host[2 * i]), static_cast<std::int64_t>(host[2 * i + 1])};
+    return result;
+}
+
+std::vector<UpdateCount> CudaBackend::sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) {
+    return update_all(jobs, SgdElement{step.lr, step.momentum, step.weight_decay}, false);
+}
+
+std::vector<UpdateCount> CudaBackend::adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) {
+    require(step.step >= 1, [&] { return "adamw_update: step " + std::to_string(step.step) + " must be >= 1"; });
+    return update_all(jobs, AdamWElement{adamw_scalars(step)}, true);  // the scalars on the host, as PyTorch does
+}
 
 UpdateCount CudaBackend::sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) {
     constexpr const char* op = "sgd_update";

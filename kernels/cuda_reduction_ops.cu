@@ -8,6 +8,7 @@
 // usual bound n * eps * sum |x| of it). Counts, flags and maxima are exact.
 #include <cfloat>
 #include <climits>
+#include <span>
 #include <vector>
 
 #include "kernels/cuda_backend.h"
@@ -41,6 +42,41 @@ __global__ void unscale_all_kernel(const UnscaleSlice* slices, float inv_scale, 
         bad |= is_finite_value(v) ? 0 : 1;
     }
     if (__syncthreads_or(bad) && threadIdx.x == 0) flags[blockIdx.y] = 1;
+}
+
+// One tensor of sum_of_squares_all.
+struct SquaresSlice {
+    const float* x;
+    std::size_t n;
+};
+
+// The blocks gpu::reduce would use for n elements: each tensor is summed in
+// the tree of cuda_common.cuh's deterministic reduction, as if alone.
+__device__ unsigned reduce_blocks_for(std::size_t n) {
+    const std::size_t wanted = (n + gpu::kThreads - 1) / gpu::kThreads;
+    return static_cast<unsigned>(wanted < gpu::kReduceBlocks ? wanted : gpu::kReduceBlocks);
+}
+
+// Block (x, y) folds its strided share of tensor y's squares into
+// partials[y * kReduceBlocks + x]; blocks beyond the tensor's own count exit.
+__global__ void squares_blocks_kernel(const SquaresSlice* slices, float* partials) {
+    const SquaresSlice s = slices[blockIdx.y];
+    const unsigned blocks = reduce_blocks_for(s.n);
+    if (blockIdx.x >= blocks) return;  // the whole block: no thread waits at a barrier
+    float acc = 0.0f;
+    const std::size_t stride = static_cast<std::size_t>(blocks) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < s.n; i += stride)
+        acc += s.x[i] * s.x[i];
+    const float total = gpu::block_fold(acc, gpu::Add{});
+    if (threadIdx.x == 0) partials[blockIdx.y * gpu::kReduceBlocks + blockIdx.x] = total;
+}
+
+// Block y folds tensor y's partials into out[y].
+__global__ void squares_fold_kernel(const SquaresSlice* slices, const float* partials, float* out) {
+    const unsigned blocks = reduce_blocks_for(slices[blockIdx.x].n);
+    const float* mine = partials + blockIdx.x * gpu::kReduceBlocks;
+    const float total = gpu::block_fold(threadIdx.x < blocks ? mine[threadIdx.x] : 0.0f, gpu::Add{});
+    if (threadIdx.x == 0) out[blockIdx.x] = total;
 }
 
 // The twin's comparison sums (TensorComparison), trivially copyable for the reduction.
@@ -129,11 +165,35 @@ int CudaBackend::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) 
 }
 
 float CudaBackend::sum_of_squares(const Tensor& x) {
+    const Tensor* one[] = {&x};
+    return sum_of_squares_all(one).front();
+}
+
+std::vector<float> CudaBackend::sum_of_squares_all(std::span<const Tensor* const> xs) {
     constexpr const char* op = "sum_of_squares";
-    const float* v = device_floats(x, op);
-    return gpu::reduce<float>(
-        x.size(), 0.0f, stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), op,
-        [=] __device__(std::size_t i) { return v[i] * v[i]; }, gpu::Add{});
+    std::vector<float> sums(xs.size(), 0.0f);
+    if (xs.empty()) return sums;
+    std::vector<SquaresSlice> table;
+    for (const Tensor* x : xs) table.push_back({device_floats(*x, op), x->size()});
+    // One device block: the table, then each tensor's block partials, then the sums.
+    const std::size_t table_bytes = table.size() * sizeof(SquaresSlice);
+    const std::size_t partial_bytes = table.size() * gpu::kReduceBlocks * sizeof(float);
+    auto* device = static_cast<unsigned char*>(
+        scratch(gpu::kSquaresTable, table_bytes + partial_bytes + sums.size() * sizeof(float)));
+    auto* slices = reinterpret_cast<SquaresSlice*>(device);
+    auto* partials = reinterpret_cast<float*>(device + table_bytes);  // SquaresSlice's size is a multiple of float's
+    float* out = partials + table.size() * gpu::kReduceBlocks;
+    gpu::check_cuda(cudaMemcpyAsync(slices, table.data(), table_bytes, cudaMemcpyHostToDevice, stream_), op);
+    const dim3 grid(gpu::kReduceBlocks, static_cast<unsigned>(table.size()));
+    const std::size_t shared = gpu::kThreads * sizeof(float);
+    squares_blocks_kernel<<<grid, gpu::kThreads, shared, stream_>>>(slices, partials);
+    gpu::check_cuda(cudaGetLastError(), op);
+    squares_fold_kernel<<<static_cast<unsigned>(table.size()), gpu::kThreads, shared, stream_>>>(slices, partials, out);
+    gpu::check_cuda(cudaGetLastError(), op);
+    gpu::check_cuda(cudaMemcpyAsync(sums.data(), out, sums.size() * sizeof(float), cudaMemcpyDeviceToHost, stream_),
+                    op);
+    gpu::check_cuda(cudaStreamSynchronize(stream_), op);
+    return sums;
 }
 
 std::int64_t CudaBackend::count_non_finite(const Tensor& x) {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "engine/numeric/tensor_stats.h"
 #include "engine/tensor/tensor.h"
@@ -77,6 +78,18 @@ enum class Activation : std::uint8_t { identity, relu, tanh, gelu };
 std::string_view activation_name(Activation a);
 std::optional<Activation> parse_activation(std::string_view name);
 std::string activation_choices();  // "identity|relu|tanh|gelu"
+
+// One parameter tensor of a multi-tensor optimizer update: w from its FP32
+// gradient g with FP32 state (SGD: state_a is the velocity, null without
+// momentum; AdamW: state_a = m, state_b = v); then, when `copy` is set (a
+// parameter with an FP32 master w), copy = w rounded to copy's dtype.
+struct UpdateJob {
+    Tensor* w = nullptr;
+    const Tensor* g = nullptr;
+    Tensor* state_a = nullptr;
+    Tensor* state_b = nullptr;
+    Tensor* copy = nullptr;
+};
 
 // One tensor of a multi-tensor unscale: dst = FP32(src) * inv_scale.
 struct UnscaleJob {
@@ -184,12 +197,39 @@ public:
     }
     // Sum of squares in FP32, in index order (for global-norm clipping).
     virtual float sum_of_squares(const Tensor& x) = 0;
+    // sum_of_squares of every tensor, in one pass where the backend can (a
+    // GPU: one launch and one copy, not a sync per tensor).
+    virtual std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) {
+        std::vector<float> sums;
+        for (const Tensor* x : xs) sums.push_back(sum_of_squares(*x));
+        return sums;
+    }
     // x *= factor, rounded to x's dtype.
     virtual void scale_in_place(Tensor& x, float factor) = 0;
     // One update of w from its FP32 gradient g; optimizer state tensors are
     // FP32. The new w is rounded to w's dtype.
     virtual UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) = 0;
     virtual UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) = 0;
+    // The update of every job (and its copy), in one pass where the backend
+    // can (a GPU: one launch and one copy of the counts); a count per job.
+    // The defaults call the single updates and convert per job.
+    virtual std::vector<UpdateCount> sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) {
+        std::vector<UpdateCount> counts;
+        Tensor none;
+        for (const UpdateJob& j : jobs) {
+            counts.push_back(sgd_update(*j.w, *j.g, j.state_a ? *j.state_a : none, step));
+            if (j.copy) convert(*j.w, *j.copy);
+        }
+        return counts;
+    }
+    virtual std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) {
+        std::vector<UpdateCount> counts;
+        for (const UpdateJob& j : jobs) {
+            counts.push_back(adamw_update(*j.w, *j.g, *j.state_a, *j.state_b, step));
+            if (j.copy) convert(*j.w, *j.copy);
+        }
+        return counts;
+    }
 
     // --- telemetry and tracing ---
     // Telemetry a backend may compute while the step goes on (a second CPU

@@ -40,8 +40,10 @@ namespace {
 // The global norm and the clip, over one of a parameter's gradient copies:
 // master_grad (the correct place) or grad_sum (the scaled-clip bug).
 float norm_of(Backend& backend, std::span<Parameter* const> params, Tensor Parameter::*grads) {
+    std::vector<const Tensor*> tensors;
+    for (Parameter* p : params) tensors.push_back(&(p->*grads));
     float sum = 0.0f;
-    for (Parameter* p : params) sum += backend.sum_of_squares(p->*grads);
+    for (const float s : backend.sum_of_squares_all(tensors)) sum += s;  // in parameter order
     return std::sqrt(sum);
 }
 

@@ -53,12 +53,9 @@ OptimizerStepResult Optimizer::step(Backend& backend, std::span<Parameter* const
     if (config_.clip_norm > 0.0f && !config_.clip_scaled)
         result.clipped = clip_gradients(backend, params, config_.clip_norm, result.grad_norm);
     if (state_.size() < params.size()) state_.resize(params.size());
-    for (std::size_t i = 0; i < params.size(); ++i) {
-        Parameter& p = *params[i];
-        const UpdateCount count = update(backend, p, state_[i]);
+    for (const UpdateCount& count : update_all(backend, params)) {
         result.nonzero_updates += count.nonzero;
         result.lost_updates += count.lost;
-        if (!p.master.empty()) backend.convert(p.master, p.value);
     }
     ++steps_taken_;
     return result;
@@ -73,18 +70,27 @@ ScaledClip Optimizer::clip_before_unscale(Backend& backend, std::span<Parameter*
     return clip;
 }
 
-UpdateCount Optimizer::update(Backend& backend, Parameter& p, State& state) {
-    Tensor& w = p.target();
-    if (config_.kind == OptimizerKind::sgd) {
-        const SgdStep s{config_.lr, config_.momentum, config_.weight_decay};
-        // Without momentum no buffer is needed; one is made when momentum is turned on.
-        Tensor none;
-        Tensor& velocity = s.momentum != 0.0f ? state_tensor(backend, state.velocity, w.shape()) : none;
-        return backend.sgd_update(w, p.master_grad, velocity, s);
+// Every parameter in one multi-tensor call; a parameter with an FP32 master
+// gets its stored value refreshed from it in the same pass.
+std::vector<UpdateCount> Optimizer::update_all(Backend& backend, std::span<Parameter* const> params) {
+    std::vector<UpdateJob> jobs;
+    const bool sgd = config_.kind == OptimizerKind::sgd;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        Parameter& p = *params[i];
+        State& state = state_[i];
+        Tensor& w = p.target();
+        UpdateJob job{.w = &w, .g = &p.master_grad, .copy = p.master.empty() ? nullptr : &p.value};
+        if (sgd) {  // without momentum no buffer is needed; one is made when momentum is turned on
+            if (config_.momentum != 0.0f) job.state_a = &state_tensor(backend, state.velocity, w.shape());
+        } else {
+            job.state_a = &state_tensor(backend, state.m, w.shape());
+            job.state_b = &state_tensor(backend, state.v, w.shape());
+        }
+        jobs.push_back(job);
     }
-    const AdamWStep s{config_.lr, config_.beta1, config_.beta2, config_.eps, config_.weight_decay, steps_taken_ + 1};
-    return backend.adamw_update(w, p.master_grad, state_tensor(backend, state.m, w.shape()),
-                                state_tensor(backend, state.v, w.shape()), s);
+    if (sgd) return backend.sgd_update_all(jobs, SgdStep{config_.lr, config_.momentum, config_.weight_decay});
+    return backend.adamw_update_all(jobs, AdamWStep{config_.lr, config_.beta1, config_.beta2, config_.eps,
+                                                    config_.weight_decay, steps_taken_ + 1});
 }
 
 }  // namespace plab

@@ -60,7 +60,7 @@ private:
         Tensor m;         // adamw first moment, FP32
         Tensor v;         // adamw second moment, FP32
     };
-    UpdateCount update(Backend& backend, Parameter& p, State& state);
+    std::vector<UpdateCount> update_all(Backend& backend, std::span<Parameter* const> params);
 
     OptimizerConfig config_;
     std::vector<State> state_;

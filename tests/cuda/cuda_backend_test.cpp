@@ -666,6 +666,110 @@ TEST_F(CudaBackendTest, AdamWUpdatesAreTheCpusBitForBit) {
     }
 }
 
+// The multi-tensor updates: the CPU's single updates (plus the copy of each
+// master into its FP16 value) for every job at once, in one launch. Jobs of
+// every kind side by side: FP32 masters with FP16 copies, FP16 weights with
+// no master (lost updates), an empty tensor, one over many blocks.
+class CudaUpdateAll : public CudaBackendTest {
+protected:
+    struct Job {
+        Both w, g, a, b, copy;
+        bool has_copy = false;
+    };
+    std::vector<Job> make_jobs() {
+        const std::vector<Shape> shapes = {{64, 2}, {0, 5}, {33, 65}, {1, 300001}};
+        std::vector<Job> jobs;
+        for (std::size_t t = 0; t < shapes.size(); ++t) {
+            const bool master = t % 2 == 0;
+            const auto seed = static_cast<std::uint32_t>(60 + t);
+            Job j{make(shapes[t], master ? FormatId::fp32 : FormatId::fp16, weights(shapes[t].size(), seed)),
+                  random(shapes[t], FormatId::fp32, seed + 10, 0.5f), zeros(shapes[t], FormatId::fp32),
+                  zeros(shapes[t], FormatId::fp32), zeros(shapes[t], FormatId::fp16), master};
+            jobs.push_back(std::move(j));
+        }
+        return jobs;
+    }
+    static std::vector<UpdateJob> table(std::vector<Job>& jobs, bool on_gpu, bool adamw, bool momentum) {
+        std::vector<UpdateJob> t;
+        for (Job& j : jobs) {
+            auto side = [on_gpu](Both& b) -> Tensor* { return on_gpu ? &b.gpu : &b.cpu; };
+            t.push_back({side(j.w), side(j.g), adamw || momentum ? side(j.a) : nullptr, adamw ? side(j.b) : nullptr,
+                         j.has_copy ? side(j.copy) : nullptr});
+        }
+        return t;
+    }
+    void expect_jobs_identical(std::vector<Job>& jobs, const std::string& what) {
+        for (std::size_t t = 0; t < jobs.size(); ++t) {
+            const std::string label = what + " job " + std::to_string(t);
+            expect_identical(jobs[t].w, label + " weights");
+            expect_identical(jobs[t].a, label + " state a");
+            expect_identical(jobs[t].b, label + " state b");
+            expect_identical(jobs[t].copy, label + " copy");
+        }
+    }
+};
+
+TEST_F(CudaUpdateAll, SgdIsTheCpusSingleUpdatesInOneLaunch) {
+    for (bool momentum : {false, true}) {
+        std::vector<Job> jobs = make_jobs();
+        const std::vector<UpdateJob> on_cpu = table(jobs, false, false, momentum);
+        const std::vector<UpdateJob> on_gpu = table(jobs, true, false, momentum);
+        std::int64_t lost = 0;
+        for (int step = 0; step < 3; ++step) {
+            const SgdStep rule{.lr = 1e-4f, .momentum = momentum ? 0.9f : 0.0f, .weight_decay = 0.01f};
+            const std::vector<UpdateCount> c = cpu_.sgd_update_all(on_cpu, rule);
+            const std::vector<UpdateCount> d = gpu_->sgd_update_all(on_gpu, rule);
+            ASSERT_EQ(d.size(), c.size());
+            for (std::size_t t = 0; t < c.size(); ++t) {
+                EXPECT_EQ(d[t].nonzero, c[t].nonzero) << "job " << t;
+                EXPECT_EQ(d[t].lost, c[t].lost) << "job " << t;
+                lost += c[t].lost;
+            }
+        }
+        EXPECT_GT(lost, 0);  // the FP16 weights without a master lose updates: the case is exercised
+        expect_jobs_identical(jobs, momentum ? "sgd momentum" : "sgd");
+    }
+    EXPECT_TRUE(gpu_->sgd_update_all({}, SgdStep{}).empty());
+}
+
+TEST_F(CudaUpdateAll, AdamWIsTheCpusSingleUpdatesInOneLaunch) {
+    std::vector<Job> jobs = make_jobs();
+    const std::vector<UpdateJob> on_cpu = table(jobs, false, true, false);
+    const std::vector<UpdateJob> on_gpu = table(jobs, true, true, false);
+    for (int step = 1; step <= 3; ++step) {
+        const AdamWStep rule{.lr = 1e-3f, .weight_decay = 0.01f, .step = step};
+        const std::vector<UpdateCount> c = cpu_.adamw_update_all(on_cpu, rule);
+        const std::vector<UpdateCount> d = gpu_->adamw_update_all(on_gpu, rule);
+        ASSERT_EQ(d.size(), c.size());
+        for (std::size_t t = 0; t < c.size(); ++t) {
+            EXPECT_EQ(d[t].nonzero, c[t].nonzero) << "job " << t;
+            EXPECT_EQ(d[t].lost, c[t].lost) << "job " << t;
+        }
+    }
+    expect_jobs_identical(jobs, "adamw");
+}
+
+// Each tensor summed as sum_of_squares sums it alone (the same tree: the same
+// bits), within the FP32 bound of the CPU's index-order sum.
+TEST_F(CudaBackendTest, SumOfSquaresAllIsEachTensorsSum) {
+    const std::vector<Shape> shapes = {{1, 300001}, {0, 4}, {64, 64}, {1, 1}};
+    std::vector<Both> xs;
+    for (std::size_t t = 0; t < shapes.size(); ++t)
+        xs.push_back(random(shapes[t], FormatId::fp32, 80 + static_cast<std::uint32_t>(t), 3.0f));
+    std::vector<const Tensor*> on_gpu;
+    for (const Both& x : xs) on_gpu.push_back(&x.gpu);
+    const std::vector<float> sums = gpu_->sum_of_squares_all(on_gpu);
+    ASSERT_EQ(sums.size(), xs.size());
+    for (std::size_t t = 0; t < xs.size(); ++t) {
+        EXPECT_EQ(float_bits(sums[t]), float_bits(gpu_->sum_of_squares(xs[t].gpu))) << "tensor " << t;
+        double exact = 0;
+        for (float x : host(xs[t].cpu)) exact += static_cast<double>(x) * x;
+        EXPECT_NEAR(sums[t], cpu_.sum_of_squares(xs[t].cpu), 2.0 * static_cast<double>(xs[t].cpu.size()) * kU32 * exact)
+            << "tensor " << t;
+    }
+    EXPECT_TRUE(gpu_->sum_of_squares_all({}).empty());
+}
+
 // ---- telemetry -----------------------------------------------------------------
 
 bool within_one_ulp(float a, float b) {
