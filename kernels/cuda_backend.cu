@@ -9,6 +9,7 @@
 
 #include "engine/common/number_text.h"
 #include "kernels/cuda_common.cuh"
+#include "kernels/cuda_lt_gemm.cuh"
 #include "kernels/device_info.h"
 #include "kernels/round_kernel.h"
 
@@ -71,6 +72,7 @@ CudaBackend::CudaBackend() : scratch_(gpu::kScratchSlots) {
         check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         check_cublas(cublasCreate(&blas_), "cublasCreate");
         check_cublas(cublasSetStream(blas_, stream_), "cublasSetStream");
+        lt_ = std::make_unique<gpu::LtBiasGemm>();
         // Reductions inside a GEMM stay in the FP32 accumulator (our outputs
         // are FP32 anyway; this rules out any cheaper internal path).
         check_cublas(cublasSetMathMode(blas_, static_cast<cublasMath_t>(
@@ -94,6 +96,7 @@ CudaBackend::~CudaBackend() {
 
 void CudaBackend::release() {
     release_telemetry();
+    lt_.reset();
     if (blas_) cublasDestroy(blas_);
     if (stream_) cudaStreamDestroy(stream_);
     blas_ = nullptr;

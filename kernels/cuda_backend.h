@@ -23,6 +23,10 @@ struct cublasContext;
 
 namespace plab {
 
+namespace gpu {
+class LtBiasGemm;  // cuda_lt_gemm.cuh
+}
+
 class CudaBackend final : public Backend {
 public:
     // Throws plab::Error when there is no device or CUDA / cuBLAS fail to start.
@@ -112,6 +116,7 @@ private:
     std::string name_;
     CUstream_st* stream_ = nullptr;  // cudaStream_t: every op runs on it, in order
     cublasContext* blas_ = nullptr;  // cublasHandle_t, bound to stream_
+    std::unique_ptr<gpu::LtBiasGemm> lt_;  // GEMMs with a fused bias
     // Device scratch kept between calls: GEMM operands in the compute format,
     // reduction partials.
     std::vector<Tensor> scratch_;

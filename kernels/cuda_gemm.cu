@@ -12,14 +12,17 @@
 //    significant bits) are exact in FP32, so this is the same arithmetic the
 //    hardware's TF32 / FP8 paths do, without their speed: native FP8 GEMMs
 //    (cuBLASLt with A/B scale pointers) are the next step.
-// The bias and the output rounding run in one small epilogue kernel (v1; a
-// cuBLASLt bias epilogue can take them over once outputs are stored natively).
+// A Linear's forward (a bias and beta 0) goes through cuBLASLt with the bias
+// in its epilogue (cuda_lt_gemm.cuh); otherwise the bias, and the rounding of
+// a non-FP32 output, run in one small epilogue kernel after cublasGemmEx.
 #include <cublas_v2.h>
 
+#include <cmath>
 #include <cstdint>
 
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"
+#include "kernels/cuda_lt_gemm.cuh"
 
 namespace plab {
 
@@ -32,6 +35,14 @@ struct Operand {
     const void* data;
     cudaDataType_t type;
 };
+
+// cuBLASLt's workspace: what NVIDIA suggests for Hopper.
+constexpr std::size_t kLtWorkspaceBytes = 32u << 20;
+
+bool is_power_of_two(float x) {
+    int exponent = 0;
+    return std::isfinite(x) && std::frexp(x, &exponent) == 0.5f;
+}
 
 bool is_16bit_compute(FormatId f) { return f == FormatId::fp16 || f == FormatId::bf16; }
 
@@ -83,8 +94,9 @@ void CudaBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSp
     });
     if (c.size() == 0) return;
     float* out = device_floats(c, "gemm");
-    const float* bias_values = bias ? device_floats(*bias, "gemm") : nullptr;
+    const float* bias_values = bias ? device_floats(*bias, "gemm") : nullptr;  // null once fused
 
+    bool bias_fused = false;
     if (k > 0) {
         const bool native_16bit = !spec.a_input && !spec.b_input && is_16bit_compute(spec.compute);
         const std::size_t element = native_16bit ? sizeof(std::uint16_t) : sizeof(float);
@@ -99,17 +111,33 @@ void CudaBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSp
         const float beta = spec.beta;
         // Row-major c = op(a) op(b) is column-major c^T = op(b)^T op(a)^T, and a
         // row-major array read column-major is its transpose: b goes first.
-        check_cublas(cublasGemmEx(blas_, spec.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+        const cublasOperation_t op_a = spec.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+        const cublasOperation_t op_b = spec.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+        const cublasComputeType_t compute = native_16bit ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_PEDANTIC;
+        // A Linear's forward (a bias, beta 0): cuBLASLt adds the bias in its
+        // epilogue; c^T's rows are c's columns, the bias's length.
+        // Only for alpha a power of two (1, or the FP8 scales' unscale), where
+        // alpha * sum is exact and a fused multiply-add of the bias rounds
+        // once, as the CPU's add does.
+        if (bias && spec.beta == 0.0f && is_power_of_two(alpha)) {
+            gpu::LtBiasProblem lt{.trans_a = op_b, .trans_b = op_a, .rows = n, .cols = m, .k = k,
+                                  .a = pb.data, .lda = b.cols(), .a_type = pb.type,
+                                  .b = pa.data, .ldb = a.cols(), .b_type = pa.type,
+                                  .bias = bias_values, .d = out, .alpha = alpha, .compute = compute};
+            bias_fused = lt_->run(lt, scratch(gpu::kLtWorkspace, kLtWorkspaceBytes), kLtWorkspaceBytes, stream_);
+        }
+        if (!bias_fused)
+          check_cublas(cublasGemmEx(blas_, spec.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
                                   spec.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, pb.data, pb.type,
                                   b.cols(), pa.data, pa.type, a.cols(), &beta, out, CUDA_R_32F, c.cols(),
-                                  native_16bit ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_PEDANTIC,
-                                  CUBLAS_GEMM_DEFAULT),
+                                  compute, CUBLAS_GEMM_DEFAULT),
                      "cublasGemmEx");
     }
 
     // Epilogue: an empty sum leaves beta * c (BLAS: beta == 0 writes zeros),
     // then the bias in FP32 and the one rounding to c's dtype.
-    if (k > 0 && !bias && c.dtype() == FormatId::fp32) return;
+    if (bias_fused) bias_values = nullptr;  // added already
+    if (k > 0 && !bias_values && c.dtype() == FormatId::fp32) return;
     const FormatParams p = format_params(c.dtype());
     const int cols = c.cols();
     const bool empty_sum = k == 0;

@@ -209,15 +209,18 @@ TEST_F(CudaBackendTest, GemmOfSmallIntegersIsExactForEveryLayout) {
                 const Both a = make(as, FormatId::fp32, integers(as.size(), 7));
                 const Both b = make(bs, FormatId::fp32, integers(bs.size(), 8));
                 const Both bias = make({1, n}, FormatId::fp32, integers(n, 9));
-                Both c = make({m, n}, FormatId::fp32, integers(m * n, 10));
-                GemmSpec cpu_spec{.compute = compute, .trans_a = ta, .trans_b = tb, .alpha = 2.0f, .beta = -1.0f};
-                GemmSpec gpu_spec = cpu_spec;
-                cpu_spec.row_bias = &bias.cpu;
-                gpu_spec.row_bias = &bias.gpu;
-                cpu_.gemm(a.cpu, b.cpu, c.cpu, cpu_spec);
-                gpu_->gemm(a.gpu, b.gpu, c.gpu, gpu_spec);
-                expect_identical(c, "integer gemm " + std::string(format_name(compute)) + (ta ? " a^T" : " a") +
-                                        (tb ? " b^T" : " b"));
+                // beta 0 takes cuBLASLt with the bias in its epilogue; beta -1 cublasGemmEx.
+                for (float beta : {-1.0f, 0.0f}) {
+                    Both c = make({m, n}, FormatId::fp32, integers(m * n, 10));
+                    GemmSpec cpu_spec{.compute = compute, .trans_a = ta, .trans_b = tb, .alpha = 2.0f, .beta = beta};
+                    GemmSpec gpu_spec = cpu_spec;
+                    cpu_spec.row_bias = &bias.cpu;
+                    gpu_spec.row_bias = &bias.gpu;
+                    cpu_.gemm(a.cpu, b.cpu, c.cpu, cpu_spec);
+                    gpu_->gemm(a.gpu, b.gpu, c.gpu, gpu_spec);
+                    expect_identical(c, "integer gemm " + std::string(format_name(compute)) + (ta ? " a^T" : " a") +
+                                            (tb ? " b^T" : " b") + " beta " + std::to_string(beta));
+                }
             }
         }
     }

@@ -1,0 +1,54 @@
+#pragma once
+// GEMM with the bias added in cuBLASLt's epilogue (CUBLASLT_EPILOGUE_BIAS):
+// one call where cublasGemmEx needed a second kernel to add the bias. Used by
+// cuda_gemm.cu for Linear layers' forward (beta 0, a bias); private to kernels/.
+//
+// The epilogue adds the bias to alpha times the FP32 accumulator in FP32,
+// which is the CPU's order (backend.h): with alpha 1 the sum is rounded once
+// whether or not it is fused, so the result is the same.
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <tuple>
+
+namespace plab::gpu {
+
+// Column-major D (rows x cols, FP32, leading dimension rows) =
+// alpha * op(A) op(B) + bias, the bias (rows values, FP32) added to every column.
+struct LtBiasProblem {
+    cublasOperation_t trans_a = CUBLAS_OP_N, trans_b = CUBLAS_OP_N;
+    int rows = 0, cols = 0, k = 0;
+    const void* a = nullptr;
+    int lda = 0;
+    cudaDataType_t a_type = CUDA_R_32F;
+    const void* b = nullptr;
+    int ldb = 0;
+    cudaDataType_t b_type = CUDA_R_32F;
+    const float* bias = nullptr;
+    float* d = nullptr;
+    float alpha = 1.0f;
+    cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+};
+
+class LtBiasGemm {
+public:
+    LtBiasGemm();  // throws plab::Error when cuBLASLt does not start
+    ~LtBiasGemm();
+    LtBiasGemm(const LtBiasGemm&) = delete;
+    LtBiasGemm& operator=(const LtBiasGemm&) = delete;
+
+    // Runs p on `stream`; false (nothing launched) when cuBLASLt has no
+    // algorithm for it within the workspace, and the caller takes another route.
+    bool run(const LtBiasProblem& p, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
+
+private:
+    // What the heuristic's choice depends on; it is asked once per key.
+    using Key = std::tuple<int, int, int, int, int, int, int, int, int, int>;
+    cublasLtHandle_t handle_ = nullptr;
+    std::map<Key, std::optional<cublasLtMatmulAlgo_t>> algos_;
+};
+
+}  // namespace plab::gpu
