@@ -10,14 +10,14 @@
 // fill per nested window background (now left to the GL clear), and thick
 // anti-aliased lines of a fractional width (6 triangles a segment; a whole
 // width takes ImGui's texture path, 2).
-//   xvfb-run -a -s "-screen 0 1600x1000x24" build/dev/bench/imgui_frame_bench [seconds] [history steps] [--projector|--empty]
+//   xvfb-run -a -s "-screen 0 1600x1000x24" build/dev/bench/imgui_frame_bench [seconds] [history steps] [--projector|--empty]   (--help: usage)
 // --empty draws nothing but the cleared window: the floor the GL driver sets.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <string>
 #include <vector>
 
 #include <imgui.h>
@@ -76,13 +76,53 @@ void print_heaviest_lists() {
                     lists[i]->_OwnerName ? lists[i]->_OwnerName : "?");
 }
 
+// The command line: [seconds] [history steps] [--projector|--empty], or --help.
+struct Options {
+    double seconds = 10.0;
+    long history = 100000;
+    bool projector = false, empty = false;
+};
+
+constexpr const char* kUsage =
+    "usage: imgui_frame_bench [SECONDS] [HISTORY] [--projector | --empty]\n"
+    "  Frames of the live view for SECONDS (default 10) while spirals-amp-fp16 trains flat out,\n"
+    "  after HISTORY steps (default 100000) trained first. Run it under\n"
+    "  xvfb-run -a -s \"-screen 0 1600x1000x24\" for the README's conditions.\n"
+    "  --projector  the projector look        --empty  only the cleared window (the driver's floor)\n";
+
+// Exits 0 on --help, 2 on anything it does not know.
+Options parse(int argc, char** argv) {
+    Options o;
+    int positional = 0;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        char* end = nullptr;
+        if (a == "--help" || a == "-h") {
+            std::fputs(kUsage, stdout);
+            std::exit(0);
+        } else if (a == "--projector") {
+            o.projector = true;
+        } else if (a == "--empty") {
+            o.empty = true;
+        } else if (positional == 0 && (o.seconds = std::strtod(argv[i], &end)) > 0 && *end == 0) {
+            ++positional;
+        } else if (positional == 1 && (o.history = std::strtol(argv[i], &end, 10)) >= 0 && *end == 0) {
+            ++positional;
+        } else {
+            std::fprintf(stderr, "imgui_frame_bench: unexpected '%s'\n%s", argv[i], kUsage);
+            std::exit(2);
+        }
+    }
+    return o;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    const double seconds = argc > 1 ? std::atof(argv[1]) : 10.0;
-    const long history = argc > 2 ? std::atol(argv[2]) : 100000;
-    const bool projector = argc > 3 && std::strcmp(argv[3], "--projector") == 0;
-    const bool empty = argc > 3 && std::strcmp(argv[3], "--empty") == 0;
+    const Options o = parse(argc, argv);
+    const double seconds = o.seconds;
+    const long history = o.history;
+    const bool projector = o.projector, empty = o.empty;
     plab::RunConfig config = plab::load_preset("spirals-amp-fp16");
     config.steps = 10000000;  // the most a config allows: long enough to train through the whole measurement
     plab::imgui::GlWindow window({1600, 1000, false, "imgui_frame_bench"});
