@@ -6,19 +6,30 @@
 // presenters, ImGui widgets and draw lists) and the GL draw (glFinish
 // included), which under Mesa's software llvmpipe is the slow part; and what
 // a frame submits (vertices, triangles, draw calls, the heaviest draw lists).
-// What costs llvmpipe is pixels filled and triangles set up: a full-screen
-// fill per nested window background (now left to the GL clear), and thick
-// anti-aliased lines of a fractional width (6 triangles a segment; a whole
-// width takes ImGui's texture path, 2).
-//   xvfb-run -a -s "-screen 0 1600x1000x24" build/dev/bench/imgui_frame_bench [seconds] [history steps] [--projector|--empty]
+// What costs llvmpipe is triangles by the blocks of pixels they touch, more
+// than pixels covered: added to a frame (two busy cores), one 200 k-pixel
+// rectangle cost 1.1 ms, 1000 quads of 8x8 pixels 0.8 ms, 1000 thin quads of
+// 2x100 pixels (200 k pixels again) 5.1 ms. So the plotted lines (13.6 k
+// triangles but 33 k pixels) were 6.5 ms of a 19 ms draw, the plots' own
+// background fills (375 k pixels) 2.4 ms. Hence: no fill per nested window
+// or plot (the GL clear shows through), lines a whole pixel wide (ImGui's
+// texture path, 2 triangles a segment instead of 6), a column per line
+// width, and a noisy column a bar rather than a stroke there and back.
+// The CPU time by thread (UI, llvmpipe, the rest) moves less than wall time
+// when another process shares the cores: compare that first.
+//   xvfb-run -a -s "-screen 0 1600x1000x24" build/dev/bench/imgui_frame_bench [seconds] [history steps] [--projector|--empty]   (--help: usage)
 // --empty draws nothing but the cleared window: the floor the GL driver sets.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <imgui.h>
 
@@ -61,6 +72,28 @@ double covered_pixels(const ImDrawList& l) {
     return area;
 }
 
+// CPU time this process's threads have run (Linux's schedstat, in ms): this
+// thread (the UI: it builds the frame and drives the GL), llvmpipe's
+// rasterizer threads, and the rest (the trainer). Unlike wall time it hardly
+// moves when another process shares the cores.
+struct ThreadTimes {
+    double ui = 0, llvmpipe = 0, other = 0;
+};
+
+ThreadTimes thread_times() {
+    ThreadTimes t;
+    const std::string self = std::to_string(getpid());  // the main thread's id
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+        std::ifstream schedstat(task.path() / "schedstat"), comm(task.path() / "comm");
+        double ns = 0;
+        std::string name;
+        schedstat >> ns;
+        std::getline(comm, name);
+        (task.path().filename() == self ? t.ui : name.starts_with("llvmpipe") ? t.llvmpipe : t.other) += ns / 1e6;
+    }
+    return t;
+}
+
 // The draw lists of the last frame that cover the most pixels, by window.
 void print_heaviest_lists() {
     const ImDrawData& d = *ImGui::GetDrawData();
@@ -76,13 +109,53 @@ void print_heaviest_lists() {
                     lists[i]->_OwnerName ? lists[i]->_OwnerName : "?");
 }
 
+// The command line: [seconds] [history steps] [--projector|--empty], or --help.
+struct Options {
+    double seconds = 10.0;
+    long history = 100000;
+    bool projector = false, empty = false;
+};
+
+constexpr const char* kUsage =
+    "usage: imgui_frame_bench [SECONDS] [HISTORY] [--projector | --empty]\n"
+    "  Frames of the live view for SECONDS (default 10) while spirals-amp-fp16 trains flat out,\n"
+    "  after HISTORY steps (default 100000) trained first. Run it under\n"
+    "  xvfb-run -a -s \"-screen 0 1600x1000x24\" for the README's conditions.\n"
+    "  --projector  the projector look        --empty  only the cleared window (the driver's floor)\n";
+
+// Exits 0 on --help, 2 on anything it does not know.
+Options parse(int argc, char** argv) {
+    Options o;
+    int positional = 0;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        char* end = nullptr;
+        if (a == "--help" || a == "-h") {
+            std::fputs(kUsage, stdout);
+            std::exit(0);
+        } else if (a == "--projector") {
+            o.projector = true;
+        } else if (a == "--empty") {
+            o.empty = true;
+        } else if (positional == 0 && (o.seconds = std::strtod(argv[i], &end)) > 0 && *end == 0) {
+            ++positional;
+        } else if (positional == 1 && (o.history = std::strtol(argv[i], &end, 10)) >= 0 && *end == 0) {
+            ++positional;
+        } else {
+            std::fprintf(stderr, "imgui_frame_bench: unexpected '%s'\n%s", argv[i], kUsage);
+            std::exit(2);
+        }
+    }
+    return o;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    const double seconds = argc > 1 ? std::atof(argv[1]) : 10.0;
-    const long history = argc > 2 ? std::atol(argv[2]) : 100000;
-    const bool projector = argc > 3 && std::strcmp(argv[3], "--projector") == 0;
-    const bool empty = argc > 3 && std::strcmp(argv[3], "--empty") == 0;
+    const Options o = parse(argc, argv);
+    const double seconds = o.seconds;
+    const long history = o.history;
+    const bool projector = o.projector, empty = o.empty;
     plab::RunConfig config = plab::load_preset("spirals-amp-fp16");
     config.steps = 10000000;  // the most a config allows: long enough to train through the whole measurement
     plab::imgui::GlWindow window({1600, 1000, false, "imgui_frame_bench"});
@@ -100,6 +173,7 @@ int main(int argc, char** argv) {
     const std::int64_t step0 = app.session().snapshot()->step;
     Times frame, build, draw;
     Times vertices, indices, commands;  // counts, not ms
+    const ThreadTimes cpu0 = thread_times();
     const Clock::time_point run = Clock::now();
     while (ms_since(run) < seconds * 1000) {
         const Clock::time_point t0 = Clock::now();
@@ -115,6 +189,7 @@ int main(int argc, char** argv) {
         frame.ms.push_back(ms_since(t0));
     }
     const double elapsed = ms_since(run) / 1000;
+    const ThreadTimes cpu1 = thread_times();
     const std::int64_t trained = app.session().snapshot()->step - step0;
     app.session().pause();
     std::printf("%zu frames in %.1f s: %.1f frames/s while training %lld more steps (%.0f steps/s)%s\n", frame.ms.size(),
@@ -127,6 +202,10 @@ int main(int argc, char** argv) {
                 draw.at(0.95));
     std::printf("submitted a frame:   median %.0f vertices, %.0f indices (%.0f triangles), %.0f draw calls\n",
                 vertices.at(0.5), indices.at(0.5), indices.at(0.5) / 3, commands.at(0.5));
+    const double n = std::max<double>(1, static_cast<double>(frame.ms.size()));
+    std::printf("CPU ms a frame:      UI thread %.2f + llvmpipe's threads %.2f = %.2f   (trainer and others %.2f)\n",
+                (cpu1.ui - cpu0.ui) / n, (cpu1.llvmpipe - cpu0.llvmpipe) / n,
+                (cpu1.ui - cpu0.ui + cpu1.llvmpipe - cpu0.llvmpipe) / n, (cpu1.other - cpu0.other) / n);
     print_heaviest_lists();
     return 0;
 }

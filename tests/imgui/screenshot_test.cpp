@@ -57,6 +57,17 @@ Shot shoot(const std::string& name, const std::string& args) {
     return s;
 }
 
+// The least share of pixels not in the image's most common colour (the
+// window background, which the plots no longer fill over). Measured at
+// 1600x1000, normal look (projector in brackets): a blank frame (the GL clear
+// and the window's 1-pixel border) 0.32%; the status line alone 0.7% (1.2%);
+// every panel's border and title with nothing in them 2.1% (2.7%); trained,
+// as the tests below shoot them, 17.5% to 18.2%, scaler-sawtooth after 600
+// steps 21.5%. 8% is about three times the fullest near-blank frame and
+// under half the emptiest trained one. (An untrained frame at step 0, 11%
+// (7.7%), is not what these tests shoot.)
+constexpr double kMinDrawn = 0.08;
+
 void expect_drawn(const Shot& s) {
     ASSERT_EQ(s.exit_code, 0);
     ASSERT_GT(s.image.pixels, 0) << "no PNG written";
@@ -65,7 +76,7 @@ void expect_drawn(const Shot& s) {
     int most = 0;
     for (const auto& [rgb, n] : s.image.colours) most = std::max(most, n);
     EXPECT_GE(s.image.colours.size(), 50u) << "nearly flat image";
-    EXPECT_GE(1.0 - static_cast<double>(most) / s.image.pixels, 0.2) << "almost everything is background";
+    EXPECT_GE(1.0 - static_cast<double>(most) / s.image.pixels, kMinDrawn) << "almost everything is background";
 }
 
 // Pixels of exactly the live view's overflow red (ui/imgui/look.h): its

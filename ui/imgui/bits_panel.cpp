@@ -62,8 +62,11 @@ void BitsPanel::draw(const Look& look) {
             }
             const bool over = ImGui::IsItemHovered();
             ImGui::PopID();
-            d->AddRectFilled(p, {p.x + cell_w, p.y + cell_h}, bit_colour(c.role, c.set), 2.0f);
-            if (over) d->AddRect(p, {p.x + cell_w, p.y + cell_h}, colour::edit, 2.0f, 0, 2.0f);
+            // Square corners: a rounded cell is an anti-aliased polygon of
+            // about 30 triangles, a square one 2; the 99 cells' rounding was
+            // 3 k triangles, 1.4 ms a frame under llvmpipe.
+            d->AddRectFilled(p, {p.x + cell_w, p.y + cell_h}, bit_colour(c.role, c.set));
+            if (over) d->AddRect(p, {p.x + cell_w, p.y + cell_h}, colour::edit, 0.0f, 0, 2.0f);
             const char* digit = c.set ? "1" : "0";
             const ImVec2 ds = ImGui::CalcTextSize(digit);
             d->AddText({p.x + (cell_w - ds.x) * 0.5f, p.y + (cell_h - ds.y) * 0.5f},

@@ -14,7 +14,7 @@ void DivergencePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const float full_w = ImGui::GetContentRegionAvail().x;
     const float gap = ImGui::GetStyle().ItemSpacing.x;
     const float half_w = (full_w - gap) * 0.5f;
-    const DivergenceView v = make_divergence_view(run.log, run.config->twin, std::max(16, static_cast<int>(half_w)));
+    const DivergenceView v = make_divergence_view(run.log, run.config->twin, line_columns(half_w, look));
     if (v.layers.empty()) {
         wrapped_text(v.summary, colour::dim_text);
         return;
@@ -32,7 +32,7 @@ void DivergencePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
         for (std::size_t i = 0; i < v.layers.size(); ++i) {
             std::vector<XY> points = v.layers[i].rel_dist;
             for (XY& p : points) p.y = std::log10(p.y);
-            polyline(a, points, layer_colour(i), look.thin() * 1.5f);
+            column_line(a, points, layer_colour(i), look.thin() * 1.5f);
         }
         end_plot(a);
     }
@@ -40,7 +40,7 @@ void DivergencePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     {
         const PlotArea a = begin_plot("##cos", {half_w, plot_h}, {v.step_min, v.step_max, AxisKind::steps, look.step_title()},
                                       {v.cos_min, v.cos_max, AxisKind::linear, "grad cosine with twin"}, look);
-        for (std::size_t i = 0; i < v.layers.size(); ++i) polyline(a, v.layers[i].grad_cos, layer_colour(i), look.thin() * 1.5f);
+        for (std::size_t i = 0; i < v.layers.size(); ++i) column_line(a, v.layers[i].grad_cos, layer_colour(i), look.thin() * 1.5f);
         end_plot(a);
     }
     std::vector<KeyEntry> key;

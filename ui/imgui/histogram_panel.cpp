@@ -15,13 +15,16 @@ namespace {
 
 const char* const kTensorNames[] = {"weights", "weight grads", "activations", "activation grads"};
 
-// Flush-to-zero and overflow ranges a solid tint, subnormal a pale tint
-// crossed by lines: where values are lost outright stands out from where they
-// only lose precision, and both from the normal range, on the dark plot;
-// the bars, drawn over them opaque, stay readable on all three.
+// Flush-to-zero and overflow ranges a solid tint, subnormal crossed by lines
+// only: where values are lost outright stands out from where they only lose
+// precision, and both from the normal range; the bars, drawn over them
+// opaque, stay readable on all three. (A pale tint under the lines added
+// 42 k covered pixels a frame and nothing the lines do not already say.)
+// Under llvmpipe a long thin line costs by its length: the lines 11 pixels
+// apart rather than 7, a little brighter, read as well for 40% less.
 constexpr int kLostAlpha = 90;
-constexpr int kSubnormalAlpha = 30;
-constexpr int kHatchAlpha = 110;
+constexpr int kHatchAlpha = 140;
+constexpr float kHatchSpacing = 11.0f;
 constexpr int kEdgeAlpha = 200;
 
 std::string percent(double p) {
@@ -111,8 +114,7 @@ void HistogramPanel::draw_plot(const HistogramView& view, const Look& look, cons
     for (const FormatBand& b : view.bands) {
         const ImU32 c = band_colour(b.format);
         x_band(a, view.x_min, b.log2_nonzero, with_alpha(c, kLostAlpha));
-        x_band(a, b.log2_nonzero, b.log2_normal, with_alpha(c, kSubnormalAlpha));
-        hatched_x_band(a, b.log2_nonzero, b.log2_normal, with_alpha(c, kHatchAlpha), 7.0f * look.scale, look.thin());
+        hatched_x_band(a, b.log2_nonzero, b.log2_normal, with_alpha(c, kHatchAlpha), kHatchSpacing * look.scale, look.thin());
         x_band(a, b.log2_overflow, view.x_max, with_alpha(c, kLostAlpha));
         for (double edge : {b.log2_nonzero, b.log2_normal, b.log2_overflow})
             a.draw->AddLine({a.px(edge), a.min.y}, {a.px(edge), a.max.y}, with_alpha(c, kEdgeAlpha), look.thin());

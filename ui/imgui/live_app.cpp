@@ -257,7 +257,7 @@ void LiveApp::frame() {
         // again cost a software rasteriser a full-screen fill apiece.
         ImGui::GetStyle().Colors[ImGuiCol_WindowBg] = ImVec4(0, 0, 0, 0);
         ImGui::GetStyle().Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
-        ImGui::GetStyle().Colors[ImGuiCol_PopupBg] = to_vec4(colour::plot_background);
+        ImGui::GetStyle().Colors[ImGuiCol_PopupBg] = to_vec4(colour::popup_background);
         ImGui::GetStyle().Colors[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, 0.6f);
         style_set_ = true;
     }

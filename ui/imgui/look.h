@@ -13,7 +13,7 @@ namespace plab::imgui {
 
 namespace colour {
 inline constexpr ImU32 background = IM_COL32(0x1b, 0x1e, 0x23, 0xff);
-inline constexpr ImU32 plot_background = IM_COL32(0x12, 0x14, 0x18, 0xff);
+inline constexpr ImU32 popup_background = IM_COL32(0x12, 0x14, 0x18, 0xff);
 inline constexpr ImU32 grid = IM_COL32(0x3a, 0x3f, 0x47, 0xff);
 inline constexpr ImU32 axis = IM_COL32(0x80, 0x86, 0x90, 0xff);
 inline constexpr ImU32 text = IM_COL32(0xe6, 0xe6, 0xe6, 0xff);

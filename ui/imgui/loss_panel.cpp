@@ -50,8 +50,7 @@ void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const bool twin = run.config->twin;
     const float line_h = ImGui::GetTextLineHeightWithSpacing();
     const float below = line_h * (snapshot.fork ? 3 : 2);
-    const int columns = std::max(16, static_cast<int>(ImGui::GetContentRegionAvail().x));
-    // A mark is about ten pixels wide: one per eight pixels is all the eye can separate.
+    const int columns = line_columns(ImGui::GetContentRegionAvail().x, look);
     const LossCurves c = make_loss_curves(run.log, twin, columns);
     std::optional<LossCurves> f;
     double lo = c.loss_min, hi = c.loss_max, step_max = c.step_max;
@@ -73,10 +72,10 @@ void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
             if (curve.test)
                 dashed_polyline(a, log10_of(curve.points), col, look.line() * 1.2f, 6.0f * look.scale);
             else
-                polyline(a, log10_of(curve.points), col, look.thin() * 1.5f);
+                column_line(a, log10_of(curve.points), col, look.thin() * 1.5f);
         }
     }
-    if (f && !f->loss.empty()) polyline(a, log10_of(f->loss.front().points), colour::fork, look.thin() * 1.5f);
+    if (f && !f->loss.empty()) column_line(a, log10_of(f->loss.front().points), colour::fork, look.thin() * 1.5f);
     draw_marks(a, c.marks, look);
     end_plot(a);
     ImGui::EndChild();

@@ -45,9 +45,12 @@ struct PlotArea {
     float py(double v) const;
     ImVec2 at(double xv, double yv) const { return {px(xv), py(yv)}; }
     double x_at(float pixel) const;  // the data x under a pixel column
-    int columns() const;             // pixel columns, for the presenters' decimation (>= 16)
     bool hovered() const;            // the mouse is inside
 };
+
+// The columns a presenter decimates a plotted line to in a plot `pixels`
+// wide: one per line width (>= 16).
+int line_columns(float pixels, const Look& look);
 
 // Takes `size` (<= 0: the rest of the region in that direction) at the
 // cursor as one ImGui item and draws the frame, the grid and the labels;
@@ -55,7 +58,9 @@ struct PlotArea {
 PlotArea begin_plot(const char* id, ImVec2 size, const Axis& x, const Axis& y, const Look& look);
 void end_plot(const PlotArea& area);
 
-void polyline(const PlotArea& a, const std::vector<XY>& points, ImU32 colour, float thickness);
+// A line decimated to pixel columns (column_polyline: each column's two
+// extremes at its x, in pairs), `thickness` pixels wide.
+void column_line(const PlotArea& a, const std::vector<XY>& columns, ImU32 colour, float thickness);
 // A dashed polyline (test curves), dash and gap in pixels.
 void dashed_polyline(const PlotArea& a, const std::vector<XY>& points, ImU32 colour, float thickness, float dash);
 // The full height between x0 and x1 (format bands).

@@ -52,9 +52,9 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     if (!run.config) return;
     const float line_h = ImGui::GetTextLineHeightWithSpacing();
     const float width = ImGui::GetContentRegionAvail().x;
+    const int columns = line_columns(width, look);
     // A marker is about ten pixels wide: one marker column per eight pixels is all the eye can separate.
-    const int columns = std::max(16, static_cast<int>(width));
-    const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, std::max(1, columns / 8));
+    const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, std::max(1, static_cast<int>(width / 8)));
     const std::vector<KeyEntry> key = {{"scale", colour::amp},
                                        key_of(t.overflow_key.c_str(), ScaleEventKind::overflow),
                                        key_of("backoff", ScaleEventKind::backoff),
@@ -75,7 +75,7 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const PlotArea a = begin_plot("##scale", {0, 0}, {t.step_min, step_max, AxisKind::steps, look.step_title(), pad, pad},
                                   {lo, hi, AxisKind::log2, "loss scale", pad, pad}, look);
     if (f) dashed_polyline(a, f->line, colour::fork, look.line(), 8.0f * look.scale);
-    polyline(a, t.line, colour::amp, look.line());
+    column_line(a, t.line, colour::amp, look.line());
     const ScaleMarker* nearest = nullptr;
     float nearest_d = look.marker() * 2.5f;
     const ImVec2 mouse = ImGui::GetIO().MousePos;
