@@ -26,8 +26,9 @@ bool key_basis(const ChunkRange& r, KeyBasis& b) {
         b.base = r.min_nonzero >> b.s;
         if ((r.max_all >> b.s) - b.base <= 0xffffu) break;
     }
-    const std::uint32_t low_bits = (1u << b.s) - 1u;  // 0 past the loop: b.s = 16 fails below
-    return b.s <= 15 && (r.min_nonzero & low_bits) == 0 && (r.max_all & low_bits) == 0;
+    if (b.s > 15) return false;
+    const std::uint32_t low_bits = (1u << b.s) - 1u;
+    return (r.min_nonzero & low_bits) == 0 && (r.max_all & low_bits) == 0;
 }
 
 // Rounds a key count up to whole pairs of registers; the padding keys
@@ -67,8 +68,8 @@ bool build_keys(const float* x, std::size_t m, const KeyBasis& b, std::uint16_t*
 
 // out[k] += #{i : keys[i] < kt[k]}, n a multiple of kKeyBlock: a compare into
 // a mask per 32 keys, two masks joined and counted off the vector units
-// (measured 0.16 ns per 16 elements and threshold, against 0.40 for the
-// 32-bit compare and masked add).
+// (measured 0.16 ns per 16 elements and threshold, against 0.32 for the same
+// on 32-bit values, count_below_n()).
 template <int Count>
 void count_keys_below_n(const std::uint16_t* keys, std::size_t n, const std::uint16_t* kt, std::uint64_t* out) {
     __m512i t[Count];
@@ -104,7 +105,8 @@ void count_keys_below(const std::uint16_t* keys, std::size_t n, const std::uint1
 }
 
 // Below this many thresholds inside a chunk's range the keys cost more to
-// build than they save (measured: even at 3).
+// build than they save (measured per 16 elements, keys against 32-bit
+// values: 0.89 against 0.80 ns at two thresholds, 1.04 against 1.12 at three).
 constexpr int kKeyMinThresholds = 3;
 
 // below[u] += #{i : bits(|x_i|) < th[u]} for the count thresholds inside the
@@ -131,7 +133,6 @@ bool count_on_keys(const float* x, std::size_t m, const ChunkRange& r, const std
     return true;
 }
 #endif
-
 
 }  // namespace
 }  // namespace plab::detail
