@@ -39,12 +39,23 @@ const T& for_divisor(double divisor) {
     return last;
 }
 
+#if defined(__x86_64__)
+// The AVX-512 scans compare 16-bit keys (AVX512BW) besides AVX512F's 32-bit values.
+bool cpu_has_avx512bw() {
+    static const bool has = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512bw") != 0;
+    }();
+    return has;
+}
+#endif
+
 bool path_runs_here(StatsPath path) {
 #if defined(__x86_64__)
     switch (path) {
         case StatsPath::portable: return true;
         case StatsPath::avx2: return cpu_supports(CastPath::avx2);
-        case StatsPath::avx512: return cpu_supports(CastPath::avx512);
+        case StatsPath::avx512: return cpu_supports(CastPath::avx512) && cpu_has_avx512bw();
     }
 #endif
     return path == StatsPath::portable;

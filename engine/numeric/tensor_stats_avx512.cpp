@@ -1,4 +1,4 @@
-// The telemetry scans compiled with -mavx512f; called only after a CPUID check (tensor_stats.cpp).
+// The telemetry scans compiled with -mavx512f -mavx512bw; called only after a CPUID check (tensor_stats.cpp).
 #include "engine/numeric/tensor_stats_scan.h"
 
 namespace plab::detail {

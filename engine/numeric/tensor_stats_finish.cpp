@@ -9,8 +9,11 @@ namespace plab::detail {
 
 namespace {
 
+// Most of a tensor's twelve fractions are 0 (BF16 never flushes an FP16
+// value, few values overflow): those skip the division (measured:
+// stats_from_scan 3.7% -> 3.0% of telemetry_bench's pass_stats).
 float fraction(std::uint64_t part, std::size_t n) {
-    return n == 0 ? 0.0f : static_cast<float>(static_cast<double>(part) / static_cast<double>(n));
+    return part == 0 ? 0.0f : static_cast<float>(static_cast<double>(part) / static_cast<double>(n));
 }
 
 }  // namespace

@@ -5,8 +5,9 @@
 // The kernels only count, compare bit patterns and sum: every threshold is
 // derived beforehand (tensor_stats_bounds.h) so that classifying an element
 // is a handful of unsigned compares of |x|'s bit pattern, which vectorise.
-// The SIMD files include only this header and tensor_stats_scan.h (all of
-// whose code has internal linkage; see cast_kernels.h for why).
+// The SIMD files include only this header and tensor_stats_scan.h, which
+// includes the other tensor_stats_scan_*.h (all of whose code has internal
+// linkage; see cast_kernels.h for why).
 #include <cstddef>
 #include <cstdint>
 

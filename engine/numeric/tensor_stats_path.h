@@ -3,7 +3,9 @@
 // checks the NaN tracer runs after every op.
 //
 // Every path returns the same bits (the tests compare them): the paths differ
-// only in the instruction set their plain loops were compiled for.
+// in the instruction set their plain loops were compiled for, and the AVX-512
+// path in its hottest loops, written with intrinsics, and in counting chunks
+// of FP16 or BF16 values on 16-bit keys (tensor_stats_scan_keys.h).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -16,7 +18,7 @@ namespace plab {
 enum class StatsPath : std::uint8_t {
     portable,  // the baseline instruction set; runs everywhere
     avx2,      // the same loops compiled with -mavx2
-    avx512,    // the same loops compiled with -mavx512f
+    avx512,    // the same loops compiled with -mavx512f -mavx512bw, the hottest written with intrinsics
 };
 inline constexpr StatsPath kAllStatsPaths[] = {StatsPath::portable, StatsPath::avx2, StatsPath::avx512};
 

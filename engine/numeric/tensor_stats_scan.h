@@ -1,82 +1,50 @@
 #pragma once
-// The telemetry scans as plain loops the compiler vectorises: included by
-// tensor_stats_portable.cpp, tensor_stats_avx2.cpp and tensor_stats_avx512.cpp,
-// each compiled for its instruction set.
-//
-// Everything here has internal linkage on purpose (unnamed namespace), as in
-// cast_blocks.h: the linker must never hand one file's AVX-512 copy of a
-// function to a caller on another path. No std:: templates are called either.
+// The telemetry scans: the statistics here (the AVX-512 path's counting on
+// 16-bit keys in tensor_stats_scan_keys.h), the histograms in
+// tensor_stats_scan_histogram.h; what they share, and why all of it has
+// internal linkage, in tensor_stats_scan_base.h.
 //
 // Every path gives the same bits: counts are integers, and the FP64 sums run
 // in kSumLanes interleaved partial sums (element i into lane i % kSumLanes)
 // that are combined in one fixed order at the end.
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
-#include "engine/numeric/tensor_stats_kernels.h"
+#include "engine/numeric/tensor_stats_scan_base.h"
+#include "engine/numeric/tensor_stats_scan_histogram.h"
+#include "engine/numeric/tensor_stats_scan_keys.h"
 
 namespace plab::detail {
 namespace {
 
-constexpr std::uint32_t kAbsMask = 0x7fffffffu;
-constexpr std::uint32_t kInfBits = 0x7f800000u;
 constexpr std::size_t kSumLanes = 16;
-// The count passes re-read one chunk from L1; uint32 counters cannot overflow in one.
-constexpr std::size_t kChunk = 2048;
 static_assert(kChunk % kSumLanes == 0, "a chunk holds whole blocks of lanes");
-// Thresholds counted per pass: their accumulators and the thresholds must fit
-// the registers. 16 vector registers hold 8 (measured: 5 per pass or all 15 in
-// one pass are both slower); AVX-512's 32 hold 12.
-#if defined(__AVX512F__)
-constexpr int kPassThresholds = 12;
-#else
-constexpr int kPassThresholds = 8;
-#endif
-
-std::uint32_t magnitude_bits(const float* x, std::size_t i) {
-    std::uint32_t u;
-    std::memcpy(&u, x + i, sizeof u);
-    return u & kAbsMask;
-}
-
-// a for a finite magnitude, 0 for Inf and NaN; an arithmetic mask, which
-// GCC vectorises where it leaves a select as a branch.
-std::uint32_t finite_or_zero(std::uint32_t a) { return a & (0u - static_cast<std::uint32_t>(a < kInfBits)); }
 
 // out[k] += #{i : bits(|x_i|) < th[k]} for k < Count, one pass. The count
 // is a template argument so that a pass compares only the thresholds it has.
-#if defined(__AVX512F__)
-// Written with intrinsics: each threshold costs a compare into a mask
-// register and a masked subtract of -1 (two instructions), where GCC's own
-// vectorisation of the plain loop took three (measured 5% faster overall).
+#if defined(__AVX512BW__)
+// Written with intrinsics: each threshold costs a compare into a mask per 16
+// elements, two masks joined and counted off the vector units (measured per
+// 16 elements and threshold: 0.32 ns at 11 thresholds and 0.49 at one,
+// against 0.41 and 0.58 for a compare and a masked add into vector counters,
+// and 0.68 for GCC's vectorisation of the plain loop in place). Chunks of
+// FP16 or BF16 values with three or more thresholds in range are counted on
+// 16-bit keys instead (tensor_stats_scan_keys.h).
 template <int Count>
 void count_below_n(const float* x, std::size_t n, const std::uint32_t* th, std::uint64_t* out) {
     __m512i t[Count];
-    __m512i c[Count];
-    for (int k = 0; k < Count; ++k) {
-        t[k] = _mm512_set1_epi32(static_cast<int>(th[k]));
-        c[k] = _mm512_setzero_si512();
-    }
+    std::uint64_t c[Count] = {};
+    for (int k = 0; k < Count; ++k) t[k] = _mm512_set1_epi32(static_cast<int>(th[k]));
     const __m512i abs_mask = _mm512_set1_epi32(static_cast<int>(kAbsMask));
-    const __m512i minus_one = _mm512_set1_epi32(-1);
     std::size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
+    for (; i + 32 <= n; i += 32) {
         const __m512i a = _mm512_and_si512(_mm512_loadu_si512(x + i), abs_mask);
+        const __m512i b = _mm512_and_si512(_mm512_loadu_si512(x + i + 16), abs_mask);
 #pragma GCC unroll 16
         for (int k = 0; k < Count; ++k)
-            c[k] = _mm512_mask_sub_epi32(c[k], _mm512_cmplt_epu32_mask(a, t[k]), c[k], minus_one);
+            c[k] += static_cast<std::uint64_t>(__builtin_popcount(
+                    _cvtmask32_u32(_mm512_kunpackw(_mm512_cmplt_epu32_mask(b, t[k]), _mm512_cmplt_epu32_mask(a, t[k])))));
     }
     for (int k = 0; k < Count; ++k) {
-        std::uint32_t lanes[16];
-        _mm512_storeu_si512(lanes, c[k]);
-        std::uint32_t total = 0;
-        for (int j = 0; j < 16; ++j) total += lanes[j];
-        for (std::size_t r = i; r < n; ++r) total += magnitude_bits(x, r) < th[k] ? 1u : 0u;
-        out[k] += total;
+        for (std::size_t r = i; r < n; ++r) c[k] += magnitude_bits(x, r) < th[k] ? 1u : 0u;
+        out[k] += c[k];
     }
 }
 #else
@@ -151,17 +119,6 @@ void sum_lanes(const float* x, std::size_t n, LaneSums& lanes) {
     lanes = acc;
 }
 
-// The span of |x| bit patterns in one chunk and its count of zeros: what
-// lets a scan skip the thresholds that every element, or none but the zeros,
-// lies below. The zeros are counted here, in a pass that has spare issue
-// slots, rather than as one more threshold of the count passes: ReLU outputs
-// and their gradients nearly always hold some.
-struct ChunkRange {
-    std::uint32_t min_nonzero = 0xffffffffu;  // min bits(|x|) over x != 0
-    std::uint32_t max_all = 0;                // max bits(|x|), Inf and NaN included
-    std::uint32_t zeros = 0;                  // #{x == 0}
-};
-
 // 1 when a == 0, else 0, from a - 1 (which wraps to the top only for a == 0,
 // as a magnitude's bits are below 2^31).
 std::uint32_t is_zero_from_less_one(std::uint32_t a_less_one) { return a_less_one >> 31; }
@@ -194,6 +151,47 @@ ChunkRange merged(const ChunkRange& a, const ChunkRange& b) {
 // the sums, the sums taken as if every element were finite: no masking, and
 // each lane's amax is its max. They reach `lanes` only when the range shows
 // no Inf or NaN; otherwise the caller adds sum_lanes' masked sums instead.
+#if defined(__AVX512BW__)
+// Written with intrinsics, the sixteen lanes in two registers per sum: one
+// test of |x| into a mask gives both the least non-zero value (a masked min)
+// and the zero count (its population count, off the vector units), where the
+// plain loop below takes four vector operations for them.
+ChunkRange sum_lanes_and_range(const float* x, std::size_t n, LaneSums& lanes) {
+    __m512d abs_lo = _mm512_loadu_pd(lanes.sum_abs), abs_hi = _mm512_loadu_pd(lanes.sum_abs + 8);
+    __m512d sq_lo = _mm512_loadu_pd(lanes.sum_sq), sq_hi = _mm512_loadu_pd(lanes.sum_sq + 8);
+    __m512i lo = _mm512_set1_epi32(-1), hi = _mm512_setzero_si512();
+    const __m512i abs_mask = _mm512_set1_epi32(static_cast<int>(kAbsMask));
+    const __m512i abs_mask_pd = _mm512_set1_epi64(0x7fffffffffffffff);
+    std::uint32_t nonzero = 0;
+    for (std::size_t i = 0; i < n; i += kSumLanes) {
+        const __m512i a = _mm512_and_si512(_mm512_loadu_si512(x + i), abs_mask);
+        const __mmask16 nz = _mm512_test_epi32_mask(a, a);
+        lo = _mm512_mask_min_epu32(lo, nz, lo, a);
+        hi = _mm512_max_epu32(hi, a);
+        nonzero += static_cast<std::uint32_t>(__builtin_popcount(nz));
+        // Elements 0-7 into lanes 0-7, 8-15 into 8-15, as in the plain loop;
+        // the FMA rounds once, like its add, as the product is exact.
+        const __m512d v_lo = _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_castsi512_ps(a)));
+        const __m512d v_hi = _mm512_cvtps_pd(_mm256_loadu_ps(x + i + 8));  // signed: cheaper than extracting a's half
+        abs_lo = _mm512_add_pd(abs_lo, v_lo);
+        abs_hi = _mm512_add_pd(abs_hi, _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(v_hi), abs_mask_pd)));
+        sq_lo = _mm512_fmadd_pd(v_lo, v_lo, sq_lo);
+        sq_hi = _mm512_fmadd_pd(v_hi, v_hi, sq_hi);
+    }
+    ChunkRange r;
+    r.min_nonzero = _mm512_reduce_min_epu32(lo);
+    r.max_all = _mm512_reduce_max_epu32(hi);
+    r.zeros = static_cast<std::uint32_t>(n) - nonzero;
+    if (r.max_all < kInfBits) {
+        _mm512_storeu_pd(lanes.sum_abs, abs_lo);
+        _mm512_storeu_pd(lanes.sum_abs + 8, abs_hi);
+        _mm512_storeu_pd(lanes.sum_sq, sq_lo);
+        _mm512_storeu_pd(lanes.sum_sq + 8, sq_hi);
+        _mm512_storeu_si512(lanes.amax, _mm512_max_epu32(_mm512_loadu_si512(lanes.amax), hi));
+    }
+    return r;
+}
+#else
 struct LaneRangeSums {
     double sum_abs[kSumLanes];
     double sum_sq[kSumLanes];
@@ -246,6 +244,7 @@ ChunkRange sum_lanes_and_range(const float* x, std::size_t n, LaneSums& lanes) {
     }
     return r;
 }
+#endif
 
 // Adds #{i : bits(|x_i|) < t} over one chunk of m elements to below[u] for
 // every planned threshold t = plan.sorted[u]. Only thresholds inside the chunk's range are
@@ -257,10 +256,13 @@ void count_chunk(const float* chunk, std::size_t m, const ChunkRange& r, const S
     while (lo < plan.count && plan.sorted[lo] <= r.min_nonzero) ++lo;
     int hi = lo;  // the first threshold above max_all
     while (hi < plan.count && plan.sorted[hi] <= r.max_all) ++hi;
-    for (int k = lo; k < hi; k += kPassThresholds) {
-        const int pass = hi - k < kPassThresholds ? hi - k : kPassThresholds;
-        count_below(chunk, m, plan.sorted + k, pass, below + k);
-    }
+#if defined(__AVX512BW__)
+    if (!count_on_keys(chunk, m, r, plan.sorted + lo, hi - lo, below + lo))
+#endif
+        for (int k = lo; k < hi; k += kPassThresholds) {
+            const int pass = hi - k < kPassThresholds ? hi - k : kPassThresholds;
+            count_below(chunk, m, plan.sorted + k, pass, below + k);
+        }
     for (int u = 0; u < lo; ++u) below[u] += plan.sorted[u] == 0 ? 0 : r.zeros;
     for (int u = hi; u < plan.count; ++u) below[u] += m;
 }
@@ -323,121 +325,6 @@ std::uint32_t finite_amax_bits_scan(const float* x, std::size_t n) {
         m = m > finite ? m : finite;
     }
     return m;
-}
-
-// c ? a : b through masks, which the vectoriser takes where it may leave a branch.
-std::uint32_t select(bool c, std::uint32_t a, std::uint32_t b) {
-    return b ^ ((a ^ b) & (0u - static_cast<std::uint32_t>(c)));
-}
-
-// The histogram slot of one element (detail::HistogramEdges), branch-free:
-// bins 0..Bins-1 (clamped), then zero, NaN, +Inf, -Inf.
-template <int Bins>
-std::uint32_t histogram_slot(std::uint32_t u, const HistogramEdges& edges) {
-    constexpr int B = Log2Histogram::kBinsPerBinade;
-    const std::uint32_t a = u & kAbsMask;
-    // An FP32 subnormal a * 2^-149 is normalised by converting its integer
-    // mantissa to float (exact below 2^24): a itself, with exponent bits
-    // 127 + floor(log2 a), so its true exponent is 149 lower.
-    const bool subnormal = a < 0x800000u;
-    const float as_int = static_cast<float>(static_cast<std::int32_t>(a & 0x7fffffu));
-    std::uint32_t normalised;
-    std::memcpy(&normalised, &as_int, sizeof normalised);
-    const std::uint32_t m = select(subnormal, normalised, a);
-    const std::uint32_t significand = (m & 0x7fffffu) | 0x800000u;
-    const int exponent = static_cast<int>(m >> 23) - 127 - static_cast<int>(select(subnormal, 149u, 0u));
-    int above = 0;
-#pragma GCC unroll 8
-    for (int k = 0; k < B; ++k) above += significand >= edges.significand_min[k] ? 1 : 0;
-    int bin = B * exponent + above - 1 + edges.offset;
-    bin = bin < 0 ? 0 : bin;
-    bin = bin > Bins - 1 ? Bins - 1 : bin;
-    std::uint32_t slot = static_cast<std::uint32_t>(bin);
-    slot = select(a == 0, Bins + 0u, slot);
-    slot = select(a > kInfBits, Bins + 1u, slot);
-    slot = select(a == kInfBits, select(u == kInfBits, Bins + 2u, Bins + 3u), slot);
-    return slot;
-}
-
-// The slot of a zero or a normal finite |x| bit pattern a: what
-// histogram_slot() gives there, without its handling of subnormals and
-// non-finite values. mantissa_min[k] = significand_min[k] - 2^23, and
-// base = offset - 1 - B * 127 (the exponent bias folded in).
-template <int Bins>
-std::uint32_t normal_slot(std::uint32_t a, const std::uint32_t* mantissa_min, int base, std::uint32_t zero_slot) {
-    constexpr int B = Log2Histogram::kBinsPerBinade;
-    const std::uint32_t mantissa = a & 0x7fffffu;
-    int above = 0;
-#pragma GCC unroll 8
-    for (int k = 0; k < B; ++k) above += mantissa >= mantissa_min[k] ? 1 : 0;
-    int bin = B * static_cast<int>(a >> 23) + above + base;
-    bin = bin < 0 ? 0 : bin;
-    bin = bin > Bins - 1 ? Bins - 1 : bin;
-    return select(a == 0, zero_slot, static_cast<std::uint32_t>(bin));
-}
-
-// Slots are computed a chunk at a time (vectorised), then counted into four
-// interleaved sub-histograms so that runs of one bin do not serialise on a
-// single counter's store-to-load round trip; zeros (half of a ReLU output)
-// likewise take kZeroCounters counters past the other slots in turn. Below
-// kFewElements one sub-histogram does: clearing and merging four measured
-// dearer than the round trips there. A chunk takes normal_slot(), which costs
-// a fraction of histogram_slot(), and is redone with the latter only when its
-// range shows a subnormal, an Inf or a NaN.
-template <int Bins>
-void histogram_scan_bins(const float* x, std::size_t n, const HistogramEdges& edges, std::uint32_t* counts) {
-    constexpr int B = Log2Histogram::kBinsPerBinade;
-    constexpr int kWays = 4;
-    constexpr int kSlots = Bins + 4;
-    constexpr std::size_t kZeroCounters = 4;
-    constexpr std::size_t kFewElements = 1024;
-    std::uint32_t mantissa_min[B];
-    for (int k = 0; k < B; ++k) mantissa_min[k] = edges.significand_min[k] - 0x800000u;
-    const int base = edges.offset - 1 - B * 127;
-    const int ways = n < kFewElements ? 1 : kWays;
-    std::uint32_t sub[kWays][kSlots + kZeroCounters];
-    std::memset(sub, 0, sizeof sub[0] * static_cast<std::size_t>(ways));
-    std::uint32_t slots[kChunk];
-    for (std::size_t start = 0; start < n; start += kChunk) {
-        const std::size_t m = n - start < kChunk ? n - start : kChunk;
-        const float* chunk = x + start;
-        std::uint32_t lo_less_one = 0xffffffffu, hi = 0;  // min bits(|x|) - 1 over x != 0, max bits(|x|)
-        for (std::size_t i = 0; i < m; ++i) {
-            const std::uint32_t a = magnitude_bits(chunk, i);
-            const std::uint32_t zero_slot = kSlots + static_cast<std::uint32_t>((i / kWays) % kZeroCounters);
-            slots[i] = normal_slot<Bins>(a, mantissa_min, base, zero_slot);
-            const std::uint32_t a_less_one = a - 1u;  // 0 wraps to the top: min() skips it
-            lo_less_one = lo_less_one < a_less_one ? lo_less_one : a_less_one;
-            hi = hi > a ? hi : a;
-        }
-        if (lo_less_one < 0x7fffffu || hi >= kInfBits) {
-            for (std::size_t i = 0; i < m; ++i) {
-                std::uint32_t u;
-                std::memcpy(&u, chunk + i, sizeof u);
-                slots[i] = histogram_slot<Bins>(u, edges);
-            }
-        }
-        std::size_t i = 0;
-        if (ways == kWays) {
-            for (; i + kWays <= m; i += kWays) {
-#pragma GCC unroll 4
-                for (int w = 0; w < kWays; ++w) ++sub[w][slots[i + static_cast<std::size_t>(w)]];
-            }
-        }
-        for (; i < m; ++i) ++sub[0][slots[i]];
-    }
-    for (int w = 0; w < ways; ++w) {
-        for (int s = 0; s < kSlots; ++s) counts[s] += sub[w][s];
-        for (std::size_t z = 0; z < kZeroCounters; ++z) counts[Bins] += sub[w][kSlots + z];
-    }
-}
-
-void histogram_scan(const float* x, std::size_t n, const HistogramEdges& edges, std::uint32_t* counts) {
-    histogram_scan_bins<Log2Histogram::kBins>(x, n, edges, counts);
-}
-
-void histogram_wide_scan(const float* x, std::size_t n, const HistogramEdges& edges, std::uint32_t* counts) {
-    histogram_scan_bins<kWideBins>(x, n, edges, counts);
 }
 
 constexpr StatsKernels kStatsKernels = {&scan_stats, &count_non_finite_scan, &finite_amax_bits_scan, &histogram_scan,

@@ -344,27 +344,36 @@ TEST(TensorStats, PowerOfTwoDivisorEqualsDividingTheData) {
 // FP32 range, so that the scans resolve most thresholds from a chunk's range
 // and count the rest: gradients (normal * 1e-3, some exact zeros), post-ReLU
 // activations (half zeros), a chunk of zeros among values, and non-finite
-// values in one chunk only.
+// values in one chunk only. Then the same held in FP16 and BF16, whose low
+// bits are zero, so that the AVX-512 path counts them on 16-bit keys: scaled
+// FP16 gradients with zeros, FP16 post-ReLU activations, BF16 values over
+// most of the range (too wide for keys in places), and FP16 gradients with
+// one FP32 value just above a threshold (keys refused once built).
 std::vector<std::vector<float>> narrow_tensors() {
     std::mt19937 rng(29);
     std::normal_distribution<float> gauss(0.0f, 1.0f);
+    std::uniform_real_distribution<float> exponent(-130.0f, 127.0f);
     std::vector<std::vector<float>> out;
     for (std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{2048}, std::size_t{2049}, std::size_t{9000}}) {
-        std::vector<float> grad(n), relu(n), mixed(n);
+        std::vector<float> grad(n), relu(n), mixed(n), fp16_grad(n), fp16_relu(n), bf16_wide(n);
         for (std::size_t i = 0; i < n; ++i) {
             grad[i] = i % 97 == 3 ? 0.0f : gauss(rng) * 1e-3f;
             relu[i] = std::max(gauss(rng), 0.0f);
             mixed[i] = i < 2048 ? 0.0f : gauss(rng) * 3e4f;  // fp16 and e5m2 overflow in places
+            fp16_grad[i] = i % 3 == 1 ? 0.0f : round_to(FormatId::fp16, gauss(rng) * std::exp2(4.0f * gauss(rng)));
+            fp16_relu[i] = round_to(FormatId::fp16, std::max(gauss(rng), 0.0f));
+            bf16_wide[i] = round_to(FormatId::bf16, (i % 2 ? 1.0f : -1.0f) * std::exp2(exponent(rng)));
         }
         if (n > 4000) {
             mixed[5000] = std::numeric_limits<float>::infinity();
             mixed[5001] = -std::numeric_limits<float>::infinity();
             mixed[5002] = std::numeric_limits<float>::quiet_NaN();
         }
-        out.push_back(grad);
-        out.push_back(relu);
-        out.push_back(mixed);
-        out.push_back(std::vector<float>(n, 0.0f));
+        std::vector<float> fp16_one_fp32 = fp16_grad;
+        fp16_one_fp32[n / 2] = std::nextafter(0x1p-10f, 1.0f);  // just above E4M3's midpoint to zero, 2^-10
+        for (const std::vector<float>& x : {grad, relu, mixed, std::vector<float>(n, 0.0f), fp16_grad, fp16_relu,
+                                             bf16_wide, fp16_one_fp32})
+            out.push_back(x);
     }
     return out;
 }
