@@ -167,11 +167,6 @@ const DivisorCache& derived_for(double divisor) {
     return c;
 }
 
-void check_divisor(double divisor) {
-    gpu::require(divisor > 0 && std::isfinite(divisor),
-                 [&] { return "telemetry: divisor " + std::to_string(divisor) + " must be finite and > 0"; });
-}
-
 // The views a request asks for, as the CPU backend runs them (cpu_stats_ops.cpp):
 // both in one scan when both are wanted, else the one.
 void plan_stats(PendingTelemetry& p) {
@@ -248,7 +243,7 @@ void CudaBackend::release_telemetry() {
 }
 
 void CudaBackend::queue_telemetry(const TelemetryRequest& request) {
-    check_divisor(request.divisor);
+    detail::check_divisor(request.divisor);
     PendingTelemetry p;
     p.request = request;
     p.n = request.x->size();

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "engine/common/error.h"
-#include "engine/common/field_check.h"
 #include "engine/numeric/cast_path.h"
 #include "engine/numeric/scalar_cast.h"
 #include "engine/numeric/tensor_stats_bounds.h"
@@ -18,10 +17,6 @@
 namespace plab {
 
 namespace {
-
-void check_divisor(double divisor) {
-    check_number_field("telemetry.divisor", divisor, divisor > 0 && std::isfinite(divisor), "finite and > 0");
-}
 
 // Thresholds depend only on the divisor: the tensor as held (1) is derived
 // once, and each thread keeps the last other divisor (the loss scale, which
@@ -79,14 +74,14 @@ const detail::StatsKernels& best_kernels() {
 }
 
 TensorStats run_stats(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor) {
-    check_divisor(divisor);
+    detail::check_divisor(divisor);
     detail::StatsScan scan;
     k.scan(x, n, for_divisor<detail::ScanPlan, single_scan_plan>(divisor), &scan);
     return detail::stats_from_scan(scan, n, divisor);
 }
 
 TensorStatsPair run_stats_pair(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor) {
-    check_divisor(divisor);
+    detail::check_divisor(divisor);
     detail::StatsScan scans[2];
     k.scan(x, n, for_divisor<detail::ScanPlan, pair_scan_plan>(divisor), scans);
     return {detail::stats_from_scan(scans[0], n, 1.0), detail::stats_from_scan(scans[1], n, divisor)};
@@ -94,7 +89,7 @@ TensorStatsPair run_stats_pair(const detail::StatsKernels& k, const float* x, st
 
 void run_histogram(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor,
                    Log2Histogram& hist) {
-    check_divisor(divisor);
+    detail::check_divisor(divisor);
     const detail::HistogramEdges& edges = for_divisor<detail::HistogramEdges, histogram_edges>(divisor);
     std::uint32_t counts[detail::kHistogramSlots] = {};
     k.histogram(x, n, edges, counts);
@@ -129,7 +124,7 @@ void add_shifted(const std::uint32_t* wide, int k, Log2Histogram& hist) {
 // plain scans cost less than clearing the wide counts.
 void run_histogram_pair(const detail::StatsKernels& k, const float* x, std::size_t n, double divisor,
                         Log2Histogram& held, Log2Histogram& divided) {
-    check_divisor(divisor);
+    detail::check_divisor(divisor);
     int exponent = 0;
     const bool power_of_two = std::frexp(divisor, &exponent) == 0.5;
     constexpr std::size_t kWideWorthIt = 2048;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/common/field_check.h"
 #include "engine/numeric/scalar_cast.h"
 #include "engine/numeric/tensor_stats_bounds.h"
 
@@ -17,6 +18,10 @@ float fraction(std::uint64_t part, std::size_t n) {
 }
 
 }  // namespace
+
+void check_divisor(double divisor) {
+    check_number_field("telemetry.divisor", divisor, divisor > 0 && std::isfinite(divisor), "finite and > 0");
+}
 
 StatsScan scan_view(const ScanPlan& plan, int v, const std::uint64_t* below, std::uint64_t pos_infs,
                     std::uint32_t amax_bits, double sum_abs, double sum_sq) {

@@ -10,6 +10,10 @@
 
 namespace plab::detail {
 
+// plab::Error naming telemetry.divisor unless it is finite and > 0: what
+// every backend checks before a scan.
+void check_divisor(double divisor);
+
 // View v's scan (its thresholds' counts picked from `below`, the counts of
 // the plan's sorted thresholds) with the view-independent parts.
 StatsScan scan_view(const ScanPlan& plan, int v, const std::uint64_t* below, std::uint64_t pos_infs,

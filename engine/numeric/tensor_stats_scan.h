@@ -64,22 +64,7 @@ void count_below_n(const float* x, std::size_t n, const std::uint32_t* th, std::
 
 // The same for 1 <= count <= kPassThresholds.
 void count_below(const float* x, std::size_t n, const std::uint32_t* th, int count, std::uint64_t* out) {
-    switch (count) {
-        case 1: count_below_n<1>(x, n, th, out); break;
-        case 2: count_below_n<2>(x, n, th, out); break;
-        case 3: count_below_n<3>(x, n, th, out); break;
-        case 4: count_below_n<4>(x, n, th, out); break;
-        case 5: count_below_n<5>(x, n, th, out); break;
-        case 6: count_below_n<6>(x, n, th, out); break;
-        case 7: count_below_n<7>(x, n, th, out); break;
-#if defined(__AVX512F__)
-        case 8: count_below_n<8>(x, n, th, out); break;
-        case 9: count_below_n<9>(x, n, th, out); break;
-        case 10: count_below_n<10>(x, n, th, out); break;
-        case 11: count_below_n<11>(x, n, th, out); break;
-#endif
-        default: count_below_n<kPassThresholds>(x, n, th, out); break;
-    }
+    with_pass_count(count, [&](auto c) { count_below_n<decltype(c)::value>(x, n, th, out); });
 }
 
 std::uint32_t count_pos_infs(const float* x, std::size_t n) {

@@ -34,6 +34,23 @@ constexpr int kPassThresholds = 12;
 constexpr int kPassThresholds = 8;
 #endif
 
+// A pass's threshold count as a compile-time constant (decltype(c)::value), so
+// that a pass compares only the thresholds it has.
+template <int Count>
+struct PassCount {
+    static constexpr int value = Count;
+};
+
+// body(PassCount<count>{}) for 1 <= count <= kPassThresholds; a larger count
+// takes a full pass, as the callers split their thresholds into passes.
+template <int Count = 1, typename Body>
+void with_pass_count(int count, Body&& body) {
+    if constexpr (Count < kPassThresholds) {
+        if (count != Count) return with_pass_count<Count + 1>(count, body);
+    }
+    body(PassCount<Count>{});
+}
+
 std::uint32_t magnitude_bits(const float* x, std::size_t i) {
     std::uint32_t u;
     std::memcpy(&u, x + i, sizeof u);

@@ -88,20 +88,7 @@ void count_keys_below_n(const std::uint16_t* keys, std::size_t n, const std::uin
 
 // The same for 1 <= count <= kPassThresholds.
 void count_keys_below(const std::uint16_t* keys, std::size_t n, const std::uint16_t* kt, int count, std::uint64_t* out) {
-    switch (count) {
-        case 1: count_keys_below_n<1>(keys, n, kt, out); break;
-        case 2: count_keys_below_n<2>(keys, n, kt, out); break;
-        case 3: count_keys_below_n<3>(keys, n, kt, out); break;
-        case 4: count_keys_below_n<4>(keys, n, kt, out); break;
-        case 5: count_keys_below_n<5>(keys, n, kt, out); break;
-        case 6: count_keys_below_n<6>(keys, n, kt, out); break;
-        case 7: count_keys_below_n<7>(keys, n, kt, out); break;
-        case 8: count_keys_below_n<8>(keys, n, kt, out); break;
-        case 9: count_keys_below_n<9>(keys, n, kt, out); break;
-        case 10: count_keys_below_n<10>(keys, n, kt, out); break;
-        case 11: count_keys_below_n<11>(keys, n, kt, out); break;
-        default: count_keys_below_n<kPassThresholds>(keys, n, kt, out); break;
-    }
+    with_pass_count(count, [&](auto c) { count_keys_below_n<decltype(c)::value>(keys, n, kt, out); });
 }
 
 // Below this many thresholds inside a chunk's range the keys cost more to
