@@ -17,16 +17,17 @@
 namespace {
 
 // A trainer 200 steps into the default preset, so that gradients and
-// activations have the spread of a real run.
+// activations have the spread of a real run; twin off, and telemetry as asked.
 struct Warm {
     plab::CpuBackend backend;
     std::unique_ptr<plab::Trainer> trainer;
     float scale = 1;
-    Warm() {
+    explicit Warm(bool telemetry = false, int hist_every = 0) {
         plab::RunConfig c = plab::load_preset("spirals-amp-fp16");
         c.twin = false;
-        c.telemetry.enabled = false;
-        c.telemetry.hist_every = 0;
+        c.telemetry.enabled = telemetry;
+        c.telemetry.hist_every = hist_every;
+        c.steps = 10000000;
         c.eval_every = c.steps;  // evaluation would overwrite the activations
         trainer = std::make_unique<plab::Trainer>(backend, c);
         for (int i = 0; i < 200; ++i) (void)trainer->step();
@@ -39,9 +40,20 @@ Warm& warm() {
     return w;
 }
 
-void step_anchor(benchmark::State& state) {
-    Warm& w = warm();
+// Whole steps: without telemetry (the anchor), with per-step statistics, and
+// with statistics and histograms on every step; what each adds over the
+// anchor includes the record's assembly, which the parts below leave out.
+void run_steps(benchmark::State& state, Warm& w) {
     for (auto _ : state) benchmark::DoNotOptimize(w.trainer->step());
+}
+void step_anchor(benchmark::State& state) { run_steps(state, warm()); }
+void step_stats(benchmark::State& state) {
+    static Warm w(true, 0);
+    run_steps(state, w);
+}
+void step_stats_histograms(benchmark::State& state) {
+    static Warm w(true, 1);
+    run_steps(state, w);
 }
 
 void pass_stats(benchmark::State& state) {
@@ -77,6 +89,8 @@ void histograms(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(step_anchor);
+BENCHMARK(step_stats);
+BENCHMARK(step_stats_histograms);
 BENCHMARK(pass_stats);
 BENCHMARK(weight_stats);
 BENCHMARK(histograms);

@@ -176,5 +176,49 @@ TEST(CpuBackend, ElementwiseOutputsRoundToTheirFormat) {
     EXPECT_EQ(y.host()[1], round_to(FormatId::bf16, std::tanh(-2.0f)));
 }
 
+// The twin comparison's four sums at sizes around its lane count (8): integer
+// values, whose sums are exact in any order, must come out exactly; random
+// values of many magnitudes within FP64 rounding of a long double sum.
+TEST(CpuBackend, CompareSumsAreExactOnIntegersAndCloseToALongDoubleReference) {
+    CpuBackend be;
+    for (std::size_t n : {1u, 7u, 8u, 9u, 17u, 4097u}) {
+        std::mt19937 rng(static_cast<std::uint32_t>(n));
+        std::vector<float> ai(n), bi(n), ar(n), br(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            ai[i] = static_cast<float>(static_cast<int>(rng() % 201) - 100);
+            bi[i] = static_cast<float>(static_cast<int>(rng() % 201) - 100);
+            ar[i] = std::ldexp(static_cast<float>(rng() % 100000) / 100000.0f - 0.5f, static_cast<int>(rng() % 40) - 20);
+            br[i] = ar[i] * (1.0f + static_cast<float>(rng() % 1000) * 1e-6f);
+        }
+        struct Sums {
+            long double diff_sq = 0, a_sq = 0, b_sq = 0, dot = 0;
+        };
+        auto reference = [](const std::vector<float>& a, const std::vector<float>& b) {
+            Sums s;
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                const long double x = a[i], y = b[i];
+                s.diff_sq += (x - y) * (x - y);
+                s.a_sq += x * x;
+                s.b_sq += y * y;
+                s.dot += x * y;
+            }
+            return s;
+        };
+        const Shape shape{1, static_cast<int>(n)};
+        const TensorComparison exact = be.compare(make(be, shape, FormatId::fp32, ai), make(be, shape, FormatId::fp32, bi));
+        const Sums e = reference(ai, bi);
+        EXPECT_EQ(exact.diff_sq, static_cast<double>(e.diff_sq)) << n;
+        EXPECT_EQ(exact.a_sq, static_cast<double>(e.a_sq)) << n;
+        EXPECT_EQ(exact.b_sq, static_cast<double>(e.b_sq)) << n;
+        EXPECT_EQ(exact.dot, static_cast<double>(e.dot)) << n;
+        const TensorComparison c = be.compare(make(be, shape, FormatId::fp32, ar), make(be, shape, FormatId::fp32, br));
+        const Sums r = reference(ar, br);
+        EXPECT_NEAR(c.diff_sq, static_cast<double>(r.diff_sq), 1e-13 * static_cast<double>(r.diff_sq)) << n;
+        EXPECT_NEAR(c.a_sq, static_cast<double>(r.a_sq), 1e-13 * static_cast<double>(r.a_sq)) << n;
+        EXPECT_NEAR(c.b_sq, static_cast<double>(r.b_sq), 1e-13 * static_cast<double>(r.b_sq)) << n;
+        EXPECT_NEAR(c.dot, static_cast<double>(r.dot), 1e-13 * static_cast<double>(r.dot)) << n;
+    }
+}
+
 }  // namespace
 }  // namespace plab
