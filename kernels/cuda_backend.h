@@ -25,6 +25,7 @@ namespace plab {
 
 namespace gpu {
 class LtBiasGemm;  // cuda_lt_gemm.cuh
+struct UnscaleScalars;  // cuda_reduction_ops.cu
 }
 
 class CudaBackend final : public Backend {
@@ -81,6 +82,8 @@ public:
     void column_sums(const Tensor& x, Tensor& sums) override;
     bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) override;
     int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
+    void unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
+    void update_scaler(const ScalerRule& rule, const Tensor& found_inf, Tensor& state) override;
     float sum_of_squares(const Tensor& x) override;
     std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
     std::int64_t count_non_finite(const Tensor& x) override;
@@ -108,6 +111,8 @@ private:
     // Device memory for the results of queued telemetry request `slot`.
     void* telemetry_slot(std::size_t slot);
     void release_telemetry();  // the pinned chunks and the event
+    // unscale_all's launch (cuda_reduction_ops.cu): the device flags, one int per job.
+    int* launch_unscale_all(std::span<const UnscaleJob> jobs, const gpu::UnscaleScalars& k, const char* op);
     // sgd_update_all / adamw_update_all: one launch of the per-element update `element`.
     template <typename Element>
     std::vector<UpdateCount> update_all(std::span<const UpdateJob> jobs, Element element, bool adamw);

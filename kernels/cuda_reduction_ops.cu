@@ -18,6 +18,19 @@ namespace plab {
 
 using gpu::device_floats;
 
+namespace gpu {
+// Where unscale_all_kernel reads the inverse scale and leaves its verdict:
+// inv_scale as given, or inverse_scale() of the scaler state's scale on the
+// device (unscale_all_on_device); found_inf, when given, is set to 1 by any
+// block that saw a NaN or Inf (all write the same value).
+struct UnscaleScalars {
+    float inv_scale = 1.0f;
+    const float* state = nullptr;
+    float* found_inf = nullptr;
+};
+
+}  // namespace gpu
+
 namespace {
 
 // |x| <= FLT_MAX is false exactly for NaN and +-Inf.
@@ -32,8 +45,9 @@ struct UnscaleSlice {
 
 // Block row y unscales tensor y (grid-stride over its elements) and raises
 // its flag when any output is NaN or Inf; every element is written.
-__global__ void unscale_all_kernel(const UnscaleSlice* slices, float inv_scale, int* flags) {
+__global__ void unscale_all_kernel(const UnscaleSlice* slices, gpu::UnscaleScalars k, int* flags) {
     const UnscaleSlice s = slices[blockIdx.y];
+    const float inv_scale = k.state ? inverse_scale(k.state[0]) : k.inv_scale;
     int bad = 0;
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < s.n; i += stride) {
@@ -41,7 +55,18 @@ __global__ void unscale_all_kernel(const UnscaleSlice* slices, float inv_scale, 
         s.dst[i] = v;
         bad |= is_finite_value(v) ? 0 : 1;
     }
-    if (__syncthreads_or(bad) && threadIdx.x == 0) flags[blockIdx.y] = 1;
+    if (__syncthreads_or(bad) && threadIdx.x == 0) {
+        flags[blockIdx.y] = 1;
+        if (k.found_inf) *k.found_inf = 1.0f;
+    }
+}
+
+// The loss scaler's rule (scaler_rule.h, the host's own) on the device state.
+__global__ void update_scaler_kernel(ScalerRule rule, const float* found_inf, float* state) {
+    const ScalerState next = next_scaler_state(rule, {state[0], state[1], state[2]}, *found_inf != 0.0f);
+    state[0] = next.scale;
+    state[1] = next.growth_tracker;
+    state[2] = next.hysteresis_left;
 }
 
 // One tensor of sum_of_squares_all.
@@ -124,11 +149,9 @@ bool CudaBackend::unscale_and_check(const Tensor& src, float inv_scale, Tensor& 
 }
 
 // Every gradient in one launch: a table of (src, dst, size) and a flag per
-// tensor go to the device, the flags come back in one copy: one host sync
-// per step instead of one per tensor.
-int CudaBackend::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) {
-    constexpr const char* op = "unscale_all";
-    if (jobs.empty()) return -1;
+// tensor go to the device. Returns the device flags (one int per job).
+int* CudaBackend::launch_unscale_all(std::span<const UnscaleJob> jobs, const gpu::UnscaleScalars& k,
+                                     const char* op) {
     gpu::require(jobs.size() <= 65535, [&] { return std::string(op) + ": " + std::to_string(jobs.size()) +
                                                     " tensors; at most 65535 in one call"; });
     std::vector<UnscaleSlice> table;
@@ -149,12 +172,23 @@ int CudaBackend::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) 
     int* flags = reinterpret_cast<int*>(device + table_bytes);  // UnscaleSlice's size is a multiple of int's
     gpu::check_cuda(cudaMemcpyAsync(slices, table.data(), table_bytes, cudaMemcpyHostToDevice, stream_), op);
     gpu::check_cuda(cudaMemsetAsync(flags, 0, jobs.size() * sizeof(int), stream_), op);
+    if (k.found_inf) gpu::check_cuda(cudaMemsetAsync(k.found_inf, 0, sizeof(float), stream_), op);  // 0.0f
     if (longest > 0) {
         const dim3 grid(gpu::blocks_for(longest) < 1024 ? gpu::blocks_for(longest) : 1024,
                         static_cast<unsigned>(jobs.size()));
-        unscale_all_kernel<<<grid, gpu::kThreads, 0, stream_>>>(slices, inv_scale, flags);
+        unscale_all_kernel<<<grid, gpu::kThreads, 0, stream_>>>(slices, k, flags);
         gpu::check_cuda(cudaGetLastError(), op);
     }
+    return flags;
+}
+
+// The flags come back in one copy: one host sync per step instead of one per tensor.
+int CudaBackend::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) {
+    constexpr const char* op = "unscale_all";
+    if (jobs.empty()) return -1;
+    gpu::UnscaleScalars k;
+    k.inv_scale = inv_scale;
+    const int* flags = launch_unscale_all(jobs, k, op);
     std::vector<int> found(jobs.size());
     gpu::check_cuda(cudaMemcpyAsync(found.data(), flags, found.size() * sizeof(int), cudaMemcpyDeviceToHost, stream_),
                     op);
@@ -162,6 +196,29 @@ int CudaBackend::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) 
     for (std::size_t i = 0; i < found.size(); ++i)
         if (found[i]) return static_cast<int>(i);
     return -1;
+}
+
+// No copy and no sync: the scale is read and the verdict left on the device.
+void CudaBackend::unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) {
+    constexpr const char* op = "unscale_all_on_device";
+    checks::require_scaler_state(state, op);
+    checks::require_flag(found_inf, op);
+    gpu::UnscaleScalars k;
+    k.state = device_floats(state, op);
+    k.found_inf = device_floats(found_inf, op);
+    if (jobs.empty()) {
+        gpu::check_cuda(cudaMemsetAsync(k.found_inf, 0, sizeof(float), stream_), op);
+        return;
+    }
+    (void)launch_unscale_all(jobs, k, op);
+}
+
+void CudaBackend::update_scaler(const ScalerRule& rule, const Tensor& found_inf, Tensor& state) {
+    constexpr const char* op = "update_scaler";
+    checks::require_scaler_state(state, op);
+    checks::require_flag(found_inf, op);
+    update_scaler_kernel<<<1, 1, 0, stream_>>>(rule, device_floats(found_inf, op), device_floats(state, op));
+    gpu::check_cuda(cudaGetLastError(), op);
 }
 
 float CudaBackend::sum_of_squares(const Tensor& x) {

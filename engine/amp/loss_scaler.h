@@ -6,6 +6,7 @@
 // _amp_update_scale_ kernel, so a run here follows the same scale sequence
 // bit for bit.
 #include "engine/amp/scaler_config.h"
+#include "engine/amp/scaler_rule.h"
 
 namespace plab {
 
@@ -27,11 +28,13 @@ class LossScaler {
 public:
     explicit LossScaler(const ScalerConfig& config);  // validates; throws plab::Error
 
-    float scale() const { return scale_; }  // S for this step; 1 for kind none
-    int growth_tracker() const { return growth_tracker_; }
+    float scale() const { return state_.scale; }  // S for this step; 1 for kind none
+    int growth_tracker() const { return static_cast<int>(state_.growth_tracker); }
     // Overflows the hysteresis kind still tolerates before backing off
     // (counting the one that backs off); equals config().hysteresis otherwise.
-    int hysteresis_left() const { return hysteresis_left_; }
+    int hysteresis_left() const { return static_cast<int>(state_.hysteresis_left); }
+    // All of it, as a device keeps it (scaler_rule.h).
+    const ScalerState& state() const { return state_; }
     const ScalerConfig& config() const { return config_; }
 
     // Once per optimizer step, after the fused finite check of the unscaled
@@ -54,16 +57,10 @@ public:
     void set_scale(float scale);
 
 private:
-    void update_dynamic(bool found_inf);
-    void update_hysteresis(bool found_inf);
-    void back_off_hysteresis();
-    void grow_hysteresis();
     void enter_kind(ScalerKind previous);
 
     ScalerConfig config_;
-    float scale_ = 1.0f;
-    int growth_tracker_ = 0;
-    int hysteresis_left_ = 1;
+    ScalerState state_;
 };
 
 }  // namespace plab

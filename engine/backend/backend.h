@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/amp/scaler_rule.h"
+#include "engine/backend/op_checks.h"
 #include "engine/numeric/tensor_stats.h"
 #include "engine/tensor/tensor.h"
 
@@ -195,6 +197,35 @@ public:
             if (unscale_and_check(*jobs[i].src, inv_scale, *jobs[i].dst) && first < 0) first = static_cast<int>(i);
         return first;
     }
+    // --- the loss scale kept where the step runs ---
+    // On a GPU these leave the verdict and the scale on the device, so that a
+    // step needs no host round trip (and can be captured in a graph). `state`
+    // is an FP32 tensor of kScalerStateWords floats, scaler_rule.h's
+    // ScalerState in field order; `found_inf` an FP32 {1, 1} flag.
+    // unscale_all with inv_scale = inverse_scale(state's scale), read where
+    // the state is; found_inf = 1 when some output holds a NaN or Inf, else 0.
+    // The default reads the scale to the host and writes the flag back.
+    virtual void unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) {
+        checks::require_scaler_state(state, "unscale_all_on_device");
+        checks::require_flag(found_inf, "unscale_all_on_device");
+        float s[kScalerStateWords];
+        download(state, s);
+        const float flag = unscale_all(jobs, inverse_scale(s[0])) >= 0 ? 1.0f : 0.0f;
+        upload(&flag, found_inf);
+    }
+    // state = next_scaler_state(rule, state, found_inf != 0), after the op
+    // that wrote the flag. The default runs the rule on the host.
+    virtual void update_scaler(const ScalerRule& rule, const Tensor& found_inf, Tensor& state) {
+        checks::require_scaler_state(state, "update_scaler");
+        checks::require_flag(found_inf, "update_scaler");
+        float s[kScalerStateWords], flag = 0;
+        download(state, s);
+        download(found_inf, &flag);
+        const ScalerState next = next_scaler_state(rule, {s[0], s[1], s[2]}, flag != 0.0f);
+        const float out[kScalerStateWords] = {next.scale, next.growth_tracker, next.hysteresis_left};
+        upload(out, state);
+    }
+
     // Sum of squares in FP32, in index order (for global-norm clipping).
     virtual float sum_of_squares(const Tensor& x) = 0;
     // sum_of_squares of every tensor, in one pass where the backend can (a

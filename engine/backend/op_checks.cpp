@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/amp/scaler_rule.h"
 #include "engine/common/field_check.h"
 #include "engine/numeric/format.h"
 
@@ -15,6 +16,21 @@ void require_same_shape(const Tensor& a, const Tensor& b, const char* op) {
 void require_fp32(const Tensor& t, const char* op, const char* what) {
     require(t.dtype() == FormatId::fp32, [&] {
         return std::string(op) + ": " + what + " must be FP32, not " + std::string(format_display_name(t.dtype()));
+    });
+}
+
+void require_scaler_state(const Tensor& state, const char* op) {
+    require_fp32(state, op, "the scaler state");
+    require(state.size() == static_cast<std::size_t>(kScalerStateWords), [&] {
+        return std::string(op) + ": the scaler state holds " + std::to_string(kScalerStateWords) +
+               " floats (scale, growth tracker, hysteresis left), not " + std::to_string(state.size());
+    });
+}
+
+void require_flag(const Tensor& flag, const char* op) {
+    require_fp32(flag, op, "the found_inf flag");
+    require(flag.size() == 1, [&] {
+        return std::string(op) + ": the found_inf flag is one float, not " + std::to_string(flag.size());
     });
 }
 

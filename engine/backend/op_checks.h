@@ -24,6 +24,10 @@ void require_same_shape(const Tensor& a, const Tensor& b, const char* op);
 // `t` must hold FP32 (`what` names it: "the gradient").
 void require_fp32(const Tensor& t, const char* op, const char* what);
 
+// --- the loss scale kept by the backend: an FP32 state of kScalerStateWords, an FP32 {1, 1} flag ---
+void require_scaler_state(const Tensor& state, const char* op);
+void require_flag(const Tensor& flag, const char* op);
+
 // --- layer norm: gamma, beta, dgamma and dbeta are 1 x cols; mean and rstd rows x 1 FP32 ---
 void require_row_vector(const Tensor& v, const Tensor& x, const char* op, const char* what);
 void require_row_stats(const Tensor& s, const Tensor& x, const char* op, const char* what);

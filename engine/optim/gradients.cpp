@@ -21,7 +21,6 @@ void accumulate_gradients(Backend& backend, std::span<Parameter* const> params, 
     }
 }
 
-float inverse_scale(float scale) { return static_cast<float>(1.0 / static_cast<double>(scale)); }
 
 bool unscale_gradients(Backend& backend, std::span<Parameter* const> params, float scale, int* first_non_finite) {
     std::vector<UnscaleJob> jobs;

@@ -6,6 +6,7 @@
 // per parameter tensor.
 #include <span>
 
+#include "engine/amp/scaler_rule.h"  // inverse_scale
 #include "engine/backend/backend.h"
 #include "engine/model/parameter.h"
 
@@ -15,10 +16,6 @@ namespace plab {
 // grad_sum's dtype (PyTorch's .grad accumulation). A missing grad_sum is
 // allocated in value's dtype.
 void accumulate_gradients(Backend& backend, std::span<Parameter* const> params, bool first_micro_batch);
-
-// PyTorch GradScaler's inverse: scale.double().reciprocal().float(). The
-// unscale multiplies by it (for scale 3 that is not the same as dividing).
-float inverse_scale(float scale);
 
 // master_grad = FP32(grad_sum) * inverse_scale(scale) for every parameter
 // (no early exit: every master_grad is written). Returns found_inf: whether

@@ -10,6 +10,7 @@
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/numeric/scalar_cast.h"
+#include "backend_scaler_checks.h"
 #include "reference_activation.h"
 
 namespace plab {
@@ -218,6 +219,33 @@ TEST(CpuBackend, CompareSumsAreExactOnIntegersAndCloseToALongDoubleReference) {
         EXPECT_NEAR(c.b_sq, static_cast<double>(r.b_sq), 1e-13 * static_cast<double>(r.b_sq)) << n;
         EXPECT_NEAR(c.dot, static_cast<double>(r.dot), 1e-13 * static_cast<double>(r.dot)) << n;
     }
+}
+
+// The loss scale kept by the backend (the defaults of backend.h here).
+TEST(CpuBackend, UpdateScalerMovesTheStateAsTheLossScaler) {
+    CpuBackend be;
+    testing_support::expect_update_scaler_follows_loss_scaler(be);
+}
+
+TEST(CpuBackend, UnscaleOnDeviceReadsTheScaleAndLeavesTheFlag) {
+    CpuBackend be;
+    testing_support::expect_unscale_on_device_is_unscale_all(be);
+}
+
+TEST(CpuBackend, ScalerStateOfTheWrongSizeIsAnErrorNamingIt) {
+    CpuBackend be;
+    Tensor state = be.allocate({1, 2}, FormatId::fp32);
+    Tensor flag = be.allocate({1, 1}, FormatId::fp32);
+    try {
+        be.update_scaler(ScalerRule{}, flag, state);
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("update_scaler: the scaler state holds 3 floats"), std::string::npos)
+            << e.what();
+    }
+    Tensor good = be.allocate({1, 3}, FormatId::fp32);
+    Tensor wide_flag = be.allocate({1, 2}, FormatId::fp32);
+    EXPECT_THROW(be.unscale_all_on_device({}, good, wide_flag), Error);
 }
 
 }  // namespace

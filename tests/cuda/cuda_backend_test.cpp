@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "backend_scaler_checks.h"
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/numeric/scalar_cast.h"
@@ -571,6 +572,17 @@ TEST_F(CudaBackendTest, UnscaleAllIsTheCpusInOneLaunch) {
         for (std::size_t t = 0; t < shapes.size(); ++t) expect_identical(dst[t], "unscaled gradient");
     }
     EXPECT_EQ(gpu_->unscale_all({}, 1.0f), -1);
+}
+
+// The scaler's state and found_inf kept on the device (no host round trip):
+// the same state as the host's LossScaler after every step, and the same
+// unscaled gradients as unscale_all.
+TEST_F(CudaBackendTest, UpdateScalerOnTheDeviceIsTheHostsRule) {
+    testing_support::expect_update_scaler_follows_loss_scaler(*gpu_);
+}
+
+TEST_F(CudaBackendTest, UnscaleOnDeviceReadsTheScaleThereAndLeavesTheFlag) {
+    testing_support::expect_unscale_on_device_is_unscale_all(*gpu_);
 }
 
 TEST_F(CudaBackendTest, ScansMatchTheCpu) {
