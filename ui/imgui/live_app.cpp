@@ -13,6 +13,7 @@
 #include "ui/imgui/plot.h"
 #include "ui/present/loss_curves.h"
 #include "ui/present/nan_diagnosis.h"
+#include "ui/present/run_progress.h"
 
 namespace plab::imgui {
 
@@ -144,9 +145,8 @@ void LiveApp::handle_keys(const SessionSnapshot& snapshot) {
 void LiveApp::status_line(const SessionSnapshot& s) {
     const RunView& run = s.main;
     const std::int64_t steps = run.config ? run.config->steps : 0;
-    std::string text = preset_ + "  ·  " + std::string(recipe_name(base_config_.precision.recipe)) + "  ·  step " +
-                       std::to_string(s.step) + " / " + std::to_string(steps) + "  ·  " +
-                       (s.playing ? "training" : "paused");
+    std::string text = preset_ + "  ·  " + std::string(recipe_name(base_config_.precision.recipe)) + "  ·  " +
+                       run_progress_text(s.step, steps) + "  ·  " + (s.playing ? "training" : "paused");
     if (const StepRecord* last = run.log.latest()) {
         text += "  ·  loss " + loss_text(last->loss, 4);
         if (run.config && run.config->twin) text += " (twin " + loss_text(last->loss_ref, 4) + ")";

@@ -21,6 +21,7 @@
 #include "ui/cli/run_export.h"
 #include "ui/present/live_keys.h"
 #include "ui/present/loss_curves.h"
+#include "ui/present/run_progress.h"
 #include "ui/present/scaler_snippet.h"
 #include "ui/qt/bit_layout_panel.h"
 #include "ui/qt/chart_kit.h"
@@ -481,11 +482,10 @@ void MainWindow::refresh() {
         if (on_screen(p)) show_in(p, *s);
     const RunView& run = s->main;
     const StepRecord* last = run.log.latest();
-    QString text = QString("%1 · %2 · step %3 / %4 · %5")
-                       .arg(QString::fromStdString(preset_), text_of(recipe_name(base_config_.precision.recipe)))
-                       .arg(s->step)
-                       .arg(run.config ? run.config->steps : 0)
-                       .arg(s->playing || paced_play_ ? "training" : "paused");
+    QString text = QString("%1 · %2 · %3 · %4")
+                       .arg(QString::fromStdString(preset_), text_of(recipe_name(base_config_.precision.recipe)),
+                            QString::fromStdString(run_progress_text(s->step, run.config ? run.config->steps : 0)),
+                            s->playing || paced_play_ ? "training" : "paused");
     if (last) text += QString(" · loss %1").arg(QString::fromStdString(loss_text(last->loss, 4)));  // "NaN", never "nan"
     if (s->fork) text += QString(" · fork from step %1").arg(s->fork->forked_at);
     status_->set_text(text);
