@@ -63,10 +63,7 @@ __global__ void unscale_all_kernel(const UnscaleSlice* slices, gpu::UnscaleScala
 
 // The loss scaler's rule (scaler_rule.h, the host's own) on the device state.
 __global__ void update_scaler_kernel(ScalerRule rule, const float* found_inf, float* state) {
-    const ScalerState next = next_scaler_state(rule, {state[0], state[1], state[2]}, *found_inf != 0.0f);
-    state[0] = next.scale;
-    state[1] = next.growth_tracker;
-    state[2] = next.hysteresis_left;
+    store_scaler_state(next_scaler_state(rule, load_scaler_state(state), *found_inf != 0.0f), state);
 }
 
 // One tensor of sum_of_squares_all.

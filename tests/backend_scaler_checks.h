@@ -56,8 +56,8 @@ inline void expect_update_scaler_follows_loss_scaler(Backend& be) {
         LossScaler host(config);
         Tensor state = be.allocate({1, kScalerStateWords}, FormatId::fp32);
         Tensor found_inf = be.allocate({1, 1}, FormatId::fp32);
-        const ScalerState start = host.state();
-        const float initial[kScalerStateWords] = {start.scale, start.growth_tracker, start.hysteresis_left};
+        float initial[kScalerStateWords];
+        store_scaler_state(host.state(), initial);
         be.upload(initial, state);
         std::mt19937 rng(7);
         for (int step = 0; step < 400; ++step) {

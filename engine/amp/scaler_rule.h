@@ -1,6 +1,6 @@
 #pragma once
 // The loss scaler's update rule as plain data and one function that the host
-// (LossScaler) and a GPU kernel (kernels/cuda_scaler_ops.cu) both run, so a
+// (LossScaler) and a GPU kernel (kernels/cuda_reduction_ops.cu) both run, so a
 // scale kept on the device moves exactly as the CPU's does. All arithmetic on
 // S is FP32, as in PyTorch's _amp_update_scale_ kernel.
 //
@@ -42,6 +42,15 @@ struct ScalerState {
     float hysteresis_left = 1;
 };
 inline constexpr int kScalerStateWords = 3;  // floats of a ScalerState, in field order
+
+// A ScalerState as the kScalerStateWords floats a backend keeps, and back:
+// the one place that knows the order.
+PLAB_HD ScalerState load_scaler_state(const float* words) { return {words[0], words[1], words[2]}; }
+PLAB_HD void store_scaler_state(const ScalerState& s, float* words) {
+    words[0] = s.scale;
+    words[1] = s.growth_tracker;
+    words[2] = s.hysteresis_left;
+}
 
 namespace scaler_detail {
 

@@ -221,9 +221,8 @@ public:
         float s[kScalerStateWords], flag = 0;
         download(state, s);
         download(found_inf, &flag);
-        const ScalerState next = next_scaler_state(rule, {s[0], s[1], s[2]}, flag != 0.0f);
-        const float out[kScalerStateWords] = {next.scale, next.growth_tracker, next.hysteresis_left};
-        upload(out, state);
+        store_scaler_state(next_scaler_state(rule, load_scaler_state(s), flag != 0.0f), s);
+        upload(s, state);
     }
 
     // Sum of squares in FP32, in index order (for global-norm clipping).

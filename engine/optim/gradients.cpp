@@ -21,7 +21,6 @@ void accumulate_gradients(Backend& backend, std::span<Parameter* const> params, 
     }
 }
 
-
 bool unscale_gradients(Backend& backend, std::span<Parameter* const> params, float scale, int* first_non_finite) {
     std::vector<UnscaleJob> jobs;
     jobs.reserve(params.size());
