@@ -26,6 +26,7 @@ namespace plab {
 namespace gpu {
 class LtBiasGemm;  // cuda_lt_gemm.cuh
 struct UnscaleScalars;  // cuda_reduction_ops.cu
+struct UpdateGateView;  // cuda_optim_ops.cu
 }
 
 class CudaBackend final : public Backend {
@@ -86,6 +87,8 @@ public:
     void update_scaler(const ScalerRule& rule, const Tensor& found_inf, Tensor& state) override;
     float sum_of_squares(const Tensor& x) override;
     std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
+    void norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip,
+                                 Tensor& norm) override;
     std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
     TensorComparison compare(const Tensor& a, const Tensor& b) override;
@@ -95,9 +98,14 @@ public:
     UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) override;
     std::vector<UpdateCount> sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) override;
     std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) override;
+    void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const SgdStep& step,
+                                  const UpdateGate& gate) override;
+    void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const AdamWStep& step,
+                                    const UpdateGate& gate) override;
 
     // cuda_telemetry_ops.cu
     void queue_telemetry(const TelemetryRequest& request) override;
+    void queue_download(const Tensor& t, float* host) override;
     void finish_telemetry() override;
     TensorStats tensor_stats(const Tensor& x, double divisor) override;
     TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor) override;
@@ -111,11 +119,25 @@ private:
     // Device memory for the results of queued telemetry request `slot`.
     void* telemetry_slot(std::size_t slot);
     void release_telemetry();  // the pinned chunks and the event
+    // Copies `bytes` of device memory to pinned staging now (stream-ordered),
+    // and on to `host` at the next finish_telemetry().
+    void stage_readback(const void* device, std::size_t bytes, void* host, const char* op);
     // unscale_all's launch (cuda_reduction_ops.cu): the device flags, one int per job.
     int* launch_unscale_all(std::span<const UnscaleJob> jobs, const gpu::UnscaleScalars& k, const char* op);
-    // sgd_update_all / adamw_update_all: one launch of the per-element update `element`.
+    // sum_of_squares_all's launches: the device sums, one float per tensor,
+    // with one more float of room after them.
+    float* launch_squares(std::span<const Tensor* const> xs, const char* op);
+    // The update of every job in one launch of the per-element update
+    // `element`, gated by `gate`: the device counts, two per job.
+    template <typename Element>
+    unsigned long long* launch_update_all(std::span<const UpdateJob> jobs, Element element, bool adamw,
+                                          const gpu::UpdateGateView& gate);
+    // The same, then the counts copied back (one sync).
     template <typename Element>
     std::vector<UpdateCount> update_all(std::span<const UpdateJob> jobs, Element element, bool adamw);
+    // The same, gated on the device, the counts and the step count left to finish_telemetry().
+    template <typename Element>
+    void update_all_on_device(std::span<const UpdateJob> jobs, Element element, const UpdateGate& gate, bool adamw);
     void release();  // the stream and cuBLAS handle (destructor, failed constructor)
 
     std::string name_;

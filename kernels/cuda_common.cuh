@@ -34,6 +34,7 @@ enum ScratchSlot : int {
     kTelemetryPartials,
     kUpdateTable,
     kSquaresTable,
+    kClipTable,
     kLtWorkspace,
     kScratchSlots
 };

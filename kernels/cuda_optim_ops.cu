@@ -16,6 +16,17 @@ namespace plab {
 using gpu::device_floats;
 using gpu::require;
 
+namespace gpu {
+// Where an update launched by update_all_on_device reads its gate
+// (backend.h's UpdateGate, as device pointers); all null for update_all.
+struct UpdateGateView {
+    const float* skip = nullptr;
+    const float* step_count = nullptr;
+    const float* adamw_table = nullptr;
+    int table_rows = 0;
+};
+}  // namespace gpu
+
 namespace {
 
 using checks::require_fp32;
@@ -57,6 +68,7 @@ struct UpdateSlice {
 
 struct SgdElement {
     float lr, momentum, weight_decay;
+    __device__ void bind(const gpu::UpdateGateView&) {}
     __device__ Counts operator()(const UpdateSlice& s, std::size_t i) const {
         const float g = sgd_decayed_grad(s.w[i], s.g[i], weight_decay);
         if (s.a == nullptr || momentum == 0.0f)  // no buffer is read or written, as in sgd_update
@@ -68,6 +80,12 @@ struct SgdElement {
 
 struct AdamWElement {
     AdamWScalars k;
+    // On the device, step t's scalars are the table's row for the count kept there.
+    __device__ void bind(const gpu::UpdateGateView& gate) {
+        if (gate.adamw_table == nullptr) return;
+        const int row = adamw_table_row(*gate.step_count, gate.table_rows);
+        load_adamw_row(gate.adamw_table + static_cast<std::size_t>(row) * kAdamWTableWords, k);
+    }
     __device__ Counts operator()(const UpdateSlice& s, std::size_t i) const {
         float m = s.a[i], v = s.b[i];
         const float fresh = adamw_element(s.w[i], s.g[i], m, v, k);
@@ -79,8 +97,13 @@ struct AdamWElement {
 
 // Block row y updates job y (grid-stride) and refreshes its copy; the moved
 // and lost counts go to counts[2y], counts[2y + 1] (integer atomics: exact).
+// A skipped step (the gate's flag set) returns at once: nothing is written
+// and the counts stay zero.
 template <typename Element>
-__global__ void update_all_kernel(const UpdateSlice* slices, Element element, unsigned long long* counts) {
+__global__ void update_all_kernel(const UpdateSlice* slices, Element element, gpu::UpdateGateView gate,
+                                  unsigned long long* counts) {
+    if (gate.skip != nullptr && *gate.skip != 0.0f) return;
+    element.bind(gate);
     const UpdateSlice s = slices[blockIdx.y];
     unsigned moved = 0, lost = 0;
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -98,13 +121,23 @@ __global__ void update_all_kernel(const UpdateSlice* slices, Element element, un
     }
 }
 
+// An applied update adds one to the step count, after the update read it.
+__global__ void advance_step_count_kernel(const float* skip, float* step_count) {
+    if (skip == nullptr || *skip == 0.0f) *step_count += 1.0f;
+}
+
+// UpdateCount is the kernel's pair of counters, as the readback copies it.
+static_assert(sizeof(UpdateCount) == 2 * sizeof(unsigned long long));
+
 }  // namespace
 
-// The checks of the single updates, per job, then one launch over all jobs
-// and one copy of the counts.
+// The checks of the single updates, per job, then one launch over all jobs.
 template <typename Element>
-std::vector<UpdateCount> CudaBackend::update_all(std::span<const UpdateJob> jobs, Element element, bool adamw) {
+unsigned long long* CudaBackend::launch_update_all(std::span<const UpdateJob> jobs, Element element, bool adamw,
+                                                   const gpu::UpdateGateView& gate) {
     constexpr const char* op = "update_all";
+    gpu::require(jobs.size() <= 65535, [&] { return std::string(op) + ": " + std::to_string(jobs.size()) +
+                                                    " tensors; at most 65535 in one call"; });
     std::vector<UpdateSlice> table;
     std::size_t longest = 0;
     for (const UpdateJob& j : jobs) {
@@ -131,27 +164,66 @@ std::vector<UpdateCount> CudaBackend::update_all(std::span<const UpdateJob> jobs
         table.push_back(slice);
         longest = std::max(longest, slice.n);
     }
-    std::vector<UpdateCount> result(jobs.size());
-    if (jobs.empty()) return result;
     const std::size_t table_bytes = table.size() * sizeof(UpdateSlice);
     const std::size_t count_bytes = 2 * table.size() * sizeof(unsigned long long);
     auto* device = static_cast<unsigned char*>(scratch(gpu::kUpdateTable, table_bytes + count_bytes));
     auto* slices = reinterpret_cast<UpdateSlice*>(device);
     auto* counts = reinterpret_cast<unsigned long long*>(device + table_bytes);  // UpdateSlice is 8-aligned
+    if (jobs.empty()) return counts;
     gpu::check_cuda(cudaMemcpyAsync(slices, table.data(), table_bytes, cudaMemcpyHostToDevice, stream_), op);
     gpu::check_cuda(cudaMemsetAsync(counts, 0, count_bytes, stream_), op);
     if (longest > 0) {
         const dim3 grid(gpu::blocks_for(longest) < 1024 ? gpu::blocks_for(longest) : 1024,
                         static_cast<unsigned>(table.size()));
-        update_all_kernel<<<grid, gpu::kThreads, 0, stream_>>>(slices, element, counts);
+        update_all_kernel<<<grid, gpu::kThreads, 0, stream_>>>(slices, element, gate, counts);
         gpu::check_cuda(cudaGetLastError(), op);
     }
-    std::vector<unsigned long long> host(2 * table.size());
-    gpu::check_cuda(cudaMemcpyAsync(host.data(), counts, count_bytes, cudaMemcpyDeviceToHost, stream_), op);
-    gpu::check_cuda(cudaStreamSynchronize(stream_), op);
-    for (std::size_t i = 0; i < result.size(); ++i)
-        result[i] = {static_cast<std::int64_t>(host[2 * i]), static_cast<std::int64_t>(host[2 * i + 1])};
+    return counts;
+}
+
+// One copy of the counts, and a sync.
+template <typename Element>
+std::vector<UpdateCount> CudaBackend::update_all(std::span<const UpdateJob> jobs, Element element, bool adamw) {
+    std::vector<UpdateCount> result(jobs.size());
+    const unsigned long long* counts = launch_update_all(jobs, element, adamw, gpu::UpdateGateView{});
+    if (jobs.empty()) return result;
+    gpu::check_cuda(cudaMemcpyAsync(result.data(), counts, result.size() * sizeof(UpdateCount), cudaMemcpyDeviceToHost,
+                                    stream_),
+                    "update_all");
+    gpu::check_cuda(cudaStreamSynchronize(stream_), "update_all");
     return result;
+}
+
+// No sync: the gate is read on the device, the counts land at the finish.
+template <typename Element>
+void CudaBackend::update_all_on_device(std::span<const UpdateJob> jobs, Element element, const UpdateGate& gate,
+                                       bool adamw) {
+    constexpr const char* op = "update_all_on_device";
+    checks::require_update_gate(gate, jobs.size(), adamw, op);
+    gpu::UpdateGateView view;
+    view.skip = gate.skip ? device_floats(*gate.skip, op) : nullptr;
+    float* step_count = device_floats(*gate.step_count, op);
+    view.step_count = step_count;
+    if (adamw) {
+        view.adamw_table = device_floats(*gate.adamw_table, op);
+        view.table_rows = gate.adamw_table->rows();
+    }
+    const unsigned long long* counts = launch_update_all(jobs, element, adamw, view);
+    stage_readback(counts, gate.counts.size() * sizeof(UpdateCount), gate.counts.data(), op);
+    advance_step_count_kernel<<<1, 1, 0, stream_>>>(view.skip, step_count);
+    gpu::check_cuda(cudaGetLastError(), op);
+}
+
+void CudaBackend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const SgdStep& step,
+                                           const UpdateGate& gate) {
+    update_all_on_device(jobs, SgdElement{step.lr, step.momentum, step.weight_decay}, gate, false);
+}
+
+void CudaBackend::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const AdamWStep& step,
+                                             const UpdateGate& gate) {
+    AdamWStep first = step;
+    first.step = 1;  // the t-independent scalars; the table gives the rest on the device
+    update_all_on_device(jobs, AdamWElement{adamw_scalars(first)}, gate, true);
 }
 
 std::vector<UpdateCount> CudaBackend::sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) {

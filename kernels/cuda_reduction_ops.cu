@@ -8,9 +8,11 @@
 // usual bound n * eps * sum |x| of it). Counts, flags and maxima are exact.
 #include <cfloat>
 #include <climits>
+#include <algorithm>
 #include <span>
 #include <vector>
 
+#include "engine/optim/update_math.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"
 
@@ -99,6 +101,37 @@ __global__ void squares_fold_kernel(const SquaresSlice* slices, const float* par
     const float* mine = partials + blockIdx.x * gpu::kReduceBlocks;
     const float total = gpu::block_fold(threadIdx.x < blocks ? mine[threadIdx.x] : 0.0f, gpu::Add{});
     if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+
+// The global norm from the tensors' sums of squares, added in order as the
+// host does; coef = the clip coefficient, or 1 when there is no clip (no
+// max_norm, or the step is skipped).
+__global__ void norm_and_coefficient_kernel(const float* sums, unsigned count, float max_norm, const float* skip,
+                                            float* norm, float* coef) {
+    float total = 0.0f;
+    for (unsigned i = 0; i < count; ++i) total += sums[i];
+    const float n = sqrtf(total);  // IEEE-rounded: nvcc's default -prec-sqrt=true
+    *norm = n;
+    const bool skipped = skip != nullptr && *skip != 0.0f;
+    *coef = max_norm > 0.0f && !skipped ? clip_coefficient(max_norm, n) : 1.0f;
+}
+
+// One tensor of norm_and_clip_on_device's clip.
+struct ClipSlice {
+    float* x;
+    std::size_t n;
+    FormatParams format;
+};
+
+// Block row y multiplies tensor y by the coefficient when it bites (the
+// host's scale_in_place: FP32 product rounded to the dtype).
+__global__ void clip_all_kernel(const ClipSlice* slices, const float* coef) {
+    const float c = *coef;
+    if (!clip_bites(c)) return;
+    const ClipSlice s = slices[blockIdx.y];
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < s.n; i += stride)
+        s.x[i] = gpu::round_value(s.format, s.x[i] * c);
 }
 
 // The twin's comparison sums (TensorComparison), trivially copyable for the reduction.
@@ -223,20 +256,20 @@ float CudaBackend::sum_of_squares(const Tensor& x) {
     return sum_of_squares_all(one).front();
 }
 
-std::vector<float> CudaBackend::sum_of_squares_all(std::span<const Tensor* const> xs) {
-    constexpr const char* op = "sum_of_squares";
-    std::vector<float> sums(xs.size(), 0.0f);
-    if (xs.empty()) return sums;
+float* CudaBackend::launch_squares(std::span<const Tensor* const> xs, const char* op) {
+    gpu::require(xs.size() <= 65535, [&] { return std::string(op) + ": " + std::to_string(xs.size()) +
+                                                  " tensors; at most 65535 in one call"; });
     std::vector<SquaresSlice> table;
     for (const Tensor* x : xs) table.push_back({device_floats(*x, op), x->size()});
-    // One device block: the table, then each tensor's block partials, then the sums.
+    // One device block: the table, then each tensor's block partials, then the sums and one float more.
     const std::size_t table_bytes = table.size() * sizeof(SquaresSlice);
     const std::size_t partial_bytes = table.size() * gpu::kReduceBlocks * sizeof(float);
     auto* device = static_cast<unsigned char*>(
-        scratch(gpu::kSquaresTable, table_bytes + partial_bytes + sums.size() * sizeof(float)));
+        scratch(gpu::kSquaresTable, table_bytes + partial_bytes + (xs.size() + 1) * sizeof(float)));
     auto* slices = reinterpret_cast<SquaresSlice*>(device);
     auto* partials = reinterpret_cast<float*>(device + table_bytes);  // SquaresSlice's size is a multiple of float's
     float* out = partials + table.size() * gpu::kReduceBlocks;
+    if (xs.empty()) return out;
     gpu::check_cuda(cudaMemcpyAsync(slices, table.data(), table_bytes, cudaMemcpyHostToDevice, stream_), op);
     const dim3 grid(gpu::kReduceBlocks, static_cast<unsigned>(table.size()));
     const std::size_t shared = gpu::kThreads * sizeof(float);
@@ -244,10 +277,51 @@ std::vector<float> CudaBackend::sum_of_squares_all(std::span<const Tensor* const
     gpu::check_cuda(cudaGetLastError(), op);
     squares_fold_kernel<<<static_cast<unsigned>(table.size()), gpu::kThreads, shared, stream_>>>(slices, partials, out);
     gpu::check_cuda(cudaGetLastError(), op);
+    return out;
+}
+
+std::vector<float> CudaBackend::sum_of_squares_all(std::span<const Tensor* const> xs) {
+    constexpr const char* op = "sum_of_squares";
+    std::vector<float> sums(xs.size(), 0.0f);
+    if (xs.empty()) return sums;
+    const float* out = launch_squares(xs, op);
     gpu::check_cuda(cudaMemcpyAsync(sums.data(), out, sums.size() * sizeof(float), cudaMemcpyDeviceToHost, stream_),
                     op);
     gpu::check_cuda(cudaStreamSynchronize(stream_), op);
     return sums;
+}
+
+// The norm, and the clip decided on the device: one thread sums the
+// tensors' sums in order (the host's order), a launch over all tensors
+// applies the coefficient it left. No copy, no sync.
+void CudaBackend::norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip,
+                                          Tensor& norm) {
+    constexpr const char* op = "norm_and_clip_on_device";
+    checks::require_scalar(norm, op, "the norm");
+    if (skip) checks::require_scalar(*skip, op, "the skip flag");
+    const std::vector<const Tensor*> tensors(xs.begin(), xs.end());
+    float* sums = launch_squares(tensors, op);
+    float* coef = sums + xs.size();  // the float of room after the sums
+    const float* skip_flag = skip ? device_floats(*skip, op) : nullptr;
+    norm_and_coefficient_kernel<<<1, 1, 0, stream_>>>(sums, static_cast<unsigned>(xs.size()), max_norm, skip_flag,
+                                                      device_floats(norm, op), coef);
+    gpu::check_cuda(cudaGetLastError(), op);
+    if (max_norm <= 0.0f || xs.empty()) return;
+    std::vector<ClipSlice> table;
+    std::size_t longest = 0;
+    for (Tensor* x : xs) {
+        table.push_back({device_floats(*x, op), x->size(), format_params(x->dtype())});
+        longest = std::max(longest, x->size());
+    }
+    auto* slices = static_cast<ClipSlice*>(scratch(gpu::kClipTable, table.size() * sizeof(ClipSlice)));
+    gpu::check_cuda(cudaMemcpyAsync(slices, table.data(), table.size() * sizeof(ClipSlice), cudaMemcpyHostToDevice,
+                                    stream_),
+                    op);
+    if (longest == 0) return;
+    const dim3 grid(gpu::blocks_for(longest) < 1024 ? gpu::blocks_for(longest) : 1024,
+                    static_cast<unsigned>(table.size()));
+    clip_all_kernel<<<grid, gpu::kThreads, 0, stream_>>>(slices, coef);
+    gpu::check_cuda(cudaGetLastError(), op);
 }
 
 std::int64_t CudaBackend::count_non_finite(const Tensor& x) {

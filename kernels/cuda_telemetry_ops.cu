@@ -238,6 +238,9 @@ void* CudaBackend::telemetry_slot(std::size_t slot) {
 void CudaBackend::release_telemetry() {
     for (void* p : telemetry_.host_chunks) cudaFreeHost(p);
     telemetry_.host_chunks.clear();
+    for (const ReadbackStaging::Chunk& c : telemetry_.staging.chunks) cudaFreeHost(c.memory);
+    telemetry_.staging = {};
+    telemetry_.readbacks.clear();
     if (telemetry_.copied) cudaEventDestroy(telemetry_.copied);
     telemetry_.copied = nullptr;
 }
@@ -271,8 +274,39 @@ void CudaBackend::queue_telemetry(const TelemetryRequest& request) {
     telemetry_.pending.push_back(p);
 }
 
+namespace {
+
+constexpr std::size_t kStagingChunkBytes = 64 * 1024;
+constexpr std::size_t kStagingAlign = 16;
+
+}  // namespace
+
+void CudaBackend::stage_readback(const void* device, std::size_t bytes, void* host, const char* op) {
+    if (bytes == 0) return;
+    ReadbackStaging& s = telemetry_.staging;
+    while (s.chunk < s.chunks.size() && s.used + bytes > s.chunks[s.chunk].capacity) {
+        ++s.chunk;
+        s.used = 0;
+    }
+    if (s.chunk == s.chunks.size()) {
+        ReadbackStaging::Chunk c;
+        c.capacity = std::max(bytes, kStagingChunkBytes);
+        check_cuda(cudaMallocHost(&c.memory, c.capacity), "readback: cudaMallocHost");
+        s.chunks.push_back(c);
+        s.used = 0;
+    }
+    void* staged = static_cast<unsigned char*>(s.chunks[s.chunk].memory) + s.used;
+    s.used += (bytes + kStagingAlign - 1) / kStagingAlign * kStagingAlign;
+    check_cuda(cudaMemcpyAsync(staged, device, bytes, cudaMemcpyDeviceToHost, stream_), op);
+    telemetry_.readbacks.push_back({host, staged, bytes});
+}
+
+void CudaBackend::queue_download(const Tensor& t, float* host) {
+    stage_readback(gpu::device_floats(t, "queue_download"), t.size() * sizeof(float), host, "queue_download");
+}
+
 void CudaBackend::finish_telemetry() {
-    if (telemetry_.pending.empty()) return;
+    if (telemetry_.pending.empty() && telemetry_.readbacks.empty()) return;
     const std::size_t used = telemetry_.pending.size();
     for (std::size_t chunk = 0; chunk * kSlotsPerChunk < used; ++chunk) {
         const std::size_t slots = std::min(kSlotsPerChunk, used - chunk * kSlotsPerChunk);
@@ -289,6 +323,10 @@ void CudaBackend::finish_telemetry() {
         finish_one(p, host[p.slot % kSlotsPerChunk]);
     }
     telemetry_.pending.clear();
+    for (const PendingReadback& r : telemetry_.readbacks) std::memcpy(r.host, r.staged, r.bytes);
+    telemetry_.readbacks.clear();
+    telemetry_.staging.chunk = 0;
+    telemetry_.staging.used = 0;
 }
 
 // The one-shot queries are a request finished at once.

@@ -24,8 +24,30 @@ struct PendingTelemetry {
     std::size_t slot = 0;
 };
 
+// A queue_download (or an update's counts): the device bytes were copied to
+// pinned staging when queued, and go on to the host target at the finish.
+struct PendingReadback {
+    void* host = nullptr;
+    const void* staged = nullptr;
+    std::size_t bytes = 0;
+};
+
+// Pinned host memory for readbacks: chunks that never move (queued copies
+// write into them), filled from the first again after each finish.
+struct ReadbackStaging {
+    struct Chunk {
+        void* memory = nullptr;  // cudaMallocHost, freed by the backend
+        std::size_t capacity = 0;
+    };
+    std::vector<Chunk> chunks;
+    std::size_t chunk = 0;  // the one being filled
+    std::size_t used = 0;   // bytes of it taken
+};
+
 struct TelemetryQueue {
     std::vector<PendingTelemetry> pending;
+    std::vector<PendingReadback> readbacks;
+    ReadbackStaging staging;
     // Result slots, in chunks that never move (queued kernels write into
     // them): device memory and the pinned host memory they are copied to.
     std::vector<Tensor> device_chunks;

@@ -99,6 +99,26 @@ struct UnscaleJob {
     Tensor* dst = nullptr;  // FP32, src's shape
 };
 
+// How an update kept where the step runs (sgd/adamw_update_all_on_device)
+// is gated and counted, with no host round trip: every tensor here lives on
+// the backend, and the counts land by the next finish_telemetry().
+struct UpdateGate {
+    // FP32 {1, 1}; when it holds a non-zero value nothing changes (weights,
+    // optimizer state, step_count): the skip on found_inf. Null: never skipped.
+    const Tensor* skip = nullptr;
+    // FP32 {1, 1}: updates applied so far (AdamW's step t is this + 1); an
+    // applied update adds 1.
+    Tensor* step_count = nullptr;
+    // AdamW: FP32 {rows, kAdamWTableWords}, row t - 1 holding the scalars of
+    // step t that depend on t, as the host computes them (adamw_table.h);
+    // steps past the last row use the last row.
+    const Tensor* adamw_table = nullptr;
+    // One per job: the update's counts (zero when skipped), written by the
+    // next finish_telemetry().
+    std::span<UpdateCount> counts;
+};
+inline constexpr int kAdamWTableWords = 2;  // step_size, bias_correction2_sqrt
+
 // One telemetry request on tensor x: whichever of the statistics and
 // log2 histograms of x as held and of x / divisor have a target.
 struct TelemetryRequest {
@@ -224,6 +244,27 @@ public:
         store_scaler_state(next_scaler_state(rule, load_scaler_state(s), flag != 0.0f), s);
         upload(s, state);
     }
+
+    // --- the rest of the optimizer step, kept where it runs (defaults in backend_step_defaults.cpp) ---
+    // host receives t's values as they are at this point of the step, by the
+    // time finish_telemetry() returns (a GPU copies them with the telemetry's
+    // results, without a sync). The default downloads at once.
+    virtual void queue_download(const Tensor& t, float* host) { download(t, host); }
+    // norm ({1, 1} FP32) = sqrt of the FP32 sum, in order, of each x's
+    // sum_of_squares; then, unless `skip` is given and non-zero, when
+    // max_norm > 0 and clip_coefficient(max_norm, norm) < 1, every x is
+    // multiplied by it (clip_gradients' rule, update_math.h).
+    virtual void norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip,
+                                         Tensor& norm);
+    // sgd_update_all / adamw_update_all, gated and counted by `gate`. For
+    // AdamW, step.step is not read: t comes from gate.step_count and the
+    // t-dependent scalars from gate.adamw_table. The defaults read the flag
+    // and the count to the host (and check the table's row against
+    // adamw_scalars, so that a table bug shows on the CPU too).
+    virtual void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const SgdStep& step,
+                                          const UpdateGate& gate);
+    virtual void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const AdamWStep& step,
+                                            const UpdateGate& gate);
 
     // Sum of squares in FP32, in index order (for global-norm clipping).
     virtual float sum_of_squares(const Tensor& x) = 0;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/amp/scaler_rule.h"
+#include "engine/backend/backend.h"
 #include "engine/common/field_check.h"
 #include "engine/numeric/format.h"
 
@@ -27,10 +28,29 @@ void require_scaler_state(const Tensor& state, const char* op) {
     });
 }
 
-void require_flag(const Tensor& flag, const char* op) {
-    require_fp32(flag, op, "the found_inf flag");
-    require(flag.size() == 1, [&] {
-        return std::string(op) + ": the found_inf flag is one float, not " + std::to_string(flag.size());
+void require_flag(const Tensor& flag, const char* op) { require_scalar(flag, op, "the found_inf flag"); }
+
+void require_scalar(const Tensor& t, const char* op, const char* what) {
+    require_fp32(t, op, what);
+    require(t.size() == 1, [&] {
+        return std::string(op) + ": " + what + " is one float, not " + std::to_string(t.size());
+    });
+}
+
+void require_update_gate(const UpdateGate& gate, std::size_t jobs, bool adamw, const char* op) {
+    require(gate.step_count != nullptr, [&] { return std::string(op) + ": the gate has no step count"; });
+    require_scalar(*gate.step_count, op, "the step count");
+    if (gate.skip) require_scalar(*gate.skip, op, "the skip flag");
+    require(gate.counts.size() == jobs, [&] {
+        return std::string(op) + ": " + std::to_string(jobs) + " jobs but room for " +
+               std::to_string(gate.counts.size()) + " counts";
+    });
+    if (!adamw) return;
+    require(gate.adamw_table != nullptr, [&] { return std::string(op) + ": the gate has no AdamW step table"; });
+    require_fp32(*gate.adamw_table, op, "the AdamW step table");
+    require(gate.adamw_table->rows() >= 1 && gate.adamw_table->cols() == kAdamWTableWords, [&] {
+        return std::string(op) + ": the AdamW step table is " + shape_text(gate.adamw_table->shape()) +
+               ", want rows x " + std::to_string(kAdamWTableWords) + " with at least one row";
     });
 }
 

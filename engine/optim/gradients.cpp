@@ -3,6 +3,8 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/optim/update_math.h"
+
 namespace plab {
 
 namespace {
@@ -21,14 +23,24 @@ void accumulate_gradients(Backend& backend, std::span<Parameter* const> params, 
     }
 }
 
-bool unscale_gradients(Backend& backend, std::span<Parameter* const> params, float scale, int* first_non_finite) {
+std::vector<UnscaleJob> unscale_jobs(Backend& backend, std::span<Parameter* const> params) {
     std::vector<UnscaleJob> jobs;
     jobs.reserve(params.size());
     for (Parameter* p : params) {
         ensure_allocated(backend, p->master_grad, p->grad_sum.shape(), FormatId::fp32);
         jobs.push_back({&p->grad_sum, &p->master_grad});
     }
-    const int first = backend.unscale_all(jobs, inverse_scale(scale));
+    return jobs;
+}
+
+int first_non_finite_grad(Backend& backend, std::span<Parameter* const> params) {
+    for (std::size_t i = 0; i < params.size(); ++i)
+        if (backend.count_non_finite(params[i]->master_grad) > 0) return static_cast<int>(i);
+    return -1;
+}
+
+bool unscale_gradients(Backend& backend, std::span<Parameter* const> params, float scale, int* first_non_finite) {
+    const int first = backend.unscale_all(unscale_jobs(backend, params), inverse_scale(scale));
     if (first_non_finite) *first_non_finite = first;
     return first >= 0;
 }
@@ -47,10 +59,8 @@ float norm_of(Backend& backend, std::span<Parameter* const> params, Tensor Param
 
 bool clip_to(Backend& backend, std::span<Parameter* const> params, Tensor Parameter::*grads, float max_norm,
              float total_norm) {
-    // PyTorch multiplies by min(coef, 1) always; multiplying by 1 changes
-    // nothing, so the tensors are only touched when the coefficient bites.
-    const float coef = max_norm / (total_norm + 1e-6f);
-    if (!(coef < 1.0f)) return false;
+    const float coef = clip_coefficient(max_norm, total_norm);
+    if (!clip_bites(coef)) return false;
     for (Parameter* p : params) backend.scale_in_place(p->*grads, coef);
     return true;
 }

@@ -5,6 +5,7 @@
 // global-norm clipping of the unscaled gradients. Each is one backend call
 // per parameter tensor.
 #include <span>
+#include <vector>
 
 #include "engine/amp/scaler_rule.h"  // inverse_scale
 #include "engine/backend/backend.h"
@@ -25,6 +26,11 @@ void accumulate_gradients(Backend& backend, std::span<Parameter* const> params, 
 // allocated (FP32).
 bool unscale_gradients(Backend& backend, std::span<Parameter* const> params, float scale,
                        int* first_non_finite = nullptr);
+// The jobs of that unscale (grad_sum into master_grad), allocating any
+// missing master_grad: for Backend::unscale_all_on_device.
+std::vector<UnscaleJob> unscale_jobs(Backend& backend, std::span<Parameter* const> params);
+// The index in `params` of the first whose master_grad holds a NaN or Inf, or -1.
+int first_non_finite_grad(Backend& backend, std::span<Parameter* const> params);
 
 // sqrt of the FP32 sum, in parameter order, of each master_grad's sum of squares.
 float global_grad_norm(Backend& backend, std::span<Parameter* const> params);

@@ -1,10 +1,15 @@
 #include "engine/optim/optimizer.h"
 
+#include <string>
+
 #include "engine/optim/gradients.h"
+#include "engine/optim/update_math.h"
 
 namespace plab {
 
 namespace {
+
+using checks::require;
 
 // The FP32 state tensor for a parameter of `shape`, zeroed on first use (a
 // zero momentum buffer or moment is PyTorch's fresh state). A shape change
@@ -34,6 +39,7 @@ void Optimizer::reconfigure(const OptimizerConfig& config) {
 void Optimizer::reset() {
     state_.clear();
     steps_taken_ = 0;
+    count_on_backend_ = -1;
 }
 
 void Optimizer::copy_state_from(Backend& backend, const Optimizer& other) {
@@ -45,19 +51,66 @@ void Optimizer::copy_state_from(Backend& backend, const Optimizer& other) {
         state_[i].v = copy_of(backend, other.state_[i].v);
     }
     steps_taken_ = other.steps_taken_;
+    count_on_backend_ = -1;
 }
 
 OptimizerStepResult Optimizer::step(Backend& backend, std::span<Parameter* const> params) {
-    OptimizerStepResult result;
-    result.grad_norm = global_grad_norm(backend, params);
-    if (config_.clip_norm > 0.0f && !config_.clip_scaled)
-        result.clipped = clip_gradients(backend, params, config_.clip_norm, result.grad_norm);
-    if (state_.size() < params.size()) state_.resize(params.size());
-    for (const UpdateCount& count : update_all(backend, params)) {
-        result.nonzero_updates += count.nonzero;
-        result.lost_updates += count.lost;
+    launch(backend, params, nullptr);
+    backend.finish_telemetry();
+    return collect();
+}
+
+// The backend's count must be steps_taken_ before a launch: after a reset, a
+// fork, or a launch whose step threw before collect() (then the backend's
+// count is the truth, read back once).
+void Optimizer::sync_step_count(Backend& backend) {
+    if (step_count_.empty()) step_count_ = backend.allocate({1, 1}, FormatId::fp32);
+    if (launched_.pending && count_on_backend_ >= 0) {
+        float count = 0;
+        backend.download(step_count_, &count);
+        steps_taken_ = static_cast<int>(count);
+        count_on_backend_ = steps_taken_;
     }
-    ++steps_taken_;
+    launched_.pending = false;
+    // A float counts exactly to 2^24 steps: far beyond any run here.
+    require(steps_taken_ < (1 << 24), [&] {
+        return "optimizer: " + std::to_string(steps_taken_) + " steps is past the 2^24 the step count holds exactly";
+    });
+    if (count_on_backend_ == steps_taken_) return;
+    const float count = static_cast<float>(steps_taken_);
+    backend.upload(&count, step_count_);
+    count_on_backend_ = steps_taken_;
+}
+
+void Optimizer::launch(Backend& backend, std::span<Parameter* const> params, const Tensor* skip) {
+    sync_step_count(backend);
+    if (norm_.empty()) norm_ = backend.allocate({1, 1}, FormatId::fp32);
+    if (state_.size() < params.size()) state_.resize(params.size());
+    launched_.max_norm = config_.clip_norm > 0.0f && !config_.clip_scaled ? config_.clip_norm : 0.0f;
+    std::vector<Tensor*> grads;
+    for (Parameter* p : params) grads.push_back(&p->master_grad);
+    backend.norm_and_clip_on_device(grads, launched_.max_norm, skip, norm_);
+    backend.queue_download(norm_, &launched_.norm);
+    launch_update(backend, params, skip);
+    backend.queue_download(step_count_, &launched_.step_count);
+    launched_.pending = true;
+}
+
+OptimizerStepResult Optimizer::collect() {
+    require(launched_.pending, [] { return std::string("optimizer: collect() without a launched step"); });
+    launched_.pending = false;
+    OptimizerStepResult result;
+    const int count = static_cast<int>(launched_.step_count);
+    result.applied = count != steps_taken_;
+    steps_taken_ = count;
+    count_on_backend_ = count;
+    result.grad_norm = launched_.norm;
+    result.clipped = result.applied && launched_.max_norm > 0.0f &&
+                     clip_bites(clip_coefficient(launched_.max_norm, launched_.norm));
+    for (const UpdateCount& c : launched_.counts) {
+        result.nonzero_updates += c.nonzero;
+        result.lost_updates += c.lost;
+    }
     return result;
 }
 
@@ -70,9 +123,9 @@ ScaledClip Optimizer::clip_before_unscale(Backend& backend, std::span<Parameter*
     return clip;
 }
 
-// Every parameter in one multi-tensor call; a parameter with an FP32 master
-// gets its stored value refreshed from it in the same pass.
-std::vector<UpdateCount> Optimizer::update_all(Backend& backend, std::span<Parameter* const> params) {
+// Every parameter in one multi-tensor job list; a parameter with an FP32
+// master gets its stored value refreshed from it in the same pass.
+std::vector<UpdateJob> Optimizer::update_jobs(Backend& backend, std::span<Parameter* const> params) {
     std::vector<UpdateJob> jobs;
     const bool sgd = config_.kind == OptimizerKind::sgd;
     for (std::size_t i = 0; i < params.size(); ++i) {
@@ -88,9 +141,21 @@ std::vector<UpdateCount> Optimizer::update_all(Backend& backend, std::span<Param
         }
         jobs.push_back(job);
     }
-    if (sgd) return backend.sgd_update_all(jobs, SgdStep{config_.lr, config_.momentum, config_.weight_decay});
-    return backend.adamw_update_all(jobs, AdamWStep{config_.lr, config_.beta1, config_.beta2, config_.eps,
-                                                    config_.weight_decay, steps_taken_ + 1});
+    return jobs;
+}
+
+void Optimizer::launch_update(Backend& backend, std::span<Parameter* const> params, const Tensor* skip) {
+    const std::vector<UpdateJob> jobs = update_jobs(backend, params);
+    launched_.counts.assign(jobs.size(), UpdateCount{});
+    UpdateGate gate{.skip = skip, .step_count = &step_count_, .counts = launched_.counts};
+    if (config_.kind == OptimizerKind::sgd) {
+        backend.sgd_update_all_on_device(jobs, SgdStep{config_.lr, config_.momentum, config_.weight_decay}, gate);
+        return;
+    }
+    const AdamWStep step{config_.lr, config_.beta1, config_.beta2, config_.eps, config_.weight_decay,
+                         steps_taken_ + 1};
+    gate.adamw_table = &adamw_table_.cover(backend, step, steps_taken_ + 1);
+    backend.adamw_update_all_on_device(jobs, step, gate);
 }
 
 }  // namespace plab

@@ -9,11 +9,13 @@
 
 #include "engine/backend/backend.h"
 #include "engine/model/parameter.h"
+#include "engine/optim/adamw_table.h"
 #include "engine/optim/optimizer_config.h"
 
 namespace plab {
 
 struct OptimizerStepResult {
+    bool applied = false;    // false: the step was skipped (found_inf) and nothing changed
     float grad_norm = 0.0f;  // global L2 norm of the unscaled gradients, before clipping
     bool clipped = false;
     std::int64_t nonzero_updates = 0;  // elements whose FP32 update moved them
@@ -36,11 +38,20 @@ public:
     // nothing changes); the momentum buffers, moments and step count are kept.
     void reconfigure(const OptimizerConfig& config);
 
-    // One applied step from the parameters' master_grad (already unscaled).
-    // The trainer calls it only for steps it applies (not on found_inf), so
-    // AdamW's bias corrections count applied steps. State is kept per
-    // position in `params`: pass the same parameters in the same order.
-    // With config.clip_scaled it does not clip: clip_before_unscale did.
+    // One step from the parameters' master_grad (already unscaled), kept
+    // where the backend runs it, with no host round trip: the global norm,
+    // the clip, and the update of every parameter. When `skip` (an FP32
+    // {1, 1} flag on the backend: the step's found_inf) holds a non-zero
+    // value the backend skips the clip and the update, and the step count
+    // stays, so AdamW's bias corrections count applied steps; the norm is
+    // measured either way. With config.clip_scaled it does not clip:
+    // clip_before_unscale did. State is kept per position in `params`: pass
+    // the same parameters in the same order.
+    // The results land by backend.finish_telemetry(); collect() reads them.
+    void launch(Backend& backend, std::span<Parameter* const> params, const Tensor* skip);
+    // After finish_telemetry(): what the launched step did.
+    OptimizerStepResult collect();
+    // launch without a skip flag, finish_telemetry, collect: one applied step.
     OptimizerStepResult step(Backend& backend, std::span<Parameter* const> params);
     // Call before unscale_gradients on every step: with config.clip_scaled
     // (and clip_norm > 0) it clips the scaled grad_sum by clip_norm, the bug
@@ -60,11 +71,28 @@ private:
         Tensor m;         // adamw first moment, FP32
         Tensor v;         // adamw second moment, FP32
     };
-    std::vector<UpdateCount> update_all(Backend& backend, std::span<Parameter* const> params);
+    // Where a launched step's results land (queue_download targets, counts).
+    struct Launched {
+        bool pending = false;
+        float max_norm = 0.0f;  // the clip it ran with; 0 = none
+        float norm = 0.0f;
+        float step_count = 0.0f;
+        std::vector<UpdateCount> counts;
+    };
+    std::vector<UpdateJob> update_jobs(Backend& backend, std::span<Parameter* const> params);
+    void sync_step_count(Backend& backend);
+    void launch_update(Backend& backend, std::span<Parameter* const> params, const Tensor* skip);
 
     OptimizerConfig config_;
     std::vector<State> state_;
     int steps_taken_ = 0;
+    // On the backend: the applied-step count the update kernels read and
+    // advance, and the norm; count_on_backend_ is steps_taken_ as last put
+    // there or read back (-1: unknown, it is uploaded before the next launch).
+    Tensor step_count_, norm_;
+    int count_on_backend_ = -1;
+    AdamWTable adamw_table_;
+    Launched launched_;
 };
 
 }  // namespace plab

@@ -52,6 +52,31 @@ inline AdamWScalars adamw_scalars(const AdamWStep& s) {
     return k;
 }
 
+// --- AdamW on a device that knows t only as a count it keeps --------------
+// The t-dependent scalars cannot be recomputed there bit for bit (the host's
+// pow is not the device's), so the host tabulates them (adamw_table.h) and
+// the device reads row t - 1, or the last row past the table's end.
+PLAB_HD int adamw_table_row(float step_count, int rows) {
+    const float t = step_count + 1.0f;
+    return t < static_cast<float>(rows) ? static_cast<int>(t) - 1 : rows - 1;
+}
+PLAB_HD void store_adamw_row(const AdamWScalars& k, float* row) {
+    row[0] = k.step_size;
+    row[1] = k.bias_correction2_sqrt;
+}
+PLAB_HD void load_adamw_row(const float* row, AdamWScalars& k) {
+    k.step_size = row[0];
+    k.bias_correction2_sqrt = row[1];
+}
+
+// --- global-norm clipping: torch.nn.utils.clip_grad_norm_ ------------------
+
+// coef = max_norm / (total_norm + 1e-6) in FP32; the gradients are
+// multiplied by it only when it is < 1 (PyTorch multiplies by min(coef, 1):
+// by 1 nothing changes). A NaN norm gives a NaN coefficient: no clip.
+PLAB_HD float clip_coefficient(float max_norm, float total_norm) { return max_norm / (total_norm + 1e-6f); }
+PLAB_HD bool clip_bites(float coef) { return coef < 1.0f; }
+
 // torch.lerp (ATen's scalar form): exact at both ends, and the side nearer
 // the weight is the base.
 PLAB_HD float pytorch_lerp(float start, float end, float weight) {

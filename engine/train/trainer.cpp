@@ -8,6 +8,7 @@
 #include "engine/amp/precision_policy.h"
 #include "engine/common/error.h"
 #include "engine/common/field_check.h"
+#include "engine/common/number_text.h"
 #include "engine/model/init.h"
 #include "engine/optim/gradients.h"
 #include "engine/train/fp8_step.h"
@@ -265,50 +266,110 @@ StepRecord Trainer::take_step() {
     if (config_.telemetry.enabled) queue_pass_stats(backend_, *mixed_->model, scale, record.layers);
     if (config_.telemetry.enabled && uses_fp8(mixed_->formats))
         queue_fp8_stats(backend_, *mixed_->model, mixed_->formats, record.layers);
-    update_mixed(record, scale);
+    update_mixed(scale);
     if (twin_) update_twin();
     ++step_;
     record_telemetry(record, scale);
     fence.finish();
+    settle_mixed(record, scale);
+    if (twin_) twin_->optimizer.collect();
     record.histograms = histograms_;
     evaluate(record);  // overwrites the activations
     take_boundary(record);  // so does this, after everything that reads them
     return record;
 }
 
-void Trainer::update_mixed(StepRecord& record, float scale) {
+namespace {
+
+bool same_bits(const ScalerState& a, const ScalerState& b) {
+    return float_bits(a.scale) == float_bits(b.scale) && float_bits(a.growth_tracker) == float_bits(b.growth_tracker) &&
+           float_bits(a.hysteresis_left) == float_bits(b.hysteresis_left);
+}
+
+std::string state_text(const ScalerState& s) {
+    return "scale " + shortest_text(s.scale) + ", growth tracker " + shortest_text(s.growth_tracker) +
+           ", hysteresis left " + shortest_text(s.hysteresis_left);
+}
+
+}  // namespace
+
+// The backend's scaler state is the host's before the step: uploaded on the
+// first step and after a live edit, a fork or a reset changed the host's.
+void Trainer::sync_scaler_state() {
+    if (scaler_state_.empty()) {
+        scaler_state_ = backend_.allocate({1, kScalerStateWords}, FormatId::fp32);
+        found_inf_ = backend_.allocate({1, 1}, FormatId::fp32);
+    }
+    if (state_on_backend_ && same_bits(*state_on_backend_, scaler_.state())) return;
+    float words[kScalerStateWords];
+    store_scaler_state(scaler_.state(), words);
+    backend_.upload(words, scaler_state_);
+    state_on_backend_ = scaler_.state();
+}
+
+// Launches the mixed side's step where the backend runs it: the unscale
+// with its finite check, the scaler's rule and the optimizer step skipped
+// on found_inf all read and write backend tensors; settle_mixed reads the
+// outcome once the step's results have landed.
+void Trainer::update_mixed(float scale) {
     Side& side = *mixed_;
-    const ScaledClip pre_clip = side.optimizer.clip_before_unscale(backend_, side.params);
-    int first_bad = -1;
-    const bool found_inf = unscale_gradients(backend_, side.backward_params, scale, &first_bad);
-    if (first_bad >= 0) record.first_nonfinite_layer = side.backward_layer[static_cast<std::size_t>(first_bad)];
+    sync_scaler_state();
+    pre_clip_ = side.optimizer.clip_before_unscale(backend_, side.params);
+    backend_.unscale_all_on_device(unscale_jobs(backend_, side.backward_params), scaler_state_, found_inf_);
     if (tracer_)
         for (Parameter* p : side.backward_params)
             tracer_->check(Phase::unscale, p->name, "unscale", p->master_grad, &p->grad_sum, scale);
-    const ScalerEvent event = scaler_.update(found_inf);
-    record_scaler_event(record, event);
-    if (event.skipped) {
-        record.grad_norm = global_grad_norm(backend_, side.params);
-        return;
-    }
-    const OptimizerStepResult result = side.optimizer.step(backend_, side.params);
-    record.grad_norm = result.grad_norm;
-    record.clipped = result.clipped;
-    if (pre_clip.applied) {  // the norm before that clip, unscaled
-        record.grad_norm = pre_clip.scaled_norm * inverse_scale(scale);
-        record.clipped = pre_clip.clipped;
-    }
-    record.lost_update_frac = result.nonzero_updates > 0 ? static_cast<float>(static_cast<double>(result.lost_updates) /
-                                                                              static_cast<double>(result.nonzero_updates))
-                                                         : 0.0f;
+    backend_.update_scaler(scaler_rule(scaler_.config()), found_inf_, scaler_state_);
+    // Every kind but none skips a step with a non-finite gradient (LossScaler::update).
+    const bool skips = scaler_.config().kind != ScalerKind::none;
+    side.optimizer.launch(backend_, side.params, skips ? &found_inf_ : nullptr);
+    backend_.queue_download(found_inf_, &landed_found_inf_);
+    backend_.queue_download(scaler_state_, landed_state_);
     if (tracer_)
         for (Parameter* p : side.params) tracer_->check(Phase::update, p->name, "update", p->value, &p->master_grad, scale);
 }
 
+// After the step's results landed: the host's scaler follows the same rule
+// and must reach the backend's state bit for bit (a GPU kernel that did not
+// would stop the run here, not drift silently).
+void Trainer::settle_mixed(StepRecord& record, float scale) {
+    Side& side = *mixed_;
+    const bool found_inf = landed_found_inf_ != 0.0f;
+    const ScalerEvent event = scaler_.update(found_inf);
+    const ScalerState landed = load_scaler_state(landed_state_);
+    if (!same_bits(landed, scaler_.state()))
+        throw Error("step " + std::to_string(record.step) + ": the loss scaler state on " + backend_.name() + " (" +
+                    state_text(landed) + ") is not the host rule's (" + state_text(scaler_.state()) + ")");
+    state_on_backend_ = landed;
+    record_scaler_event(record, event);
+    if (found_inf) {
+        const int first = first_non_finite_grad(backend_, side.backward_params);
+        if (first >= 0) record.first_nonfinite_layer = side.backward_layer[static_cast<std::size_t>(first)];
+    }
+    const OptimizerStepResult result = side.optimizer.collect();
+    record.grad_norm = result.grad_norm;
+    if (!result.applied) return;
+    record.clipped = result.clipped;
+    if (pre_clip_.applied) {  // the norm before that clip, unscaled
+        record.grad_norm = pre_clip_.scaled_norm * inverse_scale(scale);
+        record.clipped = pre_clip_.clipped;
+    }
+    record.lost_update_frac = result.nonzero_updates > 0 ? static_cast<float>(static_cast<double>(result.lost_updates) /
+                                                                              static_cast<double>(result.nonzero_updates))
+                                                         : 0.0f;
+}
+
 void Trainer::update_twin() {
+    if (unit_state_.empty()) {
+        unit_state_ = backend_.allocate({1, kScalerStateWords}, FormatId::fp32);
+        twin_found_inf_ = backend_.allocate({1, 1}, FormatId::fp32);
+        float words[kScalerStateWords];
+        store_scaler_state(ScalerState{}, words);  // scale 1
+        backend_.upload(words, unit_state_);
+    }
     twin_->optimizer.clip_before_unscale(backend_, twin_->params);  // at scale 1 the bug is harmless
-    unscale_gradients(backend_, twin_->backward_params, 1.0f);
-    twin_->optimizer.step(backend_, twin_->params);
+    backend_.unscale_all_on_device(unscale_jobs(backend_, twin_->backward_params), unit_state_, twin_found_inf_);
+    twin_->optimizer.launch(backend_, twin_->params, nullptr);
 }
 
 const std::vector<LayerHistograms>& Trainer::histograms() const {

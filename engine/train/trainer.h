@@ -79,7 +79,9 @@ private:
     // e with the model's size added: what did not fit, and what to change.
     [[noreturn]] void rethrow_with_model_size(const OutOfMemory& e) const;
     float train_micro_batch(Side& side, float scale, bool first, OpObserver* observer);
-    void update_mixed(StepRecord& record, float scale);
+    void sync_scaler_state();
+    void update_mixed(float scale);
+    void settle_mixed(StepRecord& record, float scale);
     void update_twin();
     void record_telemetry(StepRecord& record, float scale);
     void evaluate(StepRecord& record);
@@ -113,6 +115,17 @@ private:
     // records (and the GUI's snapshots) hold on to it.
     std::shared_ptr<std::vector<LayerHistograms>> histograms_;
     std::int64_t step_ = 0;
+    // The step's scaler side, kept where the step runs (a GPU: no host round
+    // trip): the scaler state the unscale reads and the rule moves, the
+    // found_inf flag, and a state of scale 1 for the twin's unscale. The host
+    // copies land by the end of the step; state_on_backend_ is what the
+    // backend holds, so that a live edit of scaler_ is uploaded before the
+    // next step (unset: upload).
+    Tensor scaler_state_, found_inf_, unit_state_, twin_found_inf_;
+    float landed_found_inf_ = 0;
+    float landed_state_[kScalerStateWords] = {};
+    std::optional<ScalerState> state_on_backend_;
+    ScaledClip pre_clip_;
 };
 
 }  // namespace plab

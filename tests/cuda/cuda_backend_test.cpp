@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "backend_scaler_checks.h"
+#include "backend_step_checks.h"
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/numeric/scalar_cast.h"
@@ -583,6 +584,24 @@ TEST_F(CudaBackendTest, UpdateScalerOnTheDeviceIsTheHostsRule) {
 
 TEST_F(CudaBackendTest, UnscaleOnDeviceReadsTheScaleThereAndLeavesTheFlag) {
     testing_support::expect_unscale_on_device_is_unscale_all(*gpu_);
+}
+
+// The optimizer step on the device (backend_step_checks.h): gated updates
+// bit for bit (the update arithmetic is the CPU's, the AdamW scalars the
+// host's table), the norm within FP32 summation-order error (a tree, not the
+// CPU's index order), and readbacks that land at the finish.
+TEST_F(CudaBackendTest, GatedUpdatesOnTheDeviceAreTheCpusOnAppliedSteps) {
+    testing_support::expect_gated_updates_follow_the_host(*gpu_, false, 0.0f);
+    testing_support::expect_gated_updates_follow_the_host(*gpu_, false, 0.9f);
+    testing_support::expect_gated_updates_follow_the_host(*gpu_, true, 0.0f);
+}
+
+TEST_F(CudaBackendTest, NormAndClipOnTheDeviceAreTheCpusWithinSummationError) {
+    testing_support::expect_norm_and_clip_follow_the_host(*gpu_, 2e-6);
+}
+
+TEST_F(CudaBackendTest, QueuedDownloadsLandAtTheFinishWithTheirMomentsValues) {
+    testing_support::expect_queued_downloads_land_at_the_finish(*gpu_);
 }
 
 TEST_F(CudaBackendTest, ScansMatchTheCpu) {

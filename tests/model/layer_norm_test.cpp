@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "error_text.h"
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/numeric/scalar_cast.h"
@@ -272,14 +273,7 @@ TEST(LayerNorm, InPlaceBackwardMatchesOutOfPlace) {
     for (int j = 0; j < p.cols; ++j) EXPECT_EQ(dgamma.host()[j], o.dgamma.host()[j]) << j;
 }
 
-std::string error_of(const std::function<void()>& call) {
-    try {
-        call();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using testing_support::error_of;
 
 TEST(LayerNorm, RejectsShapesThatDoNotFit) {
     CpuBackend be;

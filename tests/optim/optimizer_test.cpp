@@ -136,6 +136,49 @@ TEST(Optimizer, AdamWBiasCorrectionCountsAppliedStepsAndRestartsOnReset) {
     expect_bitwise(p.value, w, "after reset");
 }
 
+// The skip decided where the step runs: a set flag leaves weights, moments
+// and the step count alone (the norm is still measured, nothing is clipped),
+// so AdamW's next applied step is t = 2, not 3, as PyTorch's skipped
+// optimizer.step() leaves it.
+TEST(Optimizer, ASkipFlagOnTheBackendLeavesEverythingAndAdamWCountsOnlyAppliedSteps) {
+    CpuBackend be;
+    Parameter p = fp32_param(be, {1.0f, -2.0f, 0.5f, 0.0f, 3.0f});
+    Parameter* params[] = {&p};
+    OptimizerConfig config = adamw(0.01f, 0.1f);
+    config.clip_norm = 0.05f;  // bites on these gradients: a skipped step must not clip
+    Optimizer opt(config);
+    test::RefAdamW ref{0.01f, 0.9f, 0.999f, 1e-8f, 0.1f, {}, {}, 0};
+    std::vector<float> w = values_of(p.value);
+    Tensor flag = be.allocate({1, 1}, FormatId::fp32);
+    for (int step = 1; step <= 4; ++step) {
+        const bool skip = step == 2;
+        const float f = skip ? 1.0f : 0.0f;
+        be.upload(&f, flag);
+        const std::vector<float> g = grad_for(4, step, w.size());
+        set_grad(be, p, g);
+        opt.launch(be, params, &flag);
+        be.finish_telemetry();
+        const OptimizerStepResult r = opt.collect();
+        double sq = 0;
+        for (float x : g) sq += double(x) * x;
+        EXPECT_NEAR(r.grad_norm, std::sqrt(sq), 1e-6 * std::sqrt(sq)) << "step " << step;
+        EXPECT_EQ(r.applied, !skip) << "step " << step;
+        EXPECT_EQ(r.clipped, !skip) << "step " << step;
+        if (skip) {
+            EXPECT_EQ(values_of(p.master_grad), g) << "a skipped step clipped the gradient";
+            EXPECT_EQ(r.nonzero_updates, 0);
+        } else {
+            const float coef = 0.05f / (std::sqrt(static_cast<float>(sq)) + 1e-6f);
+            const std::vector<float> clipped = values_of(p.master_grad);
+            for (std::size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(clipped[i], g[i] * coef, 1e-6f * std::fabs(g[i]));
+            test::ref_adamw_step(ref, w, clipped);
+        }
+        expect_bitwise(p.value, w, "step " + std::to_string(step));
+    }
+    EXPECT_EQ(opt.steps_taken(), 3);
+    EXPECT_EQ(ref.step, 3.0);
+}
+
 TEST(Optimizer, GradNormIsReportedBeforeClippingAndTheUpdateUsesClippedGrads) {
     CpuBackend be;
     Parameter a = fp32_param(be, {1.0f});

@@ -1,0 +1,98 @@
+// The host defaults of the ops that keep the optimizer step where it runs
+// (backend.h): they read the flags and counts to the host and call the
+// per-tensor ops, so that a backend without its own versions (the CPU's)
+// runs exactly the rule the GPU kernels follow.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "engine/backend/backend.h"
+#include "engine/optim/update_math.h"
+
+namespace plab {
+
+namespace {
+
+float read_scalar(Backend& backend, const Tensor& t) {
+    float v = 0;
+    backend.download(t, &v);
+    return v;
+}
+
+bool skipped(Backend& backend, const UpdateGate& gate) {
+    if (!gate.skip || read_scalar(backend, *gate.skip) == 0.0f) return false;
+    std::fill(gate.counts.begin(), gate.counts.end(), UpdateCount{});
+    return true;
+}
+
+void advance(Backend& backend, const UpdateGate& gate, float count) {
+    const float next = count + 1.0f;
+    backend.upload(&next, *gate.step_count);
+}
+
+// The table's row for step `t` must be what adamw_scalars gives for t: the
+// rows a GPU reads are checked on every CPU step.
+void check_table_row(Backend& backend, const UpdateGate& gate, float count, const AdamWStep& step) {
+    const Tensor& table = *gate.adamw_table;
+    const int row = adamw_table_row(count, table.rows());
+    // A CPU tensor is read in place: the whole table is thousands of rows.
+    std::vector<float> copy;
+    const float* rows = nullptr;
+    if (table.device() == Device::cpu) {
+        rows = table.host();
+    } else {
+        copy.resize(table.size());
+        backend.download(table, copy.data());
+        rows = copy.data();
+    }
+    AdamWScalars from_table = adamw_scalars(step);
+    load_adamw_row(rows + static_cast<std::size_t>(row) * kAdamWTableWords, from_table);
+    const AdamWScalars wanted = adamw_scalars(step);
+    checks::require(from_table.step_size == wanted.step_size &&
+                        from_table.bias_correction2_sqrt == wanted.bias_correction2_sqrt,
+                    [&] {
+                        return "adamw_update_all_on_device: the AdamW step table's row " + std::to_string(row) +
+                               " is not step " + std::to_string(step.step) + "'s scalars";
+                    });
+}
+
+}  // namespace
+
+void Backend::norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip, Tensor& norm) {
+    checks::require_scalar(norm, "norm_and_clip_on_device", "the norm");
+    if (skip) checks::require_scalar(*skip, "norm_and_clip_on_device", "the skip flag");
+    std::vector<const Tensor*> tensors(xs.begin(), xs.end());
+    float sum = 0.0f;
+    for (const float s : sum_of_squares_all(tensors)) sum += s;  // in order
+    const float total = std::sqrt(sum);
+    upload(&total, norm);
+    if (max_norm <= 0.0f || (skip && read_scalar(*this, *skip) != 0.0f)) return;
+    const float coef = clip_coefficient(max_norm, total);
+    if (!clip_bites(coef)) return;
+    for (Tensor* x : xs) scale_in_place(*x, coef);
+}
+
+void Backend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const SgdStep& step, const UpdateGate& gate) {
+    checks::require_update_gate(gate, jobs.size(), false, "sgd_update_all_on_device");
+    if (skipped(*this, gate)) return;
+    const float count = read_scalar(*this, *gate.step_count);
+    const std::vector<UpdateCount> counts = sgd_update_all(jobs, step);
+    std::copy(counts.begin(), counts.end(), gate.counts.begin());
+    advance(*this, gate, count);
+}
+
+void Backend::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const AdamWStep& step,
+                                         const UpdateGate& gate) {
+    checks::require_update_gate(gate, jobs.size(), true, "adamw_update_all_on_device");
+    if (skipped(*this, gate)) return;
+    const float count = read_scalar(*this, *gate.step_count);
+    AdamWStep at = step;
+    at.step = static_cast<int>(count) + 1;
+    check_table_row(*this, gate, count, at);
+    const std::vector<UpdateCount> counts = adamw_update_all(jobs, at);
+    std::copy(counts.begin(), counts.end(), gate.counts.begin());
+    advance(*this, gate, count);
+}
+
+}  // namespace plab
