@@ -36,8 +36,10 @@ struct ScalerConfig {
 };
 
 // Throws plab::Error naming the first bad field ("scaler.init_scale"), its
-// value and the allowed range. Every field is checked whatever the kind, so a
-// config stays valid when the kind is switched on a live run.
+// value and the allowed range. The fields every kind reads are checked
+// whatever the kind; hysteresis, min_scale and max_scale only for the
+// hysteresis kind (the others ignore them), so a live switch to it checks
+// them then, and a bad value leaves the run as it was.
 void validate(const ScalerConfig& config);
 
 // The live scale a user sets on a running scaler: finite and > 0. Throws
