@@ -60,6 +60,9 @@ public:
     void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                         Tensor& dlogits) override;
     float mse_loss(const Tensor& pred, const Tensor& target) override;
+    void softmax_cross_entropy_on_device(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                         Tensor& loss) override;
+    void mse_loss_on_device(const Tensor& pred, const Tensor& target, Tensor& loss) override;
     void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
 
     // cuda_layer_norm_ops.cu

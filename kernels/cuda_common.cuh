@@ -125,21 +125,32 @@ __global__ void reduce_partials_kernel(unsigned count, T identity, Combine combi
     if (threadIdx.x == 0) partials[kReduceBlocks] = total;
 }
 
-// The reduction, its result copied to the host. `scratch` holds
-// kReduceScratchBytes of device memory.
+// The reduction, its result left on the device (returned: in `scratch`,
+// which holds kReduceScratchBytes, until the next reduction there). n = 0
+// gives the identity.
 template <typename T, typename Map, typename Combine>
-T reduce(std::size_t n, T identity, cudaStream_t stream, void* scratch, const char* op, Map map, Combine combine) {
+T* launch_reduce(std::size_t n, T identity, cudaStream_t stream, void* scratch, const char* op, Map map,
+                 Combine combine) {
     static_assert(sizeof(T) <= 64 && kReduceBlocks == kThreads);
-    if (n == 0) return identity;
     T* partials = static_cast<T*>(scratch);
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((n + kThreads - 1) / kThreads, kReduceBlocks));
     const std::size_t shared = kThreads * sizeof(T);
-    reduce_blocks_kernel<<<blocks, kThreads, shared, stream>>>(n, identity, map, combine, partials);
-    check_cuda(cudaGetLastError(), op);
+    if (blocks > 0) {
+        reduce_blocks_kernel<<<blocks, kThreads, shared, stream>>>(n, identity, map, combine, partials);
+        check_cuda(cudaGetLastError(), op);
+    }
     reduce_partials_kernel<<<1, kThreads, shared, stream>>>(blocks, identity, combine, partials);
     check_cuda(cudaGetLastError(), op);
+    return partials + kReduceBlocks;
+}
+
+// The reduction, its result copied to the host (one sync).
+template <typename T, typename Map, typename Combine>
+T reduce(std::size_t n, T identity, cudaStream_t stream, void* scratch, const char* op, Map map, Combine combine) {
+    if (n == 0) return identity;
+    const T* on_device = launch_reduce(n, identity, stream, scratch, op, map, combine);
     T result;
-    check_cuda(cudaMemcpyAsync(&result, partials + kReduceBlocks, sizeof(T), cudaMemcpyDeviceToHost, stream), op);
+    check_cuda(cudaMemcpyAsync(&result, on_device, sizeof(T), cudaMemcpyDeviceToHost, stream), op);
     check_cuda(cudaStreamSynchronize(stream), op);
     return result;
 }

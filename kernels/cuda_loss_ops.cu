@@ -22,29 +22,30 @@ __device__ __forceinline__ int label_index(float v, int classes) {
     return v >= 0.0f && v < static_cast<float>(classes) && truncf(v) == v ? static_cast<int>(v) : -1;
 }
 
-// The softmax rows' losses, summed, and the first row whose label is bad.
+// The softmax rows' losses, summed, and the first row whose label is bad
+// with that label (kept with the row: the labels may change before a check
+// at the finish reads it).
 struct RowLosses {
     float total;
     int bad_row;  // INT_MAX: none
+    float bad_label;
 };
 
-}  // namespace
-
-float CudaBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) {
-    constexpr const char* op = "softmax_cross_entropy";
+// The rows' softmax into probs and their losses, summed on the device (in
+// the scratch `partials`, until the next reduction there).
+RowLosses* launch_softmax_rows(cudaStream_t stream, void* partials, const Tensor& logits, const Tensor& labels,
+                               Tensor& probs, const char* op) {
     gpu::require_same_shape(logits, probs, op);
     gpu::require(labels.rows() == logits.rows() && labels.cols() == 1, [&] {
-        return "softmax_cross_entropy: labels " + shape_text(labels.shape()) + " for logits " +
-               shape_text(logits.shape());
+        return std::string(op) + ": labels " + shape_text(labels.shape()) + " for logits " + shape_text(logits.shape());
     });
     const float* z_all = device_floats(logits, op);
     const float* label_values = device_floats(labels, op);
     float* p_all = device_floats(probs, op);
     const int classes = logits.cols();
     const FormatParams p = format_params(probs.dtype());
-    const RowLosses sum = gpu::reduce<RowLosses>(
-        static_cast<std::size_t>(logits.rows()), RowLosses{0.0f, INT_MAX}, stream_,
-        scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), op,
+    return gpu::launch_reduce<RowLosses>(
+        static_cast<std::size_t>(logits.rows()), RowLosses{0.0f, INT_MAX, 0.0f}, stream, partials, op,
         [=] __device__(std::size_t row) {
             const float* z = z_all + row * classes;
             float* out = p_all + row * classes;
@@ -57,19 +58,51 @@ float CudaBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& lab
             const float log_sum = logf(s);
             for (int j = 0; j < classes; ++j) out[j] = gpu::round_value(p, expf(z[j] - top - log_sum));
             const int label = label_index(label_values[row], classes);
-            if (label < 0) return RowLosses{0.0f, static_cast<int>(row)};
-            return RowLosses{log_sum - (z[label] - top), INT_MAX};
+            if (label < 0) return RowLosses{0.0f, static_cast<int>(row), label_values[row]};
+            return RowLosses{log_sum - (z[label] - top), INT_MAX, 0.0f};
         },
         [] __device__(const RowLosses& a, const RowLosses& b) {
-            return RowLosses{a.total + b.total, a.bad_row < b.bad_row ? a.bad_row : b.bad_row};
+            const RowLosses& first_bad = a.bad_row <= b.bad_row ? a : b;
+            return RowLosses{a.total + b.total, first_bad.bad_row, first_bad.bad_label};
         });
-    if (sum.bad_row != INT_MAX) {
-        float v = 0;
-        gpu::check_cuda(cudaMemcpy(&v, label_values + sum.bad_row, sizeof v, cudaMemcpyDeviceToHost), op);
-        throw Error("softmax_cross_entropy: label " + std::to_string(v) + " in row " + std::to_string(sum.bad_row) +
-                    " is not a class index 0.." + std::to_string(classes - 1));
-    }
+}
+
+// out = total / count in FP32 (0 for no elements): the mean the CPU returns.
+__global__ void mean_kernel(const float* total, std::size_t count, float* out) {
+    *out = count ? *total / static_cast<float>(count) : 0.0f;
+}
+
+}  // namespace
+
+std::string bad_label_message(float label, int row, int classes) {
+    return "softmax_cross_entropy: label " + std::to_string(label) + " in row " + std::to_string(row) +
+           " is not a class index 0.." + std::to_string(classes - 1);
+}
+
+float CudaBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) {
+    constexpr const char* op = "softmax_cross_entropy";
+    const RowLosses* on_device = launch_softmax_rows(
+        stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), logits, labels, probs, op);
+    RowLosses sum;
+    gpu::check_cuda(cudaMemcpyAsync(&sum, on_device, sizeof sum, cudaMemcpyDeviceToHost, stream_), op);
+    gpu::check_cuda(cudaStreamSynchronize(stream_), op);
+    if (sum.bad_row != INT_MAX) throw Error(bad_label_message(sum.bad_label, sum.bad_row, logits.cols()));
     return logits.rows() ? sum.total / static_cast<float>(logits.rows()) : 0.0f;
+}
+
+// The loss stays on the device; the label check waits for the finish.
+void CudaBackend::softmax_cross_entropy_on_device(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                                  Tensor& loss) {
+    constexpr const char* op = "softmax_cross_entropy_on_device";
+    checks::require_scalar(loss, op, "the loss");
+    RowLosses* sum = launch_softmax_rows(stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), logits,
+                                         labels, probs, op);
+    mean_kernel<<<1, 1, 0, stream_>>>(&sum->total, static_cast<std::size_t>(logits.rows()), device_floats(loss, op));
+    gpu::check_cuda(cudaGetLastError(), op);
+    PendingLabelCheck& check = telemetry_.label_checks.emplace_back();
+    check.classes = logits.cols();
+    static_assert(sizeof(RowLosses) == sizeof(PendingLabelCheck::Landed));
+    stage_readback(sum, sizeof(RowLosses), &check.landed, op);
 }
 
 void CudaBackend::softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
@@ -93,19 +126,42 @@ void CudaBackend::softmax_cross_entropy_backward(const Tensor& probs, const Tens
     });
 }
 
-float CudaBackend::mse_loss(const Tensor& pred, const Tensor& target) {
-    constexpr const char* op = "mse_loss";
+namespace {
+
+// The squared errors, summed on the device (in the scratch `partials`).
+float* launch_squared_errors(cudaStream_t stream, void* partials, const Tensor& pred, const Tensor& target,
+                             const char* op) {
     gpu::require_same_shape(pred, target, op);
     const float* pp = device_floats(pred, op);
     const float* pt = device_floats(target, op);
-    const float sum = gpu::reduce<float>(
-        pred.size(), 0.0f, stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), op,
+    return gpu::launch_reduce<float>(
+        pred.size(), 0.0f, stream, partials, op,
         [=] __device__(std::size_t i) {
             const float d = pp[i] - pt[i];
             return d * d;
         },
         gpu::Add{});
+}
+
+}  // namespace
+
+float CudaBackend::mse_loss(const Tensor& pred, const Tensor& target) {
+    constexpr const char* op = "mse_loss";
+    const float* on_device =
+        launch_squared_errors(stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), pred, target, op);
+    float sum = 0;
+    gpu::check_cuda(cudaMemcpyAsync(&sum, on_device, sizeof sum, cudaMemcpyDeviceToHost, stream_), op);
+    gpu::check_cuda(cudaStreamSynchronize(stream_), op);
     return pred.size() ? sum / static_cast<float>(pred.size()) : 0.0f;
+}
+
+void CudaBackend::mse_loss_on_device(const Tensor& pred, const Tensor& target, Tensor& loss) {
+    constexpr const char* op = "mse_loss_on_device";
+    checks::require_scalar(loss, op, "the loss");
+    const float* sum =
+        launch_squared_errors(stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), pred, target, op);
+    mean_kernel<<<1, 1, 0, stream_>>>(sum, pred.size(), device_floats(loss, op));
+    gpu::check_cuda(cudaGetLastError(), op);
 }
 
 void CudaBackend::mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) {

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "engine/numeric/histogram_slot.h"
@@ -241,6 +242,7 @@ void CudaBackend::release_telemetry() {
     for (const ReadbackStaging::Chunk& c : telemetry_.staging.chunks) cudaFreeHost(c.memory);
     telemetry_.staging = {};
     telemetry_.readbacks.clear();
+    telemetry_.label_checks.clear();
     if (telemetry_.copied) cudaEventDestroy(telemetry_.copied);
     telemetry_.copied = nullptr;
 }
@@ -306,7 +308,7 @@ void CudaBackend::queue_download(const Tensor& t, float* host) {
 }
 
 void CudaBackend::finish_telemetry() {
-    if (telemetry_.pending.empty() && telemetry_.readbacks.empty()) return;
+    if (telemetry_.pending.empty() && telemetry_.readbacks.empty() && telemetry_.label_checks.empty()) return;
     const std::size_t used = telemetry_.pending.size();
     for (std::size_t chunk = 0; chunk * kSlotsPerChunk < used; ++chunk) {
         const std::size_t slots = std::min(kSlotsPerChunk, used - chunk * kSlotsPerChunk);
@@ -327,6 +329,11 @@ void CudaBackend::finish_telemetry() {
     telemetry_.readbacks.clear();
     telemetry_.staging.chunk = 0;
     telemetry_.staging.used = 0;
+    std::deque<PendingLabelCheck> checks;
+    checks.swap(telemetry_.label_checks);  // the backend is clean again before anything throws
+    for (const PendingLabelCheck& c : checks)
+        if (c.landed.bad_row != INT_MAX)
+            throw Error(bad_label_message(c.landed.bad_label, c.landed.bad_row, c.classes));
 }
 
 // The one-shot queries are a request finished at once.

@@ -3,6 +3,8 @@
 // whose scans have been launched, and where their raw results land. Plain
 // C++ (no CUDA headers): cuda_backend.h holds one.
 #include <cstddef>
+#include <deque>
+#include <string>
 #include <vector>
 
 #include "engine/backend/backend.h"
@@ -44,9 +46,24 @@ struct ReadbackStaging {
     std::size_t used = 0;   // bytes of it taken
 };
 
+// softmax_cross_entropy_on_device's label check, made at the finish from
+// what its reduction left: the first bad row (INT_MAX: none) and its label.
+struct PendingLabelCheck {
+    struct Landed {
+        float total = 0;
+        int bad_row = 0;
+        float bad_label = 0;
+    } landed;
+    int classes = 0;
+};
+// softmax_cross_entropy's error for a label that is not a class index
+// (cuda_loss_ops.cu), the CPU's words.
+std::string bad_label_message(float label, int row, int classes);
+
 struct TelemetryQueue {
     std::vector<PendingTelemetry> pending;
     std::vector<PendingReadback> readbacks;
+    std::deque<PendingLabelCheck> label_checks;  // a deque: queued copies write into them, so they never move
     ReadbackStaging staging;
     // Result slots, in chunks that never move (queued kernels write into
     // them): device memory and the pinned host memory they are copied to.

@@ -13,6 +13,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/backend/cpu/cpu_backend.h"
+#include "engine/common/error.h"
 #include "engine/numeric/scalar_cast.h"
 #include "engine/optim/adamw_table.h"
 
@@ -218,6 +219,46 @@ inline void expect_queued_downloads_land_at_the_finish(Backend& be) {
     be.finish_telemetry();
     EXPECT_EQ(first, (std::vector<float>{1, 2, 3, 4, 5, 6}));
     EXPECT_EQ(second, next);
+}
+
+// The losses left on the backend are the values the plain ops return there
+// (the same reduction, so bit for bit), with the same probabilities; a bad
+// label is the plain op's error, by the time finish_telemetry() returns, and
+// the backend works on after it.
+inline void expect_losses_on_device_are_the_returned_ones(Backend& be) {
+    std::mt19937 rng(9);
+    const int rows = 300, classes = 5;
+    Tensor logits = tensor_on(be, {rows, classes}, FormatId::fp32, random_floats(rows * classes, rng, 6.0f));
+    std::vector<float> label_values(rows);
+    for (float& l : label_values) l = static_cast<float>(rng() % classes);
+    Tensor labels = tensor_on(be, {rows, 1}, FormatId::fp32, label_values);
+    Tensor probs = be.allocate({rows, classes}, FormatId::fp16);
+    Tensor probs_on_device = be.allocate({rows, classes}, FormatId::fp16);
+    Tensor loss = be.allocate({1, 1}, FormatId::fp32);
+    const float returned = be.softmax_cross_entropy(logits, labels, probs);
+    float landed = -1;
+    be.softmax_cross_entropy_on_device(logits, labels, probs_on_device, loss);
+    be.queue_download(loss, &landed);
+    be.finish_telemetry();
+    EXPECT_EQ(float_bits(landed), float_bits(returned));
+    EXPECT_EQ(values_on(be, probs_on_device), values_on(be, probs));
+
+    Tensor target = tensor_on(be, {rows, classes}, FormatId::fp32, random_floats(rows * classes, rng, 6.0f));
+    be.mse_loss_on_device(logits, target, loss);
+    EXPECT_EQ(float_bits(scalar_on(be, loss)), float_bits(be.mse_loss(logits, target)));
+
+    label_values[7] = 2.5f;
+    label_values[40] = 9.0f;
+    be.upload(label_values.data(), labels);
+    std::string error = "(no error)";
+    try {
+        be.softmax_cross_entropy_on_device(logits, labels, probs_on_device, loss);
+        be.finish_telemetry();
+    } catch (const Error& e) {
+        error = e.what();
+    }
+    EXPECT_EQ(error, "softmax_cross_entropy: label 2.500000 in row 7 is not a class index 0..4");
+    EXPECT_NO_THROW(be.finish_telemetry());
 }
 
 }  // namespace plab::testing_support

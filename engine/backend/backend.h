@@ -162,6 +162,21 @@ public:
 
     // Mean squared error over all elements, in FP32: mean((pred - target)^2).
     virtual float mse_loss(const Tensor& pred, const Tensor& target) = 0;
+    // The same two losses left in `loss` ({1, 1} FP32) on the backend, for
+    // queue_download: no host round trip on a GPU. A bad label is
+    // softmax_cross_entropy's error, thrown here or, on a GPU, by the next
+    // finish_telemetry(). The defaults call the ops above and upload.
+    virtual void softmax_cross_entropy_on_device(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                                 Tensor& loss) {
+        checks::require_scalar(loss, "softmax_cross_entropy_on_device", "the loss");
+        const float value = softmax_cross_entropy(logits, labels, probs);
+        upload(&value, loss);
+    }
+    virtual void mse_loss_on_device(const Tensor& pred, const Tensor& target, Tensor& loss) {
+        checks::require_scalar(loss, "mse_loss_on_device", "the loss");
+        const float value = mse_loss(pred, target);
+        upload(&value, loss);
+    }
     // dpred = 2 (pred - target) * scale / size, rounded to dpred's dtype.
     virtual void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) = 0;
 

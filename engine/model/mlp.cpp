@@ -95,8 +95,8 @@ void Mlp::notify(OpObserver* observer, Phase phase, std::string_view layer, std:
     if (observer) observer->after_op({phase, layer, op, out, in, scale});
 }
 
-float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
-                   OpObserver* observer) {
+const Tensor& Mlp::forward_layers(Backend& backend, const Tensor& x, const PassFormats& formats,
+                                  OpObserver* observer) {
     ensure_buffers(backend, x.rows(), formats);
     const Tensor* input = &x;
     for (int i = 0; i < layer_count(); ++i) {
@@ -119,7 +119,12 @@ float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& targets, con
             input = &attn_out_;
         }
     }
-    const Tensor& logits = buffers_.back().pre;
+    return buffers_.back().pre;
+}
+
+float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
+                   OpObserver* observer) {
+    const Tensor& logits = forward_layers(backend, x, formats, observer);
     float loss = 0.0f;
     if (spec_.loss == LossKind::cross_entropy) {
         loss = backend.softmax_cross_entropy(logits, targets, probs_);
@@ -129,6 +134,18 @@ float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& targets, con
         loss = backend.mse_loss(logits, targets);
     }
     return loss;
+}
+
+void Mlp::forward_on_device(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
+                            Tensor& loss, OpObserver* observer) {
+    const Tensor& logits = forward_layers(backend, x, formats, observer);
+    if (spec_.loss == LossKind::cross_entropy) {
+        backend.softmax_cross_entropy_on_device(logits, targets, probs_, loss);
+        notify(observer, Phase::loss, "loss", "softmax", probs_, &logits, 1.0f);
+    } else {
+        backend.convert(logits, probs_);
+        backend.mse_loss_on_device(logits, targets, loss);
+    }
 }
 
 void Mlp::backward(Backend& backend, const Tensor& x, const Tensor& targets, float loss_scale,

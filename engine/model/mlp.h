@@ -61,6 +61,11 @@ public:
     // indices, or regression targets).
     float forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
                   OpObserver* observer = nullptr);
+    // The same with the mean loss left in `loss` ({1, 1} FP32) on the
+    // backend (Backend::softmax_cross_entropy_on_device): a training step
+    // reads it back with queue_download, without a host round trip.
+    void forward_on_device(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
+                           Tensor& loss, OpObserver* observer = nullptr);
     // Gradients of (loss * loss_scale) into every parameter's `grad`; call
     // after forward() on the same batch.
     void backward(Backend& backend, const Tensor& x, const Tensor& targets, float loss_scale,
@@ -98,6 +103,9 @@ private:
         Tensor d_pre;     // gradient w.r.t. pre
     };
     void ensure_buffers(Backend& backend, int rows, const PassFormats& formats);
+    // The layers of forward, up to the logits (the last layer's pre).
+    const Tensor& forward_layers(Backend& backend, const Tensor& x, const PassFormats& formats,
+                                 OpObserver* observer);
     FormatId norm_format(int i) const;
     const Fp8Scales* fp8_of(std::size_t layer, const PassFormats& formats) const;
     void notify(OpObserver* observer, Phase phase, std::string_view layer, std::string_view op, const Tensor& out,

@@ -127,7 +127,8 @@ Trainer::~Trainer() = default;
 std::unique_ptr<Trainer::Side> Trainer::make_side(const MlpSpec& spec, const PassFormats& formats) const {
     auto side = std::unique_ptr<Side>(new Side{std::make_unique<Mlp>(backend_, spec), Optimizer(config_.optimizer),
                                                formats, {}, {}, {},
-                                               Fp8Scaling(config_.precision.fp8, static_cast<int>(spec.widths.size()) - 1)});
+                                               Fp8Scaling(config_.precision.fp8, static_cast<int>(spec.widths.size()) - 1),
+                                               {}, {}});
     side->params = side->model->parameters();
     side->backward_params.assign(side->params.rbegin(), side->params.rend());
     for (const Parameter* p : side->backward_params) side->backward_layer.push_back(layer_of(p->name));
@@ -192,15 +193,24 @@ void Trainer::load_batch(const std::vector<int>& rows) {
     upload_rows(backend_, host_y_, batch_y_);
 }
 
-float Trainer::train_micro_batch(Side& side, float scale, bool first, OpObserver* observer) {
-    const float loss = side.model->forward(backend_, batch_x_, batch_y_, side.formats, observer);
+// Micro-batch k of the step; its loss is queued to land in side.landed_losses[k].
+void Trainer::train_micro_batch(Side& side, float scale, int k, OpObserver* observer) {
+    if (side.loss.empty()) side.loss = backend_.allocate({1, 1}, FormatId::fp32);
+    side.model->forward_on_device(backend_, batch_x_, batch_y_, side.formats, side.loss, observer);
+    backend_.queue_download(side.loss, &side.landed_losses[static_cast<std::size_t>(k)]);
     side.model->backward(backend_, batch_x_, batch_y_, scale, observer);
     if (uses_fp8(side.formats)) observe_fp8_amaxes(backend_, *side.model, side.formats, batch_x_, side.fp8);
-    accumulate_gradients(backend_, side.params, first);
+    accumulate_gradients(backend_, side.params, k == 0);
     if (tracer_ && observer)
         for (Parameter* p : side.backward_params)
             tracer_->check(Phase::backward, p->name, "grad_accumulate", p->grad_sum, &p->grad, scale);
-    return loss;
+}
+
+// The micro-batches' losses added in order, then divided by their count.
+float Trainer::landed_loss(const Side& side) const {
+    float loss = 0;
+    for (const float l : side.landed_losses) loss += l;
+    return loss / static_cast<float>(side.landed_losses.size());
 }
 
 namespace {
@@ -250,15 +260,15 @@ StepRecord Trainer::take_step() {
     if (tracer_) tracer_->begin_step(record.step);
     // Delayed scaling: the step runs with the scales its history gave; its own amaxes serve the next steps.
     mixed_->model->set_fp8_scales(mixed_->fp8.scales());
-    float loss = 0, loss_ref = 0;
+    const auto micro_batches = static_cast<std::size_t>(config_.optimizer.accumulation);
+    mixed_->landed_losses.assign(micro_batches, 0.0f);
+    if (twin_) twin_->landed_losses.assign(micro_batches, 0.0f);
     for (int k = 0; k < config_.optimizer.accumulation; ++k) {
         load_batch(sampler_.next());
-        loss += train_micro_batch(*mixed_, scale, k == 0, tracer_.get());
-        if (twin_) loss_ref += train_micro_batch(*twin_, 1.0f, k == 0, nullptr);
+        train_micro_batch(*mixed_, scale, k, tracer_.get());
+        if (twin_) train_micro_batch(*twin_, 1.0f, k, nullptr);
     }
     if (uses_fp8(mixed_->formats)) mixed_->fp8.end_step();
-    record.loss = loss / static_cast<float>(config_.optimizer.accumulation);
-    record.loss_ref = loss_ref / static_cast<float>(config_.optimizer.accumulation);
     // The statistics of the passes are queued now, so that a backend that can
     // (a GPU stream) computes them while the update and the twin's step go on;
     // none of those writes what they read.
@@ -271,6 +281,8 @@ StepRecord Trainer::take_step() {
     ++step_;
     record_telemetry(record, scale);
     fence.finish();
+    record.loss = landed_loss(*mixed_);
+    if (twin_) record.loss_ref = landed_loss(*twin_);
     settle_mixed(record, scale);
     if (twin_) twin_->optimizer.collect();
     record.histograms = histograms_;

@@ -78,7 +78,9 @@ private:
     StepRecord take_step();
     // e with the model's size added: what did not fit, and what to change.
     [[noreturn]] void rethrow_with_model_size(const OutOfMemory& e) const;
-    float train_micro_batch(Side& side, float scale, bool first, OpObserver* observer);
+    void train_micro_batch(Side& side, float scale, int k, OpObserver* observer);
+    // The step's mean loss over its micro-batches, once they have landed.
+    float landed_loss(const Side& side) const;
     void sync_scaler_state();
     void update_mixed(float scale);
     void settle_mixed(StepRecord& record, float scale);

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "error_text.h"
 #include "backend_step_checks.h"
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
+#include "error_text.h"
 
 namespace plab {
 namespace {
@@ -33,6 +33,11 @@ TEST(CpuStepOps, NormAndClipAreTheHostsRuleBitForBit) {
     expect_norm_and_clip_follow_the_host(be, 0.0);
 }
 
+TEST(CpuStepOps, LossesOnTheBackendAreTheReturnedOnes) {
+    CpuBackend be;
+    expect_losses_on_device_are_the_returned_ones(be);
+}
+
 TEST(CpuStepOps, QueuedDownloadsHoldTheValuesOfTheirMoment) {
     CpuBackend be;
     expect_queued_downloads_land_at_the_finish(be);
@@ -48,19 +53,25 @@ TEST(CpuStepOps, ABadGateIsAnErrorNamingWhatIsWrong) {
     std::vector<UpdateCount> one(1), two(2);
     EXPECT_EQ(error_of([&] { be.sgd_update_all_on_device(jobs, SgdStep{}, UpdateGate{.counts = one}); }),
               "sgd_update_all_on_device: the gate has no step count");
-    EXPECT_EQ(error_of([&] { be.sgd_update_all_on_device(jobs, SgdStep{}, UpdateGate{.step_count = &wide, .counts = one}); }),
-              "sgd_update_all_on_device: the step count is one float, not 2");
-    EXPECT_EQ(error_of([&] { be.sgd_update_all_on_device(jobs, SgdStep{}, UpdateGate{.step_count = &count, .counts = two}); }),
+    EXPECT_EQ(
+        error_of([&] { be.sgd_update_all_on_device(jobs, SgdStep{}, UpdateGate{.step_count = &wide, .counts = one}); }),
+        "sgd_update_all_on_device: the step count is one float, not 2");
+    EXPECT_EQ(error_of([&] {
+                  be.sgd_update_all_on_device(jobs, SgdStep{}, UpdateGate{.step_count = &count, .counts = two});
+              }),
               "sgd_update_all_on_device: 1 jobs but room for 2 counts");
     EXPECT_EQ(error_of([&] {
-                  be.sgd_update_all_on_device(jobs, SgdStep{}, UpdateGate{.skip = &wide, .step_count = &count, .counts = one});
+                  be.sgd_update_all_on_device(jobs, SgdStep{},
+                                              UpdateGate{.skip = &wide, .step_count = &count, .counts = one});
               }),
               "sgd_update_all_on_device: the skip flag is one float, not 2");
-    EXPECT_EQ(error_of([&] { be.adamw_update_all_on_device(jobs, AdamWStep{}, UpdateGate{.step_count = &count, .counts = one}); }),
+    EXPECT_EQ(error_of([&] {
+                  be.adamw_update_all_on_device(jobs, AdamWStep{}, UpdateGate{.step_count = &count, .counts = one});
+              }),
               "adamw_update_all_on_device: the gate has no AdamW step table");
     EXPECT_EQ(error_of([&] {
-                  be.adamw_update_all_on_device(jobs, AdamWStep{},
-                                                UpdateGate{.step_count = &count, .adamw_table = &table3, .counts = one});
+                  be.adamw_update_all_on_device(
+                      jobs, AdamWStep{}, UpdateGate{.step_count = &count, .adamw_table = &table3, .counts = one});
               }),
               "adamw_update_all_on_device: the AdamW step table is 4x3, want rows x 2 with at least one row");
     Tensor norm = be.allocate({1, 1}, FormatId::fp32);
@@ -86,8 +97,8 @@ TEST(CpuStepOps, AnAdamWTableForOtherSettingsIsCaught) {
     const Tensor& other = table.cover(be, step, 1);
     step.lr = 0.25f;
     EXPECT_EQ(error_of([&] {
-                  be.adamw_update_all_on_device(jobs, step,
-                                                UpdateGate{.step_count = &count, .adamw_table = &other, .counts = counts});
+                  be.adamw_update_all_on_device(
+                      jobs, step, UpdateGate{.step_count = &count, .adamw_table = &other, .counts = counts});
               }),
               "adamw_update_all_on_device: the AdamW step table's row 0 is not step 1's scalars");
     EXPECT_EQ(scalar_on(be, count), 0.0f);

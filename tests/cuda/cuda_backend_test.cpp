@@ -600,6 +600,10 @@ TEST_F(CudaBackendTest, NormAndClipOnTheDeviceAreTheCpusWithinSummationError) {
     testing_support::expect_norm_and_clip_follow_the_host(*gpu_, 2e-6);
 }
 
+TEST_F(CudaBackendTest, LossesLeftOnTheDeviceAreTheReturnedOnesAndBadLabelsFailAtTheFinish) {
+    testing_support::expect_losses_on_device_are_the_returned_ones(*gpu_);
+}
+
 TEST_F(CudaBackendTest, QueuedDownloadsLandAtTheFinishWithTheirMomentsValues) {
     testing_support::expect_queued_downloads_land_at_the_finish(*gpu_);
 }
