@@ -135,6 +135,17 @@ void CudaBackend::upload(const float* host, Tensor& t) {
     check_cuda(cudaStreamSynchronize(stream_), "upload");
 }
 
+// Through pinned staging, so the copy is asynchronous and `host` free at once.
+void CudaBackend::queue_upload(const float* host, Tensor& t) {
+    if (t.size() == 0) return;
+    float* p = device_floats(t, "queue_upload");
+    const std::size_t bytes = t.size() * sizeof(float);
+    void* staged = stage_bytes(bytes);
+    std::memcpy(staged, host, bytes);
+    check_cuda(cudaMemcpyAsync(p, staged, bytes, cudaMemcpyHostToDevice, stream_), "queue_upload");
+    round_in_place(t, stream_, "queue_upload");
+}
+
 void CudaBackend::download(const Tensor& t, float* host) {
     if (t.size() == 0) return;
     const float* p = device_floats(t, "download");

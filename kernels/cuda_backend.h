@@ -44,6 +44,7 @@ public:
     Tensor allocate(Shape shape, FormatId dtype) override;
     void upload(const float* host, Tensor& t) override;
     void download(const Tensor& t, float* host) override;
+    void queue_upload(const float* host, Tensor& t) override;
     void convert(const Tensor& src, Tensor& dst) override;
 
     // cuda_gemm.cu
@@ -95,6 +96,7 @@ public:
     std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
     TensorComparison compare(const Tensor& a, const Tensor& b) override;
+    void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) override;
 
     // cuda_optim_ops.cu
     UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) override;
@@ -125,6 +127,8 @@ private:
     // Copies `bytes` of device memory to pinned staging now (stream-ordered),
     // and on to `host` at the next finish_telemetry().
     void stage_readback(const void* device, std::size_t bytes, void* host, const char* op);
+    // `bytes` of pinned staging, valid until the next finish_telemetry().
+    void* stage_bytes(std::size_t bytes);
     // unscale_all's launch (cuda_reduction_ops.cu): the device flags, one int per job.
     int* launch_unscale_all(std::span<const UnscaleJob> jobs, const gpu::UnscaleScalars& k, const char* op);
     // sum_of_squares_all's launches: the device sums, one float per tensor,

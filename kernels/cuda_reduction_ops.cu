@@ -341,13 +341,15 @@ float CudaBackend::finite_amax(const Tensor& x) {
         [] __device__(float a, float b) { return fmaxf(a, b); });
 }
 
-TensorComparison CudaBackend::compare(const Tensor& a, const Tensor& b) {
-    constexpr const char* op = "compare";
+namespace {
+
+// The comparison sums of a and b, left on the device (in the scratch `partials`).
+ComparisonSums* launch_compare(cudaStream_t stream, void* partials, const Tensor& a, const Tensor& b, const char* op) {
     gpu::require_same_shape(a, b, op);
     const float* pa = device_floats(a, op);
     const float* pb = device_floats(b, op);
-    const ComparisonSums s = gpu::reduce<ComparisonSums>(
-        a.size(), ComparisonSums{0, 0, 0, 0}, stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), op,
+    return gpu::launch_reduce<ComparisonSums>(
+        a.size(), ComparisonSums{0, 0, 0, 0}, stream, partials, op,
         [=] __device__(std::size_t i) {
             const double x = pa[i], y = pb[i];
             return ComparisonSums{(x - y) * (x - y), x * x, y * y, x * y};
@@ -355,7 +357,25 @@ TensorComparison CudaBackend::compare(const Tensor& a, const Tensor& b) {
         [] __device__(const ComparisonSums& l, const ComparisonSums& r) {
             return ComparisonSums{l.diff_sq + r.diff_sq, l.a_sq + r.a_sq, l.b_sq + r.b_sq, l.dot + r.dot};
         });
-    return {s.diff_sq, s.a_sq, s.b_sq, s.dot};
+}
+
+// ComparisonSums is TensorComparison, field for field, so a copy of one is the other.
+static_assert(sizeof(ComparisonSums) == sizeof(TensorComparison));
+
+}  // namespace
+
+TensorComparison CudaBackend::compare(const Tensor& a, const Tensor& b) {
+    TensorComparison out;
+    queue_compare(a, b, &out);
+    finish_telemetry();
+    return out;
+}
+
+void CudaBackend::queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) {
+    constexpr const char* op = "compare";
+    const ComparisonSums* sums =
+        launch_compare(stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), a, b, op);
+    stage_readback(sums, sizeof(ComparisonSums), out, op);
 }
 
 }  // namespace plab

@@ -239,7 +239,7 @@ void* CudaBackend::telemetry_slot(std::size_t slot) {
 void CudaBackend::release_telemetry() {
     for (void* p : telemetry_.host_chunks) cudaFreeHost(p);
     telemetry_.host_chunks.clear();
-    for (const ReadbackStaging::Chunk& c : telemetry_.staging.chunks) cudaFreeHost(c.memory);
+    for (const PinnedStaging::Chunk& c : telemetry_.staging.chunks) cudaFreeHost(c.memory);
     telemetry_.staging = {};
     telemetry_.readbacks.clear();
     telemetry_.label_checks.clear();
@@ -283,15 +283,14 @@ constexpr std::size_t kStagingAlign = 16;
 
 }  // namespace
 
-void CudaBackend::stage_readback(const void* device, std::size_t bytes, void* host, const char* op) {
-    if (bytes == 0) return;
-    ReadbackStaging& s = telemetry_.staging;
+void* CudaBackend::stage_bytes(std::size_t bytes) {
+    PinnedStaging& s = telemetry_.staging;
     while (s.chunk < s.chunks.size() && s.used + bytes > s.chunks[s.chunk].capacity) {
         ++s.chunk;
         s.used = 0;
     }
     if (s.chunk == s.chunks.size()) {
-        ReadbackStaging::Chunk c;
+        PinnedStaging::Chunk c;
         c.capacity = std::max(bytes, kStagingChunkBytes);
         check_cuda(cudaMallocHost(&c.memory, c.capacity), "readback: cudaMallocHost");
         s.chunks.push_back(c);
@@ -299,6 +298,12 @@ void CudaBackend::stage_readback(const void* device, std::size_t bytes, void* ho
     }
     void* staged = static_cast<unsigned char*>(s.chunks[s.chunk].memory) + s.used;
     s.used += (bytes + kStagingAlign - 1) / kStagingAlign * kStagingAlign;
+    return staged;
+}
+
+void CudaBackend::stage_readback(const void* device, std::size_t bytes, void* host, const char* op) {
+    if (bytes == 0) return;
+    void* staged = stage_bytes(bytes);
     check_cuda(cudaMemcpyAsync(staged, device, bytes, cudaMemcpyDeviceToHost, stream_), op);
     telemetry_.readbacks.push_back({host, staged, bytes});
 }
@@ -308,7 +313,10 @@ void CudaBackend::queue_download(const Tensor& t, float* host) {
 }
 
 void CudaBackend::finish_telemetry() {
-    if (telemetry_.pending.empty() && telemetry_.readbacks.empty() && telemetry_.label_checks.empty()) return;
+    // Queued uploads used the staging too: it is reclaimed below, after the wait.
+    if (telemetry_.pending.empty() && telemetry_.readbacks.empty() && telemetry_.label_checks.empty() &&
+        telemetry_.staging.used == 0 && telemetry_.staging.chunk == 0)
+        return;
     const std::size_t used = telemetry_.pending.size();
     for (std::size_t chunk = 0; chunk * kSlotsPerChunk < used; ++chunk) {
         const std::size_t slots = std::min(kSlotsPerChunk, used - chunk * kSlotsPerChunk);

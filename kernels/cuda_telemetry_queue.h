@@ -1,6 +1,7 @@
 #pragma once
 // The CUDA backend's queued telemetry (cuda_telemetry_ops.cu): requests
-// whose scans have been launched, and where their raw results land. Plain
+// whose scans have been launched, and where their raw results land; with the
+// other work that lands at finish_telemetry() (readbacks, label checks). Plain
 // C++ (no CUDA headers): cuda_backend.h holds one.
 #include <cstddef>
 #include <deque>
@@ -34,9 +35,10 @@ struct PendingReadback {
     std::size_t bytes = 0;
 };
 
-// Pinned host memory for readbacks: chunks that never move (queued copies
-// write into them), filled from the first again after each finish.
-struct ReadbackStaging {
+// Pinned host memory for readbacks and queued uploads: chunks that never
+// move (queued copies use them), filled from the first again after each
+// finish, when every copy that used them is done.
+struct PinnedStaging {
     struct Chunk {
         void* memory = nullptr;  // cudaMallocHost, freed by the backend
         std::size_t capacity = 0;
@@ -64,7 +66,7 @@ struct TelemetryQueue {
     std::vector<PendingTelemetry> pending;
     std::vector<PendingReadback> readbacks;
     std::deque<PendingLabelCheck> label_checks;  // a deque: queued copies write into them, so they never move
-    ReadbackStaging staging;
+    PinnedStaging staging;
     // Result slots, in chunks that never move (queued kernels write into
     // them): device memory and the pinned host memory they are copied to.
     std::vector<Tensor> device_chunks;

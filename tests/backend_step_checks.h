@@ -208,7 +208,8 @@ inline void expect_norm_and_clip_follow_the_host(Backend& be, double rel) {
 }
 
 // queue_download delivers the values as they were when it was queued, by the
-// time finish_telemetry() returns, however the tensor changes after.
+// time finish_telemetry() returns, however the tensor changes after; and the
+// other queued copies (queue_upload, queue_compare) keep the same order.
 inline void expect_queued_downloads_land_at_the_finish(Backend& be) {
     Tensor t = tensor_on(be, {2, 3}, FormatId::fp32, {1, 2, 3, 4, 5, 6});
     std::vector<float> first(6, -1.0f), second(6, -1.0f);
@@ -219,6 +220,30 @@ inline void expect_queued_downloads_land_at_the_finish(Backend& be) {
     be.finish_telemetry();
     EXPECT_EQ(first, (std::vector<float>{1, 2, 3, 4, 5, 6}));
     EXPECT_EQ(second, next);
+
+    // A queued upload reads the host values at once and rounds as upload does.
+    std::vector<float> source{0.1f, 1e-8f, 70000.0f, -3.0f};
+    Tensor queued_fp16 = be.allocate({1, 4}, FormatId::fp16), uploaded_fp16 = be.allocate({1, 4}, FormatId::fp16);
+    be.upload(source.data(), uploaded_fp16);
+    be.queue_upload(source.data(), queued_fp16);
+    source.assign(4, 0.0f);
+    be.finish_telemetry();
+    EXPECT_EQ(values_on(be, queued_fp16), values_on(be, uploaded_fp16));
+    EXPECT_EQ(values_on(be, queued_fp16)[2], INFINITY);  // 70000 overflows FP16
+
+    // A queued comparison: compare's sums, as the tensors were when it was queued.
+    std::mt19937 rng(4);
+    Tensor a = tensor_on(be, {33, 17}, FormatId::fp32, random_floats(33 * 17, rng, 1.0f));
+    Tensor b = tensor_on(be, {33, 17}, FormatId::fp32, random_floats(33 * 17, rng, 1.0f));
+    const TensorComparison now = be.compare(a, b);
+    TensorComparison queued{-1, -1, -1, -1};
+    be.queue_compare(a, b, &queued);
+    be.upload(random_floats(33 * 17, rng, 1.0f).data(), a);
+    be.finish_telemetry();
+    EXPECT_EQ(queued.diff_sq, now.diff_sq);
+    EXPECT_EQ(queued.a_sq, now.a_sq);
+    EXPECT_EQ(queued.b_sq, now.b_sq);
+    EXPECT_EQ(queued.dot, now.dot);
 }
 
 // The losses left on the backend are the values the plain ops return there

@@ -265,6 +265,10 @@ public:
     // time finish_telemetry() returns (a GPU copies them with the telemetry's
     // results, without a sync). The default downloads at once.
     virtual void queue_download(const Tensor& t, float* host) { download(t, host); }
+    // upload, with `host` read at once but the copy landing later in the
+    // step's order (a GPU: through pinned staging, without a sync; the
+    // staging is reclaimed by finish_telemetry()). The default uploads at once.
+    virtual void queue_upload(const float* host, Tensor& t) { upload(host, t); }
     // norm ({1, 1} FP32) = sqrt of the FP32 sum, in order, of each x's
     // sum_of_squares; then, unless `skip` is given and non-zero, when
     // max_norm > 0 and clip_coefficient(max_norm, norm) < 1, every x is
@@ -338,6 +342,9 @@ public:
     virtual float finite_amax(const Tensor& x) = 0;
     // a against b, element by element (shapes must match).
     virtual TensorComparison compare(const Tensor& a, const Tensor& b) = 0;
+    // compare, landing in *out by the time finish_telemetry() returns (a GPU:
+    // no sync per comparison). The default compares at once.
+    virtual void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) { *out = compare(a, b); }
 };
 
 }  // namespace plab

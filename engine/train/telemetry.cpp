@@ -49,13 +49,22 @@ float cosine(const TensorComparison& c) {
 }
 }  // namespace
 
-void compare_with_twin(Backend& backend, const Mlp& model, const Mlp& twin, std::vector<LayerRecord>& layers) {
-    layers.resize(model.linears().size());
-    for (std::size_t i = 0; i < layers.size(); ++i) {
+void queue_twin_comparison(Backend& backend, const Mlp& model, const Mlp& twin, std::vector<TensorComparison>& sums) {
+    const std::size_t layers = model.linears().size();
+    sums.assign(2 * layers, TensorComparison{});  // before queueing: the targets must not move
+    for (std::size_t i = 0; i < layers; ++i) {
         const Parameter& w = model.linears()[i].weight;
         const Parameter& ref = twin.linears()[i].weight;
-        const TensorComparison weights = backend.compare(w.target(), ref.target());
-        const TensorComparison grads = backend.compare(w.master_grad, ref.master_grad);
+        backend.queue_compare(w.target(), ref.target(), &sums[2 * i]);
+        backend.queue_compare(w.master_grad, ref.master_grad, &sums[2 * i + 1]);
+    }
+}
+
+void set_twin_comparison(const std::vector<TensorComparison>& sums, std::vector<LayerRecord>& layers) {
+    layers.resize(sums.size() / 2);
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const TensorComparison& weights = sums[2 * i];
+        const TensorComparison& grads = sums[2 * i + 1];
         layers[i].weight_rel_dist = relative_distance(weights);
         layers[i].grad_rel_dist = relative_distance(grads);
         layers[i].grad_cos = cosine(grads);

@@ -22,7 +22,11 @@ void queue_weight_stats(Backend& backend, const Mlp& model, std::vector<LayerRec
 void queue_histograms(Backend& backend, const Mlp& model, float scale, std::vector<LayerHistograms>& out);
 
 // Twin comparison: relative L2 distance of the optimizer's weights and of the
-// unscaled gradients, and the gradients' cosine similarity.
-void compare_with_twin(Backend& backend, const Mlp& model, const Mlp& twin, std::vector<LayerRecord>& layers);
+// unscaled gradients, and the gradients' cosine similarity. Queued: the sums
+// comparing each layer with the twin's land in `sums` (weights and gradients,
+// two per layer) by finish_telemetry() (a GPU: no sync per comparison); then
+// set_twin_comparison turns them into the layers' fields.
+void queue_twin_comparison(Backend& backend, const Mlp& model, const Mlp& twin, std::vector<TensorComparison>& sums);
+void set_twin_comparison(const std::vector<TensorComparison>& sums, std::vector<LayerRecord>& layers);
 
 }  // namespace plab

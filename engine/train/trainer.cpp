@@ -189,8 +189,9 @@ void Trainer::load_batch(const std::vector<int>& rows) {
                     host_x_.begin() + static_cast<std::ptrdiff_t>(i * width));
         host_y_[i] = data_.num_classes > 0 ? static_cast<float>(data_.train.labels[r]) : data_.train.targets[r];
     }
-    upload_rows(backend_, host_x_, batch_x_);
-    upload_rows(backend_, host_y_, batch_y_);
+    // Queued: a GPU copies the batch in the step's order, without a sync.
+    backend_.queue_upload(host_x_.data(), batch_x_);
+    backend_.queue_upload(host_y_.data(), batch_y_);
 }
 
 // Micro-batch k of the step; its loss is queued to land in side.landed_losses[k].
@@ -281,6 +282,7 @@ StepRecord Trainer::take_step() {
     ++step_;
     record_telemetry(record, scale);
     fence.finish();
+    if (config_.telemetry.enabled && twin_) set_twin_comparison(twin_sums_, record.layers);
     record.loss = landed_loss(*mixed_);
     if (twin_) record.loss_ref = landed_loss(*twin_);
     settle_mixed(record, scale);
@@ -397,7 +399,7 @@ void Trainer::record_telemetry(StepRecord& record, float scale) {
         histograms_ = std::make_shared<std::vector<LayerHistograms>>();
         queue_histograms(backend_, *mixed_->model, scale, *histograms_);
     }
-    if (t.enabled && twin_) compare_with_twin(backend_, *mixed_->model, *twin_->model, record.layers);
+    if (t.enabled && twin_) queue_twin_comparison(backend_, *mixed_->model, *twin_->model, twin_sums_);
 }
 
 // Forward of one side on a batch (x, targets y) in the given formats, as

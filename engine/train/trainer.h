@@ -128,6 +128,7 @@ private:
     float landed_state_[kScalerStateWords] = {};
     std::optional<ScalerState> state_on_backend_;
     ScaledClip pre_clip_;
+    std::vector<TensorComparison> twin_sums_;  // the step's queued twin comparison
 };
 
 }  // namespace plab
