@@ -5,6 +5,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "engine/common/number_text.h"
@@ -94,6 +95,15 @@ CudaBackend::~CudaBackend() {
     release();
 }
 
+namespace gpu {
+namespace {
+std::atomic<std::uint64_t> host_waits{0};
+}
+std::uint64_t next_host_wait() { return ++host_waits; }
+}  // namespace gpu
+
+std::uint64_t CudaBackend::host_waits() { return gpu::host_waits.load(); }
+
 void CudaBackend::release() {
     release_telemetry();
     lt_.reset();
@@ -107,7 +117,7 @@ void* CudaBackend::scratch(int slot, std::size_t bytes) {
     Tensor& s = scratch_.at(static_cast<std::size_t>(slot));
     if (s.size() * sizeof(float) < bytes) {
         // The old buffer may still be read by queued work: finish it first.
-        check_cuda(cudaStreamSynchronize(stream_), "scratch resize");
+        gpu::wait_for_stream(stream_, "scratch resize");
         s = Tensor();
         s = allocate({1, static_cast<int>((bytes + sizeof(float) - 1) / sizeof(float))}, FormatId::fp32);
     }
@@ -132,7 +142,7 @@ void CudaBackend::upload(const float* host, Tensor& t) {
     round_in_place(t, stream_, "upload");
     // The caller may reuse `host` at once: pageable copies are staged, but
     // only a synchronize promises that the staging is done.
-    check_cuda(cudaStreamSynchronize(stream_), "upload");
+    gpu::wait_for_stream(stream_, "upload");
 }
 
 // Through pinned staging, so the copy is asynchronous and `host` free at once.
@@ -150,7 +160,7 @@ void CudaBackend::download(const Tensor& t, float* host) {
     if (t.size() == 0) return;
     const float* p = device_floats(t, "download");
     check_cuda(cudaMemcpyAsync(host, p, t.size() * sizeof(float), cudaMemcpyDeviceToHost, stream_), "download");
-    check_cuda(cudaStreamSynchronize(stream_), "download");
+    gpu::wait_for_stream(stream_, "download");
 }
 
 void CudaBackend::convert(const Tensor& src, Tensor& dst) {

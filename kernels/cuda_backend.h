@@ -10,6 +10,7 @@
 //
 // Plain C++ interface: callers need no CUDA headers (the handles are opaque).
 // Device 0 only; one backend is used by one thread at a time, like the CPU's.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ public:
     CudaBackend& operator=(const CudaBackend&) = delete;
 
     Device device() const override { return Device::cuda; }
+    // Times the host has waited for a device in this process (a stream or
+    // event synchronize): a training step should add one, at its finish.
+    static std::uint64_t host_waits();
     std::string name() const override { return name_; }
 
     // cuda_backend.cu

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "engine/backend/op_checks.h"
@@ -47,6 +48,14 @@ inline void check_cuda(cudaError_t status, const char* what) {
 inline void check_cublas(cublasStatus_t status, const char* what) {
     if (status != CUBLAS_STATUS_SUCCESS) [[unlikely]]
         throw Error(std::string("cuBLAS ") + what + " failed: " + cublasGetStatusString(status));
+}
+
+// Every wait of the host for the device goes through here, so that it can be
+// counted: a training step should wait once, at its finish (CudaBackend::host_waits).
+std::uint64_t next_host_wait();  // cuda_backend.cu: counts one
+inline void wait_for_stream(cudaStream_t stream, const char* op) {
+    next_host_wait();
+    check_cuda(cudaStreamSynchronize(stream), op);
 }
 
 // The device array of a tensor; plab::Error when it is a CPU tensor (a
@@ -151,7 +160,7 @@ T reduce(std::size_t n, T identity, cudaStream_t stream, void* scratch, const ch
     const T* on_device = launch_reduce(n, identity, stream, scratch, op, map, combine);
     T result;
     check_cuda(cudaMemcpyAsync(&result, on_device, sizeof(T), cudaMemcpyDeviceToHost, stream), op);
-    check_cuda(cudaStreamSynchronize(stream), op);
+    wait_for_stream(stream, op);
     return result;
 }
 

@@ -85,7 +85,7 @@ float CudaBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& lab
         stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), logits, labels, probs, op);
     RowLosses sum;
     gpu::check_cuda(cudaMemcpyAsync(&sum, on_device, sizeof sum, cudaMemcpyDeviceToHost, stream_), op);
-    gpu::check_cuda(cudaStreamSynchronize(stream_), op);
+    gpu::wait_for_stream(stream_, op);
     if (sum.bad_row != INT_MAX) throw Error(bad_label_message(sum.bad_label, sum.bad_row, logits.cols()));
     return logits.rows() ? sum.total / static_cast<float>(logits.rows()) : 0.0f;
 }
@@ -151,7 +151,7 @@ float CudaBackend::mse_loss(const Tensor& pred, const Tensor& target) {
         launch_squared_errors(stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), pred, target, op);
     float sum = 0;
     gpu::check_cuda(cudaMemcpyAsync(&sum, on_device, sizeof sum, cudaMemcpyDeviceToHost, stream_), op);
-    gpu::check_cuda(cudaStreamSynchronize(stream_), op);
+    gpu::wait_for_stream(stream_, op);
     return pred.size() ? sum / static_cast<float>(pred.size()) : 0.0f;
 }
 

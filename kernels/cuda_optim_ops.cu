@@ -190,7 +190,7 @@ std::vector<UpdateCount> CudaBackend::update_all(std::span<const UpdateJob> jobs
     gpu::check_cuda(cudaMemcpyAsync(result.data(), counts, result.size() * sizeof(UpdateCount), cudaMemcpyDeviceToHost,
                                     stream_),
                     "update_all");
-    gpu::check_cuda(cudaStreamSynchronize(stream_), "update_all");
+    gpu::wait_for_stream(stream_, "update_all");
     return result;
 }
 

@@ -222,7 +222,7 @@ int CudaBackend::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) 
     std::vector<int> found(jobs.size());
     gpu::check_cuda(cudaMemcpyAsync(found.data(), flags, found.size() * sizeof(int), cudaMemcpyDeviceToHost, stream_),
                     op);
-    gpu::check_cuda(cudaStreamSynchronize(stream_), op);
+    gpu::wait_for_stream(stream_, op);
     for (std::size_t i = 0; i < found.size(); ++i)
         if (found[i]) return static_cast<int>(i);
     return -1;
@@ -287,7 +287,7 @@ std::vector<float> CudaBackend::sum_of_squares_all(std::span<const Tensor* const
     const float* out = launch_squares(xs, op);
     gpu::check_cuda(cudaMemcpyAsync(sums.data(), out, sums.size() * sizeof(float), cudaMemcpyDeviceToHost, stream_),
                     op);
-    gpu::check_cuda(cudaStreamSynchronize(stream_), op);
+    gpu::wait_for_stream(stream_, op);
     return sums;
 }
 

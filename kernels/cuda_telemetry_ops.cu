@@ -327,6 +327,7 @@ void CudaBackend::finish_telemetry() {
     if (!telemetry_.copied)
         check_cuda(cudaEventCreateWithFlags(&telemetry_.copied, cudaEventDisableTiming), "telemetry: event");
     check_cuda(cudaEventRecord(telemetry_.copied, stream_), "telemetry: event");
+    gpu::next_host_wait();
     check_cuda(cudaEventSynchronize(telemetry_.copied), "telemetry: wait");
     for (const PendingTelemetry& p : telemetry_.pending) {
         const auto* host = static_cast<const TelemetrySlot*>(telemetry_.host_chunks[p.slot / kSlotsPerChunk]);

@@ -81,6 +81,23 @@ TEST(CudaTrainer, DefaultPresetTracksTheCpuFor500Steps) {
 
 // The scaler's decisions only: a flip would need a gradient within rounding
 // distance of FP16's overflow edge at a step where the scale crosses it.
+// The step keeps its decisions on the device (unscale, scaler rule, clip,
+// skip, update, loss, twin comparison, telemetry) and its batch goes up
+// through pinned staging: past the first steps (which size the scratch and
+// the result slots), a step waits for the device once, at its finish.
+TEST(CudaTrainer, ADefaultPresetStepWaitsForTheDeviceOnce) {
+    if (!cuda_device_present()) GTEST_SKIP() << cuda::describe_devices();
+    RunConfig config = load_preset("spirals-amp-fp16");
+    ASSERT_EQ(config.eval_every, 100);
+    ASSERT_EQ(config.telemetry.hist_every, 10);
+    CudaBackend gpu;
+    Trainer trainer(gpu, config);
+    for (int i = 0; i < 11; ++i) trainer.step();  // through the first histogram step
+    const std::uint64_t before = CudaBackend::host_waits();
+    for (int i = 0; i < 20; ++i) trainer.step();  // steps 12..31: two histogram steps, no evaluation
+    EXPECT_EQ(CudaBackend::host_waits() - before, 20u);
+}
+
 TEST(CudaTrainer, ScalerSawtoothOverflowsAtTheSameSteps) {
     if (!cuda_device_present()) GTEST_SKIP() << cuda::describe_devices();
     const RunConfig config = load_preset("scaler-sawtooth");
