@@ -5,6 +5,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -92,6 +93,7 @@ CudaBackend::~CudaBackend() {
     telemetry_.pending.clear();
     telemetry_.device_chunks.clear();
     scratch_.clear();
+    tables_.clear();
     release();
 }
 
@@ -122,6 +124,39 @@ void* CudaBackend::scratch(int slot, std::size_t bytes) {
         s = allocate({1, static_cast<int>((bytes + sizeof(float) - 1) / sizeof(float))}, FormatId::fp32);
     }
     return s.raw();
+}
+
+namespace {
+constexpr std::size_t kTablesPerSlot = 4;
+}
+
+const void* CudaBackend::device_table(int slot, const TableKey& key, const void* host, std::size_t bytes,
+                                      const char* op) {
+    if (tables_.empty()) tables_.resize(gpu::kScratchSlots);
+    std::vector<CachedTable>& kept = tables_.at(static_cast<std::size_t>(slot));
+    for (CachedTable& t : kept)
+        if (t.key == key.words) {
+            t.last_use = ++table_clock_;
+            return t.device.raw();
+        }
+    if (kept.size() >= kTablesPerSlot) {
+        // The least recently used goes; queued work may still read it.
+        gpu::wait_for_stream(stream_, op);
+        kept.erase(std::min_element(kept.begin(), kept.end(), [](const CachedTable& a, const CachedTable& b) {
+            return a.last_use < b.last_use;
+        }));
+    }
+    CachedTable t;
+    t.key = key.words;
+    t.device = allocate({1, static_cast<int>((bytes + sizeof(float) - 1) / sizeof(float))}, FormatId::fp32);
+    t.last_use = ++table_clock_;
+    if (bytes > 0) {
+        void* staged = stage_bytes(bytes);
+        std::memcpy(staged, host, bytes);
+        check_cuda(cudaMemcpyAsync(t.device.raw(), staged, bytes, cudaMemcpyHostToDevice, stream_), op);
+    }
+    kept.push_back(std::move(t));
+    return kept.back().device.raw();
 }
 
 Tensor CudaBackend::allocate(Shape shape, FormatId dtype) {

@@ -30,6 +30,17 @@ struct UnscaleScalars;  // cuda_reduction_ops.cu
 struct UpdateGateView;  // cuda_optim_ops.cu
 }
 
+// What a multi-tensor launch's table describes, word by word: each tensor's
+// storage, size and dtype (a missing one as zeros).
+struct TableKey {
+    std::vector<std::uint64_t> words;
+    void add(const Tensor* t) {
+        words.push_back(t ? reinterpret_cast<std::uintptr_t>(t->raw()) : 0u);
+        words.push_back(t ? t->size() : 0u);
+        words.push_back(t ? static_cast<std::uint64_t>(t->dtype()) : 0u);
+    }
+};
+
 class CudaBackend final : public Backend {
 public:
     // Throws plab::Error when there is no device or CUDA / cuBLAS fail to start.
@@ -125,6 +136,13 @@ private:
     // Device scratch slot `slot` (cuda_common.cuh's ScratchSlot) grown to at
     // least `bytes`; kept between calls.
     void* scratch(int slot, std::size_t bytes);
+    // The device copy of a multi-tensor launch's table (`bytes` from `host`)
+    // for table slot `slot`, found by `key` (TableKey: the tensors the table
+    // describes; the table's own bytes hold padding): the copy made for the
+    // same key before, when there is one (a training step's tables repeat),
+    // else a new one, copied in stream order through the pinned staging. No
+    // copy in the steady state: what a CUDA graph of the step will need.
+    const void* device_table(int slot, const TableKey& key, const void* host, std::size_t bytes, const char* op);
     // Device memory for the results of queued telemetry request `slot`.
     void* telemetry_slot(std::size_t slot);
     void release_telemetry();  // the pinned chunks and the event
@@ -161,6 +179,14 @@ private:
     // Telemetry scans run on the device as requests are queued; their results
     // come back in one copy when finish_telemetry() is called.
     TelemetryQueue telemetry_;
+    // device_table's copies, a few per slot (the mixed run's and the twin's).
+    struct CachedTable {
+        std::vector<std::uint64_t> key;
+        Tensor device;
+        std::uint64_t last_use = 0;
+    };
+    std::vector<std::vector<CachedTable>> tables_;
+    std::uint64_t table_clock_ = 0;
 };
 
 // The CUDA backend on device 0; plab::Error("no CUDA device found; use

@@ -26,7 +26,8 @@ namespace plab::gpu {
 using checks::require;
 using checks::require_same_shape;
 
-// Scratch slots of CudaBackend::scratch().
+// Scratch slots of CudaBackend::scratch(); the *Table ones are also the
+// slots of CudaBackend::device_table().
 enum ScratchSlot : int {
     kGemmA,
     kGemmB,

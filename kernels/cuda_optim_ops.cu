@@ -139,8 +139,12 @@ unsigned long long* CudaBackend::launch_update_all(std::span<const UpdateJob> jo
     gpu::require(jobs.size() <= 65535, [&] { return std::string(op) + ": " + std::to_string(jobs.size()) +
                                                     " tensors; at most 65535 in one call"; });
     std::vector<UpdateSlice> table;
+    TableKey key;
     std::size_t longest = 0;
     for (const UpdateJob& j : jobs) {
+        for (const Tensor* t : {static_cast<const Tensor*>(j.w), j.g, static_cast<const Tensor*>(j.state_a),
+                                static_cast<const Tensor*>(j.state_b), static_cast<const Tensor*>(j.copy)})
+            key.add(t);
         gpu::require_same_shape(*j.w, *j.g, op);
         require_fp32(*j.g, op, "the gradient");
         UpdateSlice slice{device_floats(*j.w, op), device_floats(*j.g, op), nullptr, nullptr, nullptr,
@@ -164,13 +168,11 @@ unsigned long long* CudaBackend::launch_update_all(std::span<const UpdateJob> jo
         table.push_back(slice);
         longest = std::max(longest, slice.n);
     }
-    const std::size_t table_bytes = table.size() * sizeof(UpdateSlice);
     const std::size_t count_bytes = 2 * table.size() * sizeof(unsigned long long);
-    auto* device = static_cast<unsigned char*>(scratch(gpu::kUpdateTable, table_bytes + count_bytes));
-    auto* slices = reinterpret_cast<UpdateSlice*>(device);
-    auto* counts = reinterpret_cast<unsigned long long*>(device + table_bytes);  // UpdateSlice is 8-aligned
+    auto* counts = static_cast<unsigned long long*>(scratch(gpu::kUpdateTable, count_bytes));
     if (jobs.empty()) return counts;
-    gpu::check_cuda(cudaMemcpyAsync(slices, table.data(), table_bytes, cudaMemcpyHostToDevice, stream_), op);
+    const auto* slices = static_cast<const UpdateSlice*>(
+        device_table(gpu::kUpdateTable, key, table.data(), table.size() * sizeof(UpdateSlice), op));
     gpu::check_cuda(cudaMemsetAsync(counts, 0, count_bytes, stream_), op);
     if (longest > 0) {
         const dim3 grid(gpu::blocks_for(longest) < 1024 ? gpu::blocks_for(longest) : 1024,

@@ -186,8 +186,11 @@ int* CudaBackend::launch_unscale_all(std::span<const UnscaleJob> jobs, const gpu
                                                     " tensors; at most 65535 in one call"; });
     std::vector<UnscaleSlice> table;
     table.reserve(jobs.size());
+    TableKey key;
     std::size_t longest = 0;
     for (const UnscaleJob& j : jobs) {
+        key.add(j.src);
+        key.add(j.dst);
         gpu::require_same_shape(*j.src, *j.dst, op);
         gpu::require(j.dst->dtype() == FormatId::fp32, [&] {
             return std::string(op) + ": the unscaled gradient must be FP32, not " +
@@ -196,11 +199,9 @@ int* CudaBackend::launch_unscale_all(std::span<const UnscaleJob> jobs, const gpu
         table.push_back({device_floats(*j.src, op), device_floats(*j.dst, op), j.src->size()});
         longest = std::max(longest, j.src->size());
     }
-    const std::size_t table_bytes = table.size() * sizeof(UnscaleSlice);
-    auto* device = static_cast<unsigned char*>(scratch(gpu::kUnscaleTable, table_bytes + jobs.size() * sizeof(int)));
-    auto* slices = reinterpret_cast<UnscaleSlice*>(device);
-    int* flags = reinterpret_cast<int*>(device + table_bytes);  // UnscaleSlice's size is a multiple of int's
-    gpu::check_cuda(cudaMemcpyAsync(slices, table.data(), table_bytes, cudaMemcpyHostToDevice, stream_), op);
+    int* flags = static_cast<int*>(scratch(gpu::kUnscaleTable, jobs.size() * sizeof(int)));
+    const auto* slices = static_cast<const UnscaleSlice*>(
+        device_table(gpu::kUnscaleTable, key, table.data(), table.size() * sizeof(UnscaleSlice), op));
     gpu::check_cuda(cudaMemsetAsync(flags, 0, jobs.size() * sizeof(int), stream_), op);
     if (k.found_inf) gpu::check_cuda(cudaMemsetAsync(k.found_inf, 0, sizeof(float), stream_), op);  // 0.0f
     if (longest > 0) {
@@ -260,17 +261,19 @@ float* CudaBackend::launch_squares(std::span<const Tensor* const> xs, const char
     gpu::require(xs.size() <= 65535, [&] { return std::string(op) + ": " + std::to_string(xs.size()) +
                                                   " tensors; at most 65535 in one call"; });
     std::vector<SquaresSlice> table;
-    for (const Tensor* x : xs) table.push_back({device_floats(*x, op), x->size()});
-    // One device block: the table, then each tensor's block partials, then the sums and one float more.
-    const std::size_t table_bytes = table.size() * sizeof(SquaresSlice);
+    TableKey key;
+    for (const Tensor* x : xs) {
+        table.push_back({device_floats(*x, op), x->size()});
+        key.add(x);
+    }
+    // One scratch block: each tensor's block partials, then the sums and one float more.
     const std::size_t partial_bytes = table.size() * gpu::kReduceBlocks * sizeof(float);
-    auto* device = static_cast<unsigned char*>(
-        scratch(gpu::kSquaresTable, table_bytes + partial_bytes + (xs.size() + 1) * sizeof(float)));
-    auto* slices = reinterpret_cast<SquaresSlice*>(device);
-    auto* partials = reinterpret_cast<float*>(device + table_bytes);  // SquaresSlice's size is a multiple of float's
+    auto* partials =
+        static_cast<float*>(scratch(gpu::kSquaresTable, partial_bytes + (xs.size() + 1) * sizeof(float)));
     float* out = partials + table.size() * gpu::kReduceBlocks;
     if (xs.empty()) return out;
-    gpu::check_cuda(cudaMemcpyAsync(slices, table.data(), table_bytes, cudaMemcpyHostToDevice, stream_), op);
+    const auto* slices = static_cast<const SquaresSlice*>(
+        device_table(gpu::kSquaresTable, key, table.data(), table.size() * sizeof(SquaresSlice), op));
     const dim3 grid(gpu::kReduceBlocks, static_cast<unsigned>(table.size()));
     const std::size_t shared = gpu::kThreads * sizeof(float);
     squares_blocks_kernel<<<grid, gpu::kThreads, shared, stream_>>>(slices, partials);
@@ -308,16 +311,16 @@ void CudaBackend::norm_and_clip_on_device(std::span<Tensor* const> xs, float max
     gpu::check_cuda(cudaGetLastError(), op);
     if (max_norm <= 0.0f || xs.empty()) return;
     std::vector<ClipSlice> table;
+    TableKey key;
     std::size_t longest = 0;
     for (Tensor* x : xs) {
         table.push_back({device_floats(*x, op), x->size(), format_params(x->dtype())});
+        key.add(x);
         longest = std::max(longest, x->size());
     }
-    auto* slices = static_cast<ClipSlice*>(scratch(gpu::kClipTable, table.size() * sizeof(ClipSlice)));
-    gpu::check_cuda(cudaMemcpyAsync(slices, table.data(), table.size() * sizeof(ClipSlice), cudaMemcpyHostToDevice,
-                                    stream_),
-                    op);
     if (longest == 0) return;
+    const auto* slices = static_cast<const ClipSlice*>(
+        device_table(gpu::kClipTable, key, table.data(), table.size() * sizeof(ClipSlice), op));
     const dim3 grid(gpu::blocks_for(longest) < 1024 ? gpu::blocks_for(longest) : 1024,
                     static_cast<unsigned>(table.size()));
     clip_all_kernel<<<grid, gpu::kThreads, 0, stream_>>>(slices, coef);
