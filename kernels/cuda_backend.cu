@@ -104,7 +104,7 @@ std::atomic<std::uint64_t> host_waits{0};
 std::uint64_t next_host_wait() { return ++host_waits; }
 }  // namespace gpu
 
-std::uint64_t CudaBackend::host_waits() { return gpu::host_waits.load(); }
+std::uint64_t CudaBackend::host_waits() const { return gpu::host_waits.load(); }
 
 void CudaBackend::release() {
     release_telemetry();

@@ -50,9 +50,8 @@ public:
     CudaBackend& operator=(const CudaBackend&) = delete;
 
     Device device() const override { return Device::cuda; }
-    // Times the host has waited for a device in this process (a stream or
-    // event synchronize): a training step should add one, at its finish.
-    static std::uint64_t host_waits();
+    // Counted for every CUDA backend of the process together.
+    std::uint64_t host_waits() const override;
     std::string name() const override { return name_; }
 
     // cuda_backend.cu

@@ -135,6 +135,10 @@ public:
     virtual ~Backend() = default;
     virtual Device device() const = 0;
     virtual std::string name() const = 0;  // "CPU (exact emulation)", a GPU's name
+    // Times the host has waited for the device so far (a GPU: stream and
+    // event synchronizes; 0 for a backend that runs on the host). A training
+    // step should add one, at its finish.
+    virtual std::uint64_t host_waits() const { return 0; }
 
     // A zero-filled tensor on this backend.
     virtual Tensor allocate(Shape shape, FormatId dtype) = 0;

@@ -93,9 +93,9 @@ TEST(CudaTrainer, ADefaultPresetStepWaitsForTheDeviceOnce) {
     CudaBackend gpu;
     Trainer trainer(gpu, config);
     for (int i = 0; i < 11; ++i) trainer.step();  // through the first histogram step
-    const std::uint64_t before = CudaBackend::host_waits();
+    const std::uint64_t before = gpu.host_waits();
     for (int i = 0; i < 20; ++i) trainer.step();  // steps 12..31: two histogram steps, no evaluation
-    EXPECT_EQ(CudaBackend::host_waits() - before, 20u);
+    EXPECT_EQ(gpu.host_waits() - before, 20u);
 }
 
 TEST(CudaTrainer, ScalerSawtoothOverflowsAtTheSameSteps) {

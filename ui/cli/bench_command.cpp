@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <iostream>
 
 #include "engine/common/error.h"
@@ -54,17 +55,20 @@ RunConfig variant_config(const RunConfig& base, const Variant& v, int steps) {
     return c;
 }
 
-double seconds_for(Backend& backend, const RunConfig& config) {
-    Trainer trainer(backend, config);
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < config.steps; ++i) (void)trainer.step();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 struct Timing {
     std::vector<double> seconds;  // one per round
+    std::uint64_t host_waits = 0;  // of the last round
     double best() const { return *std::min_element(seconds.begin(), seconds.end()); }
 };
+
+void time_run(Backend& backend, const RunConfig& config, Timing& timing) {
+    Trainer trainer(backend, config);
+    const std::uint64_t waits = backend.host_waits();
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < config.steps; ++i) (void)trainer.step();
+    timing.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    timing.host_waits = backend.host_waits() - waits;
+}
 
 }  // namespace
 
@@ -82,13 +86,15 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
     for (int round = 0; round < o.rounds; ++round)
         for (std::size_t v = 0; v < std::size(kVariants); ++v) {
             if (!o.json) log << "round " << round + 1 << "/" << o.rounds << ": " << kVariants[v].name << '\n';
-            timings[v].seconds.push_back(seconds_for(backend, variant_config(base, kVariants[v], o.steps)));
+            time_run(backend, variant_config(base, kVariants[v], o.steps), timings[v]);
         }
     auto rate = [&](std::size_t v) { return o.steps / timings[v].best(); };
     const double amp_vs_fp32 = timings[kAmp].best() / timings[kFp32].best();
     const double stats_overhead = timings[kStats].best() / timings[kAmp].best() - 1.0;
     const double telemetry_overhead = timings[kTelemetry].best() / timings[kAmp].best() - 1.0;
     const double preset_telemetry_overhead = timings[kDefault].best() / timings[kDefaultBare].best() - 1.0;
+    // How often a step of the preset waited for the device (evaluations included): 0 on the CPU.
+    const double waits_per_step = static_cast<double>(timings[kDefault].host_waits) / o.steps;
     if (o.json) {
         std::string line;
         {
@@ -101,7 +107,8 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
             j.number("amp_fp16_time_vs_fp32", amp_vs_fp32)
                 .number("stats_overhead", stats_overhead)
                 .number("telemetry_overhead", telemetry_overhead)
-                .number("preset_telemetry_overhead", preset_telemetry_overhead);
+                .number("preset_telemetry_overhead", preset_telemetry_overhead)
+                .number("host_waits_per_step", waits_per_step);
         }
         out << line;
         return;
@@ -117,6 +124,9 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
         << significant_text(100.0 * telemetry_overhead, 3) << "%\n";
     out << "  telemetry adds " << significant_text(100.0 * preset_telemetry_overhead, 3)
         << "% to the preset as shipped (twin on)\n";
+    if (backend.device() != Device::cpu)
+        out << "  a step of the preset waits for the device " << significant_text(waits_per_step, 3)
+            << " times (evaluations included)\n";
 }
 
 void add_bench_command(CLI::App& app) {
@@ -128,7 +138,7 @@ void add_bench_command(CLI::App& app) {
         "and the preset's histograms, and the preset with its twin but no telemetry, interleaved over several\n"
         "rounds (best round counts), then the ratios: AMP emulation time over FP32 time, the overhead of\n"
         "statistics alone and with histograms on an AMP step (twin off), and telemetry's overhead on the\n"
-        "preset as shipped.\n"
+        "preset as shipped; on a GPU, how often a step of the preset waits for the device.\n"
         "--backend picks where (cpu: the exact emulation; cuda: the GPU, exit 2 without one; auto).\n\n"
         "Examples:\n  plab bench\n  plab bench --json --steps 2000 --rounds 5\n  plab bench --backend cuda --json");
     cmd->add_option("--preset", options->preset, "Preset to measure")->default_val("spirals-amp-fp16");
