@@ -264,7 +264,8 @@ public:
         upload(s, state);
     }
 
-    // --- the rest of the optimizer step, kept where it runs (defaults in backend_step_defaults.cpp) ---
+    // --- the step kept where it runs: copies that land at the finish, the norm and clip, the gated
+    // updates (defaults of the last three in backend_step_defaults.cpp) ---
     // host receives t's values as they are at this point of the step, by the
     // time finish_telemetry() returns (a GPU copies them with the telemetry's
     // results, without a sync). The default downloads at once.
