@@ -16,14 +16,9 @@
 #include "engine/common/error.h"
 #include "engine/numeric/scalar_cast.h"
 #include "engine/optim/adamw_table.h"
+#include "backend_scaler_checks.h"  // download_all
 
 namespace plab::testing_support {
-
-inline std::vector<float> values_on(Backend& be, const Tensor& t) {
-    std::vector<float> v(t.size());
-    be.download(t, v.data());
-    return v;
-}
 
 inline std::vector<float> random_floats(std::size_t n, std::mt19937& rng, float scale) {
     std::uniform_real_distribution<float> u(-scale, scale);
@@ -38,7 +33,7 @@ inline Tensor tensor_on(Backend& be, Shape s, FormatId dtype, const std::vector<
     return t;
 }
 
-inline float scalar_on(Backend& be, const Tensor& t) { return values_on(be, t).front(); }
+inline float scalar_on(Backend& be, const Tensor& t) { return download_all(be, t).front(); }
 
 // The tensors of a multi-tensor update, on one backend: an FP32 weight, an
 // FP32 master with an FP16 copy, and FP16 weights without a master (whose
@@ -73,7 +68,7 @@ struct UpdateSet {
 
 inline void expect_same_sets(Backend& be, UpdateSet& got, UpdateSet& want, const std::string& what) {
     const auto same = [&](const Tensor& x, const Tensor& y, const std::string& name) {
-        const std::vector<float> gx = values_on(be, x), wy{y.host(), y.host() + y.size()};
+        const std::vector<float> gx = download_all(be, x), wy{y.host(), y.host() + y.size()};
         ASSERT_EQ(gx.size(), wy.size()) << what << " " << name;
         for (std::size_t i = 0; i < gx.size(); ++i)
             ASSERT_EQ(float_bits(gx[i]), float_bits(wy[i])) << what << " " << name << " element " << i;
@@ -199,7 +194,7 @@ inline void expect_norm_and_clip_follow_the_host(Backend& be, double rel) {
         const ClipReference want = clip_reference(host, c.max_norm, c.skip);
         expect_close(scalar_on(be, norm), want.norm, rel, what + " norm");
         for (std::size_t t = 0; t < xs.size(); ++t) {
-            const std::vector<float> got = values_on(be, xs[t]);
+            const std::vector<float> got = download_all(be, xs[t]);
             for (std::size_t i = 0; i < got.size(); ++i)
                 expect_close(got[i], want.clipped[t][i], rel, what + " tensor " + std::to_string(t) + " element " +
                                                                   std::to_string(i));
@@ -228,8 +223,8 @@ inline void expect_queued_downloads_land_at_the_finish(Backend& be) {
     be.queue_upload(source.data(), queued_fp16);
     source.assign(4, 0.0f);
     be.finish_telemetry();
-    EXPECT_EQ(values_on(be, queued_fp16), values_on(be, uploaded_fp16));
-    EXPECT_EQ(values_on(be, queued_fp16)[2], INFINITY);  // 70000 overflows FP16
+    EXPECT_EQ(download_all(be, queued_fp16), download_all(be, uploaded_fp16));
+    EXPECT_EQ(download_all(be, queued_fp16)[2], INFINITY);  // 70000 overflows FP16
 
     // A queued comparison: compare's sums, as the tensors were when it was queued.
     std::mt19937 rng(4);
@@ -266,7 +261,7 @@ inline void expect_losses_on_device_are_the_returned_ones(Backend& be) {
     be.queue_download(loss, &landed);
     be.finish_telemetry();
     EXPECT_EQ(float_bits(landed), float_bits(returned));
-    EXPECT_EQ(values_on(be, probs_on_device), values_on(be, probs));
+    EXPECT_EQ(download_all(be, probs_on_device), download_all(be, probs));
 
     Tensor target = tensor_on(be, {rows, classes}, FormatId::fp32, random_floats(rows * classes, rng, 6.0f));
     be.mse_loss_on_device(logits, target, loss);

@@ -277,7 +277,7 @@ public:
     // norm ({1, 1} FP32) = sqrt of the FP32 sum, in order, of each x's
     // sum_of_squares; then, unless `skip` is given and non-zero, when
     // max_norm > 0 and clip_coefficient(max_norm, norm) < 1, every x is
-    // multiplied by it (clip_gradients' rule, update_math.h).
+    // multiplied by it (global_norm.h's rule, the host's).
     virtual void norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip,
                                          Tensor& norm);
     // sgd_update_all / adamw_update_all, gated and counted by `gate`. For

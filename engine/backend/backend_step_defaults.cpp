@@ -3,11 +3,11 @@
 // per-tensor ops, so that a backend without its own versions (the CPU's)
 // runs exactly the rule the GPU kernels follow.
 #include <algorithm>
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/backend/global_norm.h"
 #include "engine/optim/update_math.h"
 
 namespace plab {
@@ -46,9 +46,9 @@ void check_table_row(Backend& backend, const UpdateGate& gate, float count, cons
         backend.download(table, copy.data());
         rows = copy.data();
     }
-    AdamWScalars from_table = adamw_scalars(step);
-    load_adamw_row(rows + static_cast<std::size_t>(row) * kAdamWTableWords, from_table);
     const AdamWScalars wanted = adamw_scalars(step);
+    AdamWScalars from_table = wanted;
+    load_adamw_row(rows + static_cast<std::size_t>(row) * kAdamWTableWords, from_table);
     checks::require(from_table.step_size == wanted.step_size &&
                         from_table.bias_correction2_sqrt == wanted.bias_correction2_sqrt,
                     [&] {
@@ -62,15 +62,11 @@ void check_table_row(Backend& backend, const UpdateGate& gate, float count, cons
 void Backend::norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip, Tensor& norm) {
     checks::require_scalar(norm, "norm_and_clip_on_device", "the norm");
     if (skip) checks::require_scalar(*skip, "norm_and_clip_on_device", "the skip flag");
-    std::vector<const Tensor*> tensors(xs.begin(), xs.end());
-    float sum = 0.0f;
-    for (const float s : sum_of_squares_all(tensors)) sum += s;  // in order
-    const float total = std::sqrt(sum);
+    const std::vector<const Tensor*> tensors(xs.begin(), xs.end());
+    const float total = global_norm(*this, tensors);
     upload(&total, norm);
     if (max_norm <= 0.0f || (skip && read_scalar(*this, *skip) != 0.0f)) return;
-    const float coef = clip_coefficient(max_norm, total);
-    if (!clip_bites(coef)) return;
-    for (Tensor* x : xs) scale_in_place(*x, coef);
+    clip_to_norm(*this, xs, max_norm, total);
 }
 
 void Backend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const SgdStep& step, const UpdateGate& gate) {

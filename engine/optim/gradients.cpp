@@ -1,9 +1,8 @@
 #include "engine/optim/gradients.h"
 
-#include <cmath>
 #include <vector>
 
-#include "engine/optim/update_math.h"
+#include "engine/backend/global_norm.h"
 
 namespace plab {
 
@@ -52,17 +51,14 @@ namespace {
 float norm_of(Backend& backend, std::span<Parameter* const> params, Tensor Parameter::*grads) {
     std::vector<const Tensor*> tensors;
     for (Parameter* p : params) tensors.push_back(&(p->*grads));
-    float sum = 0.0f;
-    for (const float s : backend.sum_of_squares_all(tensors)) sum += s;  // in parameter order
-    return std::sqrt(sum);
+    return global_norm(backend, tensors);
 }
 
 bool clip_to(Backend& backend, std::span<Parameter* const> params, Tensor Parameter::*grads, float max_norm,
              float total_norm) {
-    const float coef = clip_coefficient(max_norm, total_norm);
-    if (!clip_bites(coef)) return false;
-    for (Parameter* p : params) backend.scale_in_place(p->*grads, coef);
-    return true;
+    std::vector<Tensor*> tensors;
+    for (Parameter* p : params) tensors.push_back(&(p->*grads));
+    return clip_to_norm(backend, tensors, max_norm, total_norm);
 }
 
 }  // namespace

@@ -300,6 +300,12 @@ bool same_bits(const ScalerState& a, const ScalerState& b) {
            float_bits(a.hysteresis_left) == float_bits(b.hysteresis_left);
 }
 
+void upload_state(Backend& backend, const ScalerState& state, Tensor& words_on_backend) {
+    float words[kScalerStateWords];
+    store_scaler_state(state, words);
+    backend.upload(words, words_on_backend);
+}
+
 std::string state_text(const ScalerState& s) {
     return "scale " + shortest_text(s.scale) + ", growth tracker " + shortest_text(s.growth_tracker) +
            ", hysteresis left " + shortest_text(s.hysteresis_left);
@@ -315,9 +321,7 @@ void Trainer::sync_scaler_state() {
         found_inf_ = backend_.allocate({1, 1}, FormatId::fp32);
     }
     if (state_on_backend_ && same_bits(*state_on_backend_, scaler_.state())) return;
-    float words[kScalerStateWords];
-    store_scaler_state(scaler_.state(), words);
-    backend_.upload(words, scaler_state_);
+    upload_state(backend_, scaler_.state(), scaler_state_);
     state_on_backend_ = scaler_.state();
 }
 
@@ -377,9 +381,7 @@ void Trainer::update_twin() {
     if (unit_state_.empty()) {
         unit_state_ = backend_.allocate({1, kScalerStateWords}, FormatId::fp32);
         twin_found_inf_ = backend_.allocate({1, 1}, FormatId::fp32);
-        float words[kScalerStateWords];
-        store_scaler_state(ScalerState{}, words);  // scale 1
-        backend_.upload(words, unit_state_);
+        upload_state(backend_, ScalerState{}, unit_state_);  // scale 1
     }
     twin_->optimizer.clip_before_unscale(backend_, twin_->params);  // at scale 1 the bug is harmless
     backend_.unscale_all_on_device(unscale_jobs(backend_, twin_->backward_params), unit_state_, twin_found_inf_);
