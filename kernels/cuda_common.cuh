@@ -59,6 +59,14 @@ inline void wait_for_stream(cudaStream_t stream, const char* op) {
     check_cuda(cudaStreamSynchronize(stream), op);
 }
 
+// A multi-tensor launch gives each tensor a grid row (blockIdx.y), of which
+// CUDA allows 65535.
+inline void require_tensor_rows(std::size_t tensors, const char* op) {
+    require(tensors <= 65535, [&] {
+        return std::string(op) + ": " + std::to_string(tensors) + " tensors; at most 65535 in one call";
+    });
+}
+
 // The device array of a tensor; plab::Error when it is a CPU tensor (a
 // kernel would fault on its host pointer).
 inline float* device_floats(Tensor& t, const char* op) {
@@ -81,6 +89,13 @@ inline constexpr int kThreads = 256;
 inline unsigned blocks_for(std::size_t n) {
     const std::size_t wanted = (n + kThreads - 1) / kThreads;
     return static_cast<unsigned>(wanted < 4096 ? wanted : 4096);
+}
+
+// The grid of a multi-tensor launch: row y for tensor y, enough blocks across
+// for the longest (at most 1024: each block strides over the rest).
+inline dim3 multi_tensor_grid(std::size_t longest, std::size_t tensors) {
+    const unsigned across = blocks_for(longest);
+    return dim3(across < 1024 ? across : 1024, static_cast<unsigned>(tensors));
 }
 
 template <typename F>

@@ -136,8 +136,7 @@ template <typename Element>
 unsigned long long* CudaBackend::launch_update_all(std::span<const UpdateJob> jobs, Element element, bool adamw,
                                                    const gpu::UpdateGateView& gate) {
     constexpr const char* op = "update_all";
-    gpu::require(jobs.size() <= 65535, [&] { return std::string(op) + ": " + std::to_string(jobs.size()) +
-                                                    " tensors; at most 65535 in one call"; });
+    gpu::require_tensor_rows(jobs.size(), op);
     std::vector<UpdateSlice> table;
     TableKey key;
     std::size_t longest = 0;
@@ -175,8 +174,7 @@ unsigned long long* CudaBackend::launch_update_all(std::span<const UpdateJob> jo
         device_table(gpu::kUpdateTable, key, table.data(), table.size() * sizeof(UpdateSlice), op));
     gpu::check_cuda(cudaMemsetAsync(counts, 0, count_bytes, stream_), op);
     if (longest > 0) {
-        const dim3 grid(gpu::blocks_for(longest) < 1024 ? gpu::blocks_for(longest) : 1024,
-                        static_cast<unsigned>(table.size()));
+        const dim3 grid = gpu::multi_tensor_grid(longest, table.size());
         update_all_kernel<<<grid, gpu::kThreads, 0, stream_>>>(slices, element, gate, counts);
         gpu::check_cuda(cudaGetLastError(), op);
     }

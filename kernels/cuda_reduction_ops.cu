@@ -182,8 +182,7 @@ bool CudaBackend::unscale_and_check(const Tensor& src, float inv_scale, Tensor& 
 // tensor go to the device. Returns the device flags (one int per job).
 int* CudaBackend::launch_unscale_all(std::span<const UnscaleJob> jobs, const gpu::UnscaleScalars& k,
                                      const char* op) {
-    gpu::require(jobs.size() <= 65535, [&] { return std::string(op) + ": " + std::to_string(jobs.size()) +
-                                                    " tensors; at most 65535 in one call"; });
+    gpu::require_tensor_rows(jobs.size(), op);
     std::vector<UnscaleSlice> table;
     table.reserve(jobs.size());
     TableKey key;
@@ -205,8 +204,7 @@ int* CudaBackend::launch_unscale_all(std::span<const UnscaleJob> jobs, const gpu
     gpu::check_cuda(cudaMemsetAsync(flags, 0, jobs.size() * sizeof(int), stream_), op);
     if (k.found_inf) gpu::check_cuda(cudaMemsetAsync(k.found_inf, 0, sizeof(float), stream_), op);  // 0.0f
     if (longest > 0) {
-        const dim3 grid(gpu::blocks_for(longest) < 1024 ? gpu::blocks_for(longest) : 1024,
-                        static_cast<unsigned>(jobs.size()));
+        const dim3 grid = gpu::multi_tensor_grid(longest, jobs.size());
         unscale_all_kernel<<<grid, gpu::kThreads, 0, stream_>>>(slices, k, flags);
         gpu::check_cuda(cudaGetLastError(), op);
     }
@@ -258,8 +256,7 @@ float CudaBackend::sum_of_squares(const Tensor& x) {
 }
 
 float* CudaBackend::launch_squares(std::span<const Tensor* const> xs, const char* op) {
-    gpu::require(xs.size() <= 65535, [&] { return std::string(op) + ": " + std::to_string(xs.size()) +
-                                                  " tensors; at most 65535 in one call"; });
+    gpu::require_tensor_rows(xs.size(), op);
     std::vector<SquaresSlice> table;
     TableKey key;
     for (const Tensor* x : xs) {
@@ -321,8 +318,7 @@ void CudaBackend::norm_and_clip_on_device(std::span<Tensor* const> xs, float max
     if (longest == 0) return;
     const auto* slices = static_cast<const ClipSlice*>(
         device_table(gpu::kClipTable, key, table.data(), table.size() * sizeof(ClipSlice), op));
-    const dim3 grid(gpu::blocks_for(longest) < 1024 ? gpu::blocks_for(longest) : 1024,
-                    static_cast<unsigned>(table.size()));
+    const dim3 grid = gpu::multi_tensor_grid(longest, table.size());
     clip_all_kernel<<<grid, gpu::kThreads, 0, stream_>>>(slices, coef);
     gpu::check_cuda(cudaGetLastError(), op);
 }
