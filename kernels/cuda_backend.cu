@@ -164,6 +164,7 @@ Tensor CudaBackend::allocate(Shape shape, FormatId dtype) {
                  [&] { return "allocate: negative shape " + shape_text(shape); });
     const std::size_t bytes = shape.size() * sizeof(float);
     auto buffer = std::make_shared<DeviceBuffer>(bytes, name_);
+    ++allocations_;
     // Zero-filled, as the interface promises (async on our stream: ordered
     // before every op that can see the tensor).
     if (bytes) check_cuda(cudaMemsetAsync(buffer->data(), 0, bytes, stream_), "cudaMemsetAsync");

@@ -56,6 +56,7 @@ public:
 
     // cuda_backend.cu
     Tensor allocate(Shape shape, FormatId dtype) override;
+    std::uint64_t allocations() const override { return allocations_; }
     void upload(const float* host, Tensor& t) override;
     void download(const Tensor& t, float* host) override;
     void queue_upload(const float* host, Tensor& t) override;
@@ -186,6 +187,7 @@ private:
     };
     std::vector<std::vector<CachedTable>> tables_;
     std::uint64_t table_clock_ = 0;
+    std::uint64_t allocations_ = 0;
 };
 
 // The CUDA backend on device 0; plab::Error("no CUDA device found; use

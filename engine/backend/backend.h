@@ -9,6 +9,8 @@
 // a GEMM first rounds its inputs to the compute format, multiplies them
 // exactly, accumulates in FP32, then rounds to the output dtype.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,6 +18,7 @@
 
 #include "engine/amp/scaler_rule.h"
 #include "engine/backend/op_checks.h"
+#include "engine/backend/step_graph.h"
 #include "engine/numeric/tensor_stats.h"
 #include "engine/tensor/tensor.h"
 
@@ -142,6 +145,18 @@ public:
 
     // A zero-filled tensor on this backend.
     virtual Tensor allocate(Shape shape, FormatId dtype) = 0;
+    // Tensors allocated so far: a recorded step (step_graph.h) stays valid
+    // while this has not changed.
+    virtual std::uint64_t allocations() const = 0;
+    // Records the ops `launches` calls on this backend, without running them,
+    // into a graph to replay (step_graph.h). nullptr when this backend cannot
+    // record (the caller then runs the step through StepRecorder, or op by
+    // op); CaptureRefused when an op of the step cannot be recorded.
+    virtual std::unique_ptr<StepGraph> capture(const std::function<void()>& launches) {
+        (void)launches;
+        return nullptr;
+    }
+    virtual bool can_capture() const { return false; }
     // Host FP32 values into t, rounded to t.dtype(); and back out (exact).
     virtual void upload(const float* host, Tensor& t) = 0;
     virtual void download(const Tensor& t, float* host) = 0;

@@ -29,7 +29,7 @@ std::vector<Parameter*> SelfAttention::parameters() {
 
 void SelfAttention::ensure_buffers(Backend& backend, int rows, const AttentionFormats& formats) {
     if (rows == rows_ && formats == formats_) return;
-    rows_ = rows;
+    rows_ = -1;  // set once every buffer is made (Mlp::ensure_buffers)
     formats_ = formats;
     const FormatId c = formats.compute;
     const Shape values{rows, q_.out_features()};
@@ -38,6 +38,7 @@ void SelfAttention::ensure_buffers(Backend& backend, int rows, const AttentionFo
         *t = backend.allocate(values, c);
     for (Tensor* t : {&scores_, &dscores_, &dprobs_}) *t = backend.allocate(pairs, c);
     probs_ = backend.allocate(pairs, formats.fp32_softmax ? FormatId::fp32 : c);
+    rows_ = rows;
 }
 
 void SelfAttention::notify(OpObserver* observer, Phase phase, std::string_view op, const Tensor& out,

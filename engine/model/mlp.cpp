@@ -62,8 +62,10 @@ void Mlp::ensure_buffers(Backend& backend, int rows, const PassFormats& formats)
     if (formats.layer_compute.size() != linears_.size())
         throw Error("Mlp: " + std::to_string(formats.layer_compute.size()) + " layer formats for " +
                     std::to_string(linears_.size()) + " layers");
+    // Set once every buffer is made: an allocation that throws (out of
+    // memory, or refused while a step is recorded) leaves them to be made again.
+    rows_ = -1;
     formats_ = formats;
-    rows_ = rows;
     buffers_.assign(linears_.size(), {});
     for (int i = 0; i < layer_count(); ++i) {
         LayerBuffers& b = buffers_[static_cast<std::size_t>(i)];
@@ -88,6 +90,7 @@ void Mlp::ensure_buffers(Backend& backend, int rows, const PassFormats& formats)
     }
     const FormatId out_format = formats.fp32_loss ? FormatId::fp32 : formats.layer_compute.back();
     probs_ = backend.allocate({rows, linears_.back().out_features()}, out_format);
+    rows_ = rows;
 }
 
 void Mlp::notify(OpObserver* observer, Phase phase, std::string_view layer, std::string_view op, const Tensor& out,

@@ -83,17 +83,42 @@ void Optimizer::sync_step_count(Backend& backend) {
 }
 
 void Optimizer::launch(Backend& backend, std::span<Parameter* const> params, const Tensor* skip) {
+    prepare(backend, params);
+    enqueue(backend, skip);
+}
+
+void Optimizer::prepare(Backend& backend, std::span<Parameter* const> params) {
     sync_step_count(backend);
     if (norm_.empty()) norm_ = backend.allocate({1, 1}, FormatId::fp32);
     if (state_.size() < params.size()) state_.resize(params.size());
     launched_.max_norm = config_.clip_norm > 0.0f && !config_.clip_scaled ? config_.clip_norm : 0.0f;
-    std::vector<Tensor*> grads;
-    for (Parameter* p : params) grads.push_back(&p->master_grad);
-    backend.norm_and_clip_on_device(grads, launched_.max_norm, skip, norm_);
-    backend.queue_download(norm_, &launched_.norm);
-    launch_update(backend, params, skip);
-    backend.queue_download(step_count_, &launched_.step_count);
+    launched_.grads.clear();
+    for (Parameter* p : params) launched_.grads.push_back(&p->master_grad);
+    launched_.jobs = update_jobs(backend, params);
+    // The same size as last step keeps the storage: a recorded step writes the counts there.
+    launched_.counts.assign(launched_.jobs.size(), UpdateCount{});
+    launched_.adamw_table = nullptr;
+    if (config_.kind == OptimizerKind::adamw)  // t is at most one past the applied steps
+        launched_.adamw_table = &adamw_table_.cover(backend, adamw_step(), steps_taken_ + 1);
     launched_.pending = true;
+}
+
+// step.step is not read by the gated update: t is the backend's count.
+AdamWStep Optimizer::adamw_step() const {
+    return AdamWStep{config_.lr, config_.beta1, config_.beta2, config_.eps, config_.weight_decay, 1};
+}
+
+void Optimizer::enqueue(Backend& backend, const Tensor* skip) {
+    backend.norm_and_clip_on_device(launched_.grads, launched_.max_norm, skip, norm_);
+    backend.queue_download(norm_, &launched_.norm);
+    UpdateGate gate{.skip = skip, .step_count = &step_count_, .adamw_table = launched_.adamw_table,
+                    .counts = launched_.counts};
+    if (config_.kind == OptimizerKind::sgd)
+        backend.sgd_update_all_on_device(launched_.jobs, SgdStep{config_.lr, config_.momentum, config_.weight_decay},
+                                         gate);
+    else
+        backend.adamw_update_all_on_device(launched_.jobs, adamw_step(), gate);
+    backend.queue_download(step_count_, &launched_.step_count);
 }
 
 OptimizerStepResult Optimizer::collect() {
@@ -142,20 +167,6 @@ std::vector<UpdateJob> Optimizer::update_jobs(Backend& backend, std::span<Parame
         jobs.push_back(job);
     }
     return jobs;
-}
-
-void Optimizer::launch_update(Backend& backend, std::span<Parameter* const> params, const Tensor* skip) {
-    const std::vector<UpdateJob> jobs = update_jobs(backend, params);
-    launched_.counts.assign(jobs.size(), UpdateCount{});
-    UpdateGate gate{.skip = skip, .step_count = &step_count_, .counts = launched_.counts};
-    if (config_.kind == OptimizerKind::sgd) {
-        backend.sgd_update_all_on_device(jobs, SgdStep{config_.lr, config_.momentum, config_.weight_decay}, gate);
-        return;
-    }
-    const AdamWStep step{config_.lr, config_.beta1, config_.beta2, config_.eps, config_.weight_decay,
-                         steps_taken_ + 1};
-    gate.adamw_table = &adamw_table_.cover(backend, step, steps_taken_ + 1);
-    backend.adamw_update_all_on_device(jobs, step, gate);
 }
 
 }  // namespace plab

@@ -48,7 +48,14 @@ public:
     // clip_before_unscale did. State is kept per position in `params`: pass
     // the same parameters in the same order.
     // The results land by backend.finish_telemetry(); collect() reads them.
+    // launch is prepare then enqueue:
     void launch(Backend& backend, std::span<Parameter* const> params, const Tensor* skip);
+    // The host's part: state tensors made, the step count put on the
+    // backend, AdamW's table grown, the landing places set.
+    void prepare(Backend& backend, std::span<Parameter* const> params);
+    // The backend's part, ops only (so a recorded step can hold it, and
+    // replay it after each prepare): the prepared parameters' step.
+    void enqueue(Backend& backend, const Tensor* skip);
     // After finish_telemetry(): what the launched step did.
     OptimizerStepResult collect();
     // launch without a skip flag, finish_telemetry, collect: one applied step.
@@ -78,10 +85,14 @@ private:
         float norm = 0.0f;
         float step_count = 0.0f;
         std::vector<UpdateCount> counts;
+        // What enqueue launches, as prepare left it.
+        std::vector<Tensor*> grads;
+        std::vector<UpdateJob> jobs;
+        const Tensor* adamw_table = nullptr;
     };
     std::vector<UpdateJob> update_jobs(Backend& backend, std::span<Parameter* const> params);
     void sync_step_count(Backend& backend);
-    void launch_update(Backend& backend, std::span<Parameter* const> params, const Tensor* skip);
+    AdamWStep adamw_step() const;
 
     OptimizerConfig config_;
     std::vector<State> state_;

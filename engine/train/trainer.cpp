@@ -67,7 +67,9 @@ void check_options(const TrainerOptions& o) {
 }  // namespace
 
 Trainer::Trainer(Backend& backend, const RunConfig& config, TrainerOptions options)
-    : backend_(backend),
+    : given_backend_(backend),
+      recorder_(options.step_graphs && !backend.can_capture() ? std::make_unique<StepRecorder>(backend) : nullptr),
+      backend_(recorder_ ? *recorder_ : backend),
       config_(config),
       options_(options),
       data_(make_dataset(seeded(config.data, config.seed))),
@@ -179,24 +181,25 @@ std::vector<std::string> Trainer::layer_names() const {
     return names;
 }
 
-void Trainer::load_batch(const std::vector<int>& rows) {
+// Micro-batch k's rows into its host buffers (the same size every step, so
+// they stay where they are).
+void Trainer::draw_batch(int k) {
+    const std::vector<int>& rows = sampler_.next();
     const auto width = static_cast<std::size_t>(data_.input_dim);
-    host_x_.resize(rows.size() * width);
-    host_y_.resize(rows.size());
+    std::vector<float>& x = host_x_[static_cast<std::size_t>(k)];
+    std::vector<float>& y = host_y_[static_cast<std::size_t>(k)];
+    x.resize(rows.size() * width);
+    y.resize(rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto r = static_cast<std::size_t>(rows[i]);
         std::copy_n(data_.train.inputs.begin() + static_cast<std::ptrdiff_t>(r * width), width,
-                    host_x_.begin() + static_cast<std::ptrdiff_t>(i * width));
-        host_y_[i] = data_.num_classes > 0 ? static_cast<float>(data_.train.labels[r]) : data_.train.targets[r];
+                    x.begin() + static_cast<std::ptrdiff_t>(i * width));
+        y[i] = data_.num_classes > 0 ? static_cast<float>(data_.train.labels[r]) : data_.train.targets[r];
     }
-    // Queued: a GPU copies the batch in the step's order, without a sync.
-    backend_.queue_upload(host_x_.data(), batch_x_);
-    backend_.queue_upload(host_y_.data(), batch_y_);
 }
 
 // Micro-batch k of the step; its loss is queued to land in side.landed_losses[k].
 void Trainer::train_micro_batch(Side& side, float scale, int k, OpObserver* observer) {
-    if (side.loss.empty()) side.loss = backend_.allocate({1, 1}, FormatId::fp32);
     side.model->forward_on_device(backend_, batch_x_, batch_y_, side.formats, side.loss, observer);
     backend_.queue_download(side.loss, &side.landed_losses[static_cast<std::size_t>(k)]);
     side.model->backward(backend_, batch_x_, batch_y_, scale, observer);
@@ -252,47 +255,6 @@ StepRecord Trainer::step() {
     }
 }
 
-StepRecord Trainer::take_step() {
-    StepRecord record;
-    record.step = step_ + 1;
-    const float scale = scaler_.scale();
-    record.scale = scale;
-    record.lr = config_.optimizer.lr;
-    if (tracer_) tracer_->begin_step(record.step);
-    // Delayed scaling: the step runs with the scales its history gave; its own amaxes serve the next steps.
-    mixed_->model->set_fp8_scales(mixed_->fp8.scales());
-    const auto micro_batches = static_cast<std::size_t>(config_.optimizer.accumulation);
-    mixed_->landed_losses.assign(micro_batches, 0.0f);
-    if (twin_) twin_->landed_losses.assign(micro_batches, 0.0f);
-    for (int k = 0; k < config_.optimizer.accumulation; ++k) {
-        load_batch(sampler_.next());
-        train_micro_batch(*mixed_, scale, k, tracer_.get());
-        if (twin_) train_micro_batch(*twin_, 1.0f, k, nullptr);
-    }
-    if (uses_fp8(mixed_->formats)) mixed_->fp8.end_step();
-    // The statistics of the passes are queued now, so that a backend that can
-    // (a GPU stream) computes them while the update and the twin's step go on;
-    // none of those writes what they read.
-    TelemetryFence fence(backend_);
-    if (config_.telemetry.enabled) queue_pass_stats(backend_, *mixed_->model, scale, record.layers);
-    if (config_.telemetry.enabled && uses_fp8(mixed_->formats))
-        queue_fp8_stats(backend_, *mixed_->model, mixed_->formats, record.layers);
-    update_mixed(scale);
-    if (twin_) update_twin();
-    ++step_;
-    record_telemetry(record, scale);
-    fence.finish();
-    if (config_.telemetry.enabled && twin_) set_twin_comparison(twin_sums_, record.layers);
-    record.loss = landed_loss(*mixed_);
-    if (twin_) record.loss_ref = landed_loss(*twin_);
-    settle_mixed(record, scale);
-    if (twin_) twin_->optimizer.collect();
-    record.histograms = histograms_;
-    evaluate(record);  // overwrites the activations
-    take_boundary(record);  // so does this, after everything that reads them
-    return record;
-}
-
 namespace {
 
 bool same_bits(const ScalerState& a, const ScalerState& b) {
@@ -313,6 +275,109 @@ std::string state_text(const ScalerState& s) {
 
 }  // namespace
 
+StepRecord Trainer::take_step() {
+    StepRecord record;
+    record.step = step_ + 1;
+    const float scale = scaler_.scale();
+    record.scale = scale;
+    record.lr = config_.optimizer.lr;
+    if (tracer_) tracer_->begin_step(record.step);
+    const TelemetryConfig& t = config_.telemetry;
+    const bool histograms = t.hist_every > 0 && record.step % t.hist_every == 0;
+    prepare_step(histograms);
+    // Whichever way the step ends, nothing queued may still be writing once the record is gone.
+    TelemetryFence fence(backend_);
+    run_step_ops(scale, histograms);
+    ++step_;
+    fence.finish();
+    land_telemetry(record, histograms);
+    record.loss = landed_loss(*mixed_);
+    if (twin_) record.loss_ref = landed_loss(*twin_);
+    settle_mixed(record, scale);
+    if (twin_) twin_->optimizer.collect();
+    evaluate(record);  // overwrites the activations
+    take_boundary(record);  // so does this, after everything that reads them
+    return record;
+}
+
+// Everything the step decides on the host, before its ops: the batches, the
+// scaler state and optimizer state on the backend, where results land.
+void Trainer::prepare_step(bool histograms) {
+    // Delayed scaling: the step runs with the scales its history gave; its own amaxes serve the next steps.
+    mixed_->model->set_fp8_scales(mixed_->fp8.scales());
+    const auto micro_batches = static_cast<std::size_t>(config_.optimizer.accumulation);
+    host_x_.resize(micro_batches);
+    host_y_.resize(micro_batches);
+    for (int k = 0; k < config_.optimizer.accumulation; ++k) draw_batch(k);
+    for (Side* side : {mixed_.get(), twin_.get()}) {
+        if (!side) continue;
+        if (side->loss.empty()) side->loss = backend_.allocate({1, 1}, FormatId::fp32);
+        side->landed_losses.assign(micro_batches, 0.0f);
+    }
+    sync_scaler_state();
+    mixed_->optimizer.prepare(backend_, mixed_->params);
+    if (twin_) {
+        if (unit_state_.empty()) {
+            unit_state_ = backend_.allocate({1, kScalerStateWords}, FormatId::fp32);
+            twin_found_inf_ = backend_.allocate({1, 1}, FormatId::fp32);
+            upload_state(backend_, ScalerState{}, unit_state_);  // scale 1
+        }
+        twin_->optimizer.prepare(backend_, twin_->params);
+    }
+    pre_clip_ = {};
+    const std::size_t layers = mixed_->model->linears().size();
+    if (config_.telemetry.enabled)
+        layers_landing_.assign(layers, LayerRecord{});
+    else
+        layers_landing_.clear();
+    if (histograms) histograms_landing_.assign(layers, LayerHistograms{});
+}
+
+// What the step's ops hold fixed besides the tensors (step_graph_cache.h);
+// the NaN tracer and FP8's delayed scaling read values back in the middle
+// of the step, so those steps always run op by op.
+bool Trainer::can_record_step() const { return options_.step_graphs && !tracer_ && !uses_fp8(mixed_->formats); }
+
+void Trainer::run_step_ops(float scale, bool histograms) {
+    const auto ops = [&] { step_ops(scale, histograms); };
+    if (!can_record_step()) {
+        ops();
+        return;
+    }
+    graphs_.run(backend_, StepGraphKey{config_, float_bits(scale), histograms, twin_ != nullptr}, ops);
+}
+
+// The step on the backend: batches up, both sides' passes, the statistics
+// (queued as soon as what they read is final, so a backend that can computes
+// them while the update and the twin's step go on; none of those writes what
+// they read), the updates, and the telemetry of the new weights.
+void Trainer::step_ops(float scale, bool histograms) {
+    for (int k = 0; k < config_.optimizer.accumulation; ++k) {
+        // Queued: a GPU copies the batch in the step's order, without a sync.
+        backend_.queue_upload(host_x_[static_cast<std::size_t>(k)].data(), batch_x_);
+        backend_.queue_upload(host_y_[static_cast<std::size_t>(k)].data(), batch_y_);
+        train_micro_batch(*mixed_, scale, k, tracer_.get());
+        if (twin_) train_micro_batch(*twin_, 1.0f, k, nullptr);
+    }
+    if (uses_fp8(mixed_->formats)) mixed_->fp8.end_step();
+    if (config_.telemetry.enabled) queue_pass_stats(backend_, *mixed_->model, scale, layers_landing_);
+    if (config_.telemetry.enabled && uses_fp8(mixed_->formats))
+        queue_fp8_stats(backend_, *mixed_->model, mixed_->formats, layers_landing_);
+    update_mixed(scale);
+    if (twin_) update_twin();
+    queue_step_telemetry(scale, histograms);
+}
+
+// The landed statistics into the step's record.
+void Trainer::land_telemetry(StepRecord& record, bool histograms) {
+    record.layers = layers_landing_;
+    if (config_.telemetry.enabled && twin_) set_twin_comparison(twin_sums_, record.layers);
+    histograms_.reset();
+    if (histograms) histograms_ = std::make_shared<std::vector<LayerHistograms>>(histograms_landing_);
+    record.histograms = histograms_;
+}
+
+
 // The backend's scaler state is the host's before the step: uploaded on the
 // first step and after a live edit, a fork or a reset changed the host's.
 void Trainer::sync_scaler_state() {
@@ -331,7 +396,6 @@ void Trainer::sync_scaler_state() {
 // outcome once the step's results have landed.
 void Trainer::update_mixed(float scale) {
     Side& side = *mixed_;
-    sync_scaler_state();
     pre_clip_ = side.optimizer.clip_before_unscale(backend_, side.params);
     backend_.unscale_all_on_device(unscale_jobs(backend_, side.backward_params), scaler_state_, found_inf_);
     if (tracer_)
@@ -340,7 +404,7 @@ void Trainer::update_mixed(float scale) {
     backend_.update_scaler(scaler_rule(scaler_.config()), found_inf_, scaler_state_);
     // Every kind but none skips a step with a non-finite gradient (LossScaler::update).
     const bool skips = scaler_.config().kind != ScalerKind::none;
-    side.optimizer.launch(backend_, side.params, skips ? &found_inf_ : nullptr);
+    side.optimizer.enqueue(backend_, skips ? &found_inf_ : nullptr);
     backend_.queue_download(found_inf_, &landed_found_inf_);
     backend_.queue_download(scaler_state_, landed_state_);
     if (tracer_)
@@ -378,14 +442,9 @@ void Trainer::settle_mixed(StepRecord& record, float scale) {
 }
 
 void Trainer::update_twin() {
-    if (unit_state_.empty()) {
-        unit_state_ = backend_.allocate({1, kScalerStateWords}, FormatId::fp32);
-        twin_found_inf_ = backend_.allocate({1, 1}, FormatId::fp32);
-        upload_state(backend_, ScalerState{}, unit_state_);  // scale 1
-    }
     twin_->optimizer.clip_before_unscale(backend_, twin_->params);  // at scale 1 the bug is harmless
     backend_.unscale_all_on_device(unscale_jobs(backend_, twin_->backward_params), unit_state_, twin_found_inf_);
-    twin_->optimizer.launch(backend_, twin_->params, nullptr);
+    twin_->optimizer.enqueue(backend_, nullptr);
 }
 
 const std::vector<LayerHistograms>& Trainer::histograms() const {
@@ -393,15 +452,11 @@ const std::vector<LayerHistograms>& Trainer::histograms() const {
     return histograms_ ? *histograms_ : none;
 }
 
-void Trainer::record_telemetry(StepRecord& record, float scale) {
-    const TelemetryConfig& t = config_.telemetry;
-    if (t.enabled) queue_weight_stats(backend_, *mixed_->model, record.layers);
-    histograms_.reset();
-    if (t.hist_every > 0 && record.step % t.hist_every == 0) {
-        histograms_ = std::make_shared<std::vector<LayerHistograms>>();
-        queue_histograms(backend_, *mixed_->model, scale, *histograms_);
-    }
-    if (t.enabled && twin_) queue_twin_comparison(backend_, *mixed_->model, *twin_->model, twin_sums_);
+void Trainer::queue_step_telemetry(float scale, bool histograms) {
+    const bool enabled = config_.telemetry.enabled;
+    if (enabled) queue_weight_stats(backend_, *mixed_->model, layers_landing_);
+    if (histograms) queue_histograms(backend_, *mixed_->model, scale, histograms_landing_);
+    if (enabled && twin_) queue_twin_comparison(backend_, *mixed_->model, *twin_->model, twin_sums_);
 }
 
 // Forward of one side on a batch (x, targets y) in the given formats, as

@@ -14,6 +14,7 @@
 #include "engine/common/error.h"
 #include "engine/amp/loss_scaler.h"
 #include "engine/backend/backend.h"
+#include "engine/backend/step_recorder.h"
 #include "engine/data/dataset.h"
 #include "engine/model/mlp.h"
 #include "engine/optim/optimizer.h"
@@ -21,6 +22,7 @@
 #include "engine/train/decision_grid.h"
 #include "engine/train/nan_tracer.h"
 #include "engine/train/run.h"
+#include "engine/train/step_graph_cache.h"
 #include "engine/train/telemetry.h"
 
 namespace plab {
@@ -38,6 +40,10 @@ struct TrainerOptions {
     // on the config's last step, on boundary_resolution cells per side.
     int boundary_every = 0;
     int boundary_resolution = 64;
+    // Record each step's ops once and replay them (step_graph.h): a CUDA
+    // graph on a GPU, StepRecorder's replay on the CPU. The numbers are the
+    // same bit for bit either way; off runs every step op by op.
+    bool step_graphs = true;
 };
 
 class Trainer final : public Run {
@@ -69,6 +75,8 @@ public:
     const Dataset& data() const { return data_; }
     // Layer names in model order ("fc1", ...), for record writers.
     std::vector<std::string> layer_names() const;
+    // How many steps ran from a recorded graph (TrainerOptions::step_graphs).
+    const StepGraphCounts& step_graph_counts() const { return graphs_.counts(); }
 
 private:
     struct Side;  // one model with its optimizer, formats and parameter lists
@@ -78,6 +86,14 @@ private:
     StepRecord take_step();
     // e with the model's size added: what did not fit, and what to change.
     [[noreturn]] void rethrow_with_model_size(const OutOfMemory& e) const;
+    // A step in three parts: the host's preparation, the backend's ops (what
+    // a recorded step holds: nothing in them may decide on the host), and
+    // what the host reads once they have landed.
+    void prepare_step(bool histograms);
+    void run_step_ops(float scale, bool histograms);
+    void step_ops(float scale, bool histograms);
+    bool can_record_step() const;
+    void land_telemetry(StepRecord& record, bool histograms);
     void train_micro_batch(Side& side, float scale, int k, OpObserver* observer);
     // The step's mean loss over its micro-batches, once they have landed.
     float landed_loss(const Side& side) const;
@@ -85,17 +101,21 @@ private:
     void update_mixed(float scale);
     void settle_mixed(StepRecord& record, float scale);
     void update_twin();
-    void record_telemetry(StepRecord& record, float scale);
+    void queue_step_telemetry(float scale, bool histograms);
     void evaluate(StepRecord& record);
     float evaluate_side(Side& side, const PassFormats& formats, float* accuracy);
     float predict(Side& side, const PassFormats& formats, const Tensor& x, const Tensor& y, std::vector<float>& probs);
     void take_boundary(StepRecord& record);
     void classify_grid(Side& side, std::vector<std::uint8_t>& classes, std::vector<float>& confidence);
-    void load_batch(const std::vector<int>& rows);
+    void draw_batch(int k);
     void apply_live(const RunConfig& next);
     void copy_state_from(const Trainer& other);
 
-    Backend& backend_;
+    Backend& given_backend_;
+    // Between the trainer and a backend that cannot record steps itself (the
+    // CPU's), when step graphs are on; null otherwise.
+    std::unique_ptr<StepRecorder> recorder_;
+    Backend& backend_;  // *recorder_ or the given backend
     RunConfig config_;
     TrainerOptions options_;
     Dataset data_;
@@ -105,7 +125,10 @@ private:
     std::unique_ptr<Side> twin_;  // null when the twin is off
     std::unique_ptr<NanTracer> tracer_;
     Tensor batch_x_, batch_y_, test_x_, test_y_;
-    std::vector<float> host_x_, host_y_, host_probs_;
+    // Each micro-batch's rows on the host: the queued uploads read them (a
+    // recorded step: at its replay, so they stay where they are).
+    std::vector<std::vector<float>> host_x_, host_y_;
+    std::vector<float> host_probs_;
     // The decision grid's bounds and points (fixed for the run), its cell
     // centres (cells x 2) and a training-batch-sized tensor they go through
     // in chunks; grid_frame_ is null unless options_ ask for grids and the
@@ -116,6 +139,12 @@ private:
     // A new vector every histogram step, never changed once the step is over:
     // records (and the GUI's snapshots) hold on to it.
     std::shared_ptr<std::vector<LayerHistograms>> histograms_;
+    // Where the step's queued statistics and histograms land: kept from step
+    // to step (a recorded step writes to the same places), copied into the
+    // step's record once landed.
+    std::vector<LayerRecord> layers_landing_;
+    std::vector<LayerHistograms> histograms_landing_;
+    StepGraphCache graphs_;
     std::int64_t step_ = 0;
     // The step's scaler side, kept where the step runs (a GPU: no host round
     // trip): the scaler state the unscale reads and the rule moves, the

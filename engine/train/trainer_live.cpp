@@ -75,7 +75,7 @@ void Trainer::apply_live(const RunConfig& next) {
 }
 
 std::unique_ptr<Run> Trainer::clone() const {
-    auto copy = std::make_unique<Trainer>(backend_, config_, options_);
+    auto copy = std::make_unique<Trainer>(given_backend_, config_, options_);
     copy->copy_state_from(*this);
     return copy;
 }

@@ -94,6 +94,7 @@ CpuBackend::~CpuBackend() = default;
 
 Tensor CpuBackend::allocate(Shape shape, FormatId dtype) {
     require(shape.rows >= 0 && shape.cols >= 0, [&] { return "allocate: negative shape " + shape_text(shape); });
+    ++allocations_;
     return Tensor(shape, dtype, std::make_shared<HostBuffer>(shape.size()));
 }
 

@@ -19,6 +19,7 @@ public:
     std::string name() const override { return "CPU (exact emulation)"; }
 
     Tensor allocate(Shape shape, FormatId dtype) override;
+    std::uint64_t allocations() const override { return allocations_; }
     void upload(const float* host, Tensor& t) override;
     void download(const Tensor& t, float* host) override;
     void convert(const Tensor& src, Tensor& dst) override;
@@ -74,6 +75,7 @@ public:
 private:
     // GEMM inputs rounded to the compute format, kept between calls.
     std::vector<float> scratch_a_, scratch_b_, scratch_pack_;
+    std::uint64_t allocations_ = 0;
 };
 
 }  // namespace plab

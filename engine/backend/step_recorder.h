@@ -1,0 +1,105 @@
+#pragma once
+// A Backend that passes every op on to another, and can record a step's ops
+// instead, to replay them later: a CUDA graph's semantics (step_graph.h) for
+// a backend with no graphs of its own, the CPU's. The trainer runs its steps
+// through one there, so every CPU test runs the recorded step a GPU replays,
+// and a step that would not replay right (an argument that changes from step
+// to step, a value read back in the middle of it) fails on any machine.
+//
+// While recording, an op that returns a value to the host, waits for the
+// backend or allocates throws CaptureRefused and nothing is kept; every other
+// op is kept with its arguments: tensors by address (each replay checks that
+// their storage is where it was), spans and structs by value, host buffers
+// by address (read and written when the replay runs).
+#include "engine/backend/backend.h"
+
+namespace plab {
+
+class StepRecorder final : public Backend {
+public:
+    explicit StepRecorder(Backend& inner) : inner_(inner) {}
+    Backend& inner() { return inner_; }
+
+    std::unique_ptr<StepGraph> capture(const std::function<void()>& launches) override;
+    bool can_capture() const override { return true; }
+
+    Device device() const override { return inner_.device(); }
+    std::string name() const override { return inner_.name(); }
+    std::uint64_t host_waits() const override { return inner_.host_waits(); }
+    std::uint64_t allocations() const override { return inner_.allocations(); }
+
+    Tensor allocate(Shape shape, FormatId dtype) override;
+    void upload(const float* host, Tensor& t) override;
+    void download(const Tensor& t, float* host) override;
+    void convert(const Tensor& src, Tensor& dst) override;
+    void gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpec& spec) override;
+    void column_sums(const Tensor& x, Tensor& sums) override;
+    void activation_forward(Activation a, const Tensor& x, Tensor& y) override;
+    void activation_backward(Activation a, const Tensor& x, const Tensor& dy, Tensor& dx) override;
+    float softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) override;
+    void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
+                                        Tensor& dlogits) override;
+    float mse_loss(const Tensor& pred, const Tensor& target) override;
+    void softmax_cross_entropy_on_device(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                         Tensor& loss) override;
+    void mse_loss_on_device(const Tensor& pred, const Tensor& target, Tensor& loss) override;
+    void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
+    void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                            Tensor& mean, Tensor& rstd) override;
+    void layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                             const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
+    void token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) override;
+    void token_scores_backward(const Tensor& q, const Tensor& k, const Tensor& dscores, int tokens, Tensor& dq,
+                               Tensor& dk) override;
+    void token_mix(const Tensor& probs, const Tensor& v, int tokens, Tensor& out) override;
+    void token_mix_backward(const Tensor& probs, const Tensor& v, const Tensor& dout, int tokens, Tensor& dprobs,
+                            Tensor& dv) override;
+    void scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, Tensor& probs) override;
+    void scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
+                                 Tensor& dx) override;
+    void accumulate(const Tensor& src, Tensor& dst, bool overwrite) override;
+    bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) override;
+    int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
+    void unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
+    void update_scaler(const ScalerRule& rule, const Tensor& found_inf, Tensor& state) override;
+    void queue_download(const Tensor& t, float* host) override;
+    void queue_upload(const float* host, Tensor& t) override;
+    void norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip,
+                                 Tensor& norm) override;
+    void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const SgdStep& step,
+                                  const UpdateGate& gate) override;
+    void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const AdamWStep& step,
+                                    const UpdateGate& gate) override;
+    float sum_of_squares(const Tensor& x) override;
+    std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
+    void scale_in_place(Tensor& x, float factor) override;
+    UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) override;
+    UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) override;
+    std::vector<UpdateCount> sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) override;
+    std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) override;
+    void queue_telemetry(const TelemetryRequest& request) override;
+    void finish_telemetry() override;
+    TensorStats tensor_stats(const Tensor& x, double divisor) override;
+    TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor) override;
+    void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
+    void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held,
+                               Log2Histogram& divided) override;
+    std::int64_t count_non_finite(const Tensor& x) override;
+    float finite_amax(const Tensor& x) override;
+    TensorComparison compare(const Tensor& a, const Tensor& b) override;
+    void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) override;
+
+    struct Recording;  // step_recorder.cpp
+
+private:
+    // Runs op on the inner backend, or keeps it (with its arguments) while recording.
+    template <typename... Params, typename... Args>
+    void pass(void (Backend::*op)(Params...), Args&&... args);
+    // For the ops that cannot be recorded.
+    void refuse_while_recording(const char* op) const;
+
+    Backend& inner_;
+    Recording* recording_ = nullptr;
+};
+
+}  // namespace plab

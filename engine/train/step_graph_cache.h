@@ -1,0 +1,62 @@
+#pragma once
+// The trainer's recorded steps (backend/step_graph.h), one per set of the
+// arguments a recorded step holds fixed: the run's config, the loss scale
+// (the backward and the unscaled telemetry take it as a number), whether the
+// step takes histograms, and whether the twin is on. A step with the same key
+// replays its graph; the first step with a new key records one.
+//
+// Every graph goes stale when the backend allocates (a tensor may have
+// moved): the cache then starts afresh. A step the backend refuses to record
+// (CaptureRefused: a host read, as clip_scaled's norm or an allocation on
+// the first step after a reallocation) runs op by op, and is not tried
+// again for that key until something is allocated.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "engine/backend/backend.h"
+#include "engine/train/run_config.h"
+
+namespace plab {
+
+struct StepGraphKey {
+    RunConfig config;
+    std::uint32_t scale_bits = 0;
+    bool histograms = false;
+    bool twin = false;
+
+    bool operator==(const StepGraphKey&) const = default;
+};
+
+// How the steps ran so far: replayed from a graph, or op by op.
+struct StepGraphCounts {
+    std::int64_t recorded = 0;  // graphs recorded
+    std::int64_t replayed = 0;  // steps that ran from a graph (the recording step included)
+    std::int64_t refused = 0;   // recordings the backend refused
+};
+
+class StepGraphCache {
+public:
+    // Runs the step: ops() recorded into a graph for key and replayed, or
+    // (no graph for this backend, or refused) called as it is.
+    void run(Backend& backend, const StepGraphKey& key, const std::function<void()>& ops);
+    const StepGraphCounts& counts() const { return counts_; }
+    void clear() { entries_.clear(); }
+
+private:
+    struct Entry {
+        StepGraphKey key;
+        std::unique_ptr<StepGraph> graph;  // null: refused
+        std::uint64_t last_use = 0;
+    };
+    Entry* find(const StepGraphKey& key);
+    Entry& record(Backend& backend, const StepGraphKey& key, const std::function<void()>& ops);
+
+    std::vector<Entry> entries_;
+    std::uint64_t allocations_ = 0;  // the backend's when the entries were made
+    std::uint64_t clock_ = 0;
+    StepGraphCounts counts_;
+};
+
+}  // namespace plab
