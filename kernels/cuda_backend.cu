@@ -159,16 +159,21 @@ const void* CudaBackend::device_table(int slot, const TableKey& key, const void*
     return kept.back().device.raw();
 }
 
-Tensor CudaBackend::allocate(Shape shape, FormatId dtype) {
+Tensor CudaBackend::device_tensor(Shape shape, FormatId dtype) {
     gpu::require(shape.rows >= 0 && shape.cols >= 0,
                  [&] { return "allocate: negative shape " + shape_text(shape); });
-    const std::size_t bytes = shape.size() * sizeof(float);
-    auto buffer = std::make_shared<DeviceBuffer>(bytes, name_);
+    return Tensor(shape, dtype, std::make_shared<DeviceBuffer>(shape.size() * sizeof(float), name_));
+}
+
+Tensor CudaBackend::allocate(Shape shape, FormatId dtype) {
+    // A tensor made inside a captured step would be zeroed again by every replay.
+    gpu::refuse_while_capturing(stream_, "allocate");
+    Tensor t = device_tensor(shape, dtype);
     ++allocations_;
     // Zero-filled, as the interface promises (async on our stream: ordered
     // before every op that can see the tensor).
-    if (bytes) check_cuda(cudaMemsetAsync(buffer->data(), 0, bytes, stream_), "cudaMemsetAsync");
-    return Tensor(shape, dtype, std::move(buffer));
+    if (t.size()) check_cuda(cudaMemsetAsync(t.raw(), 0, t.size() * sizeof(float), stream_), "cudaMemsetAsync");
+    return t;
 }
 
 void CudaBackend::upload(const float* host, Tensor& t) {
@@ -188,6 +193,7 @@ void CudaBackend::queue_upload(const float* host, Tensor& t) {
     const std::size_t bytes = t.size() * sizeof(float);
     void* staged = stage_bytes(bytes);
     std::memcpy(staged, host, bytes);
+    if (capture_uploads_) capture_uploads_->push_back({host, staged, bytes});  // each replay copies again
     check_cuda(cudaMemcpyAsync(p, staged, bytes, cudaMemcpyHostToDevice, stream_), "queue_upload");
     round_in_place(t, stream_, "queue_upload");
 }

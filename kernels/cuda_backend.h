@@ -29,6 +29,7 @@ class LtBiasGemm;  // cuda_lt_gemm.cuh
 struct UnscaleScalars;  // cuda_reduction_ops.cu
 struct UpdateGateView;  // cuda_optim_ops.cu
 }
+class CudaStepGraph;  // cuda_step_graph.cu
 
 // What a multi-tensor launch's table describes, word by word: each tensor's
 // storage, size and dtype (a missing one as zeros).
@@ -132,7 +133,22 @@ public:
     void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
     void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held, Log2Histogram& divided) override;
 
+    // cuda_step_graph.cu: the step captured from the stream into a CUDA graph.
+    std::unique_ptr<StepGraph> capture(const std::function<void()>& launches) override;
+    bool can_capture() const override { return true; }
+
 private:
+    friend class CudaStepGraph;
+    // Device memory for the backend's own use (telemetry results): neither
+    // zeroed nor counted by allocations(), and made even while capturing.
+    Tensor device_tensor(Shape shape, FormatId dtype = FormatId::fp32);
+    // A captured step launched; its results land at the next finish_telemetry().
+    void replay_graph(CudaStepGraph& graph);
+    // The copies of q's result slots to its pinned chunks, on the stream.
+    void copy_results_to_host(TelemetryQueue& q);
+    // After the wait: q's results into their targets, its readbacks to the
+    // host; the first bad label's message ("" when none).
+    std::string land(const TelemetryQueue& q);
     // Device scratch slot `slot` (cuda_common.cuh's ScratchSlot) grown to at
     // least `bytes`; kept between calls.
     void* scratch(int slot, std::size_t bytes);
@@ -188,6 +204,9 @@ private:
     std::vector<std::vector<CachedTable>> tables_;
     std::uint64_t table_clock_ = 0;
     std::uint64_t allocations_ = 0;
+    // While capturing: where queue_upload notes its copies for the replays.
+    std::vector<QueuedUpload>* capture_uploads_ = nullptr;
+    CudaStepGraph* replayed_ = nullptr;  // launched, not landed yet
 };
 
 // The CUDA backend on device 0; plab::Error("no CUDA device found; use

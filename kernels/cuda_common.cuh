@@ -16,6 +16,7 @@
 #include <string>
 
 #include "engine/backend/op_checks.h"
+#include "engine/backend/step_graph.h"
 #include "engine/common/error.h"
 #include "engine/numeric/scalar_cast.h"
 #include "engine/tensor/tensor.h"
@@ -54,7 +55,17 @@ inline void check_cublas(cublasStatus_t status, const char* what) {
 // Every wait of the host for the device goes through here, so that it can be
 // counted: a training step should wait once, at its finish (CudaBackend::host_waits).
 std::uint64_t next_host_wait();  // cuda_backend.cu: counts one
+// A captured step (cuda_step_graph.cu) cannot wait or allocate: the capture
+// is given up (CaptureRefused) and the step runs op by op.
+inline void refuse_while_capturing(cudaStream_t stream, const char* op) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    check_cuda(cudaStreamIsCapturing(stream, &status), op);
+    if (status != cudaStreamCaptureStatusNone)
+        throw CaptureRefused(std::string(op) + " cannot be part of a captured step: it waits for the device or allocates");
+}
+
 inline void wait_for_stream(cudaStream_t stream, const char* op) {
+    refuse_while_capturing(stream, op);
     next_host_wait();
     check_cuda(cudaStreamSynchronize(stream), op);
 }

@@ -22,6 +22,7 @@
 #include "engine/numeric/tensor_stats_finish.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"
+#include "kernels/cuda_step_graph.h"
 
 namespace plab {
 
@@ -226,8 +227,8 @@ void finish_one(const PendingTelemetry& p, const TelemetrySlot& slot) {
 void* CudaBackend::telemetry_slot(std::size_t slot) {
     const std::size_t chunk = slot / kSlotsPerChunk;
     while (telemetry_.device_chunks.size() <= chunk) {
-        telemetry_.device_chunks.push_back(
-            allocate({1, static_cast<int>(kChunkBytes / sizeof(float))}, FormatId::fp32));
+        // Not allocate(): result chunks are the queue's own, made while a step is captured too.
+        telemetry_.device_chunks.push_back(device_tensor({1, static_cast<int>(kChunkBytes / sizeof(float))}));
         void* pinned = nullptr;
         check_cuda(cudaMallocHost(&pinned, kChunkBytes), "telemetry: cudaMallocHost");
         telemetry_.host_chunks.push_back(pinned);
@@ -236,16 +237,18 @@ void* CudaBackend::telemetry_slot(std::size_t slot) {
     return base + slot % kSlotsPerChunk;
 }
 
-void CudaBackend::release_telemetry() {
-    for (void* p : telemetry_.host_chunks) cudaFreeHost(p);
-    telemetry_.host_chunks.clear();
-    for (const PinnedStaging::Chunk& c : telemetry_.staging.chunks) cudaFreeHost(c.memory);
-    telemetry_.staging = {};
-    telemetry_.readbacks.clear();
-    telemetry_.label_checks.clear();
-    if (telemetry_.copied) cudaEventDestroy(telemetry_.copied);
-    telemetry_.copied = nullptr;
+void release_pinned(TelemetryQueue& q) {
+    for (void* p : q.host_chunks) cudaFreeHost(p);
+    q.host_chunks.clear();
+    for (const PinnedStaging::Chunk& c : q.staging.chunks) cudaFreeHost(c.memory);
+    q.staging = {};
+    q.readbacks.clear();
+    q.label_checks.clear();
+    if (q.copied) cudaEventDestroy(q.copied);
+    q.copied = nullptr;
 }
+
+void CudaBackend::release_telemetry() { release_pinned(telemetry_); }
 
 void CudaBackend::queue_telemetry(const TelemetryRequest& request) {
     detail::check_divisor(request.divisor);
@@ -312,37 +315,55 @@ void CudaBackend::queue_download(const Tensor& t, float* host) {
     stage_readback(gpu::device_floats(t, "queue_download"), t.size() * sizeof(float), host, "queue_download");
 }
 
-void CudaBackend::finish_telemetry() {
-    // Queued uploads used the staging too: it is reclaimed below, after the wait.
-    if (telemetry_.pending.empty() && telemetry_.readbacks.empty() && telemetry_.label_checks.empty() &&
-        telemetry_.staging.used == 0 && telemetry_.staging.chunk == 0)
-        return;
-    const std::size_t used = telemetry_.pending.size();
+void CudaBackend::copy_results_to_host(TelemetryQueue& q) {
+    const std::size_t used = q.pending.size();
     for (std::size_t chunk = 0; chunk * kSlotsPerChunk < used; ++chunk) {
         const std::size_t slots = std::min(kSlotsPerChunk, used - chunk * kSlotsPerChunk);
-        check_cuda(cudaMemcpyAsync(telemetry_.host_chunks[chunk], telemetry_.device_chunks[chunk].raw(),
-                                   slots * sizeof(TelemetrySlot), cudaMemcpyDeviceToHost, stream_),
+        check_cuda(cudaMemcpyAsync(q.host_chunks[chunk], q.device_chunks[chunk].raw(), slots * sizeof(TelemetrySlot),
+                                   cudaMemcpyDeviceToHost, stream_),
                    "telemetry: copy");
     }
+}
+
+std::string CudaBackend::land(const TelemetryQueue& q) {
+    for (const PendingTelemetry& p : q.pending) {
+        const auto* host = static_cast<const TelemetrySlot*>(q.host_chunks[p.slot / kSlotsPerChunk]);
+        finish_one(p, host[p.slot % kSlotsPerChunk]);
+    }
+    for (const PendingReadback& r : q.readbacks) std::memcpy(r.host, r.staged, r.bytes);
+    for (const PendingLabelCheck& c : q.label_checks)
+        if (c.landed.bad_row != INT_MAX) return bad_label_message(c.landed.bad_label, c.landed.bad_row, c.classes);
+    return {};
+}
+
+void CudaBackend::finish_telemetry() {
+    // Queued uploads used the staging too: it is reclaimed below, after the wait.
+    const bool queued = !telemetry_.pending.empty() || !telemetry_.readbacks.empty() ||
+                        !telemetry_.label_checks.empty() || telemetry_.staging.used != 0 ||
+                        telemetry_.staging.chunk != 0;
+    if (!queued && !replayed_) return;
+    // A replayed graph copied its results to its own pinned chunks itself.
+    copy_results_to_host(telemetry_);
     if (!telemetry_.copied)
         check_cuda(cudaEventCreateWithFlags(&telemetry_.copied, cudaEventDisableTiming), "telemetry: event");
     check_cuda(cudaEventRecord(telemetry_.copied, stream_), "telemetry: event");
     gpu::next_host_wait();
     check_cuda(cudaEventSynchronize(telemetry_.copied), "telemetry: wait");
-    for (const PendingTelemetry& p : telemetry_.pending) {
-        const auto* host = static_cast<const TelemetrySlot*>(telemetry_.host_chunks[p.slot / kSlotsPerChunk]);
-        finish_one(p, host[p.slot % kSlotsPerChunk]);
+    std::string bad_label;
+    if (replayed_) {
+        const CudaStepGraph* graph = replayed_;
+        replayed_ = nullptr;
+        bad_label = land(graph->queue);
     }
+    const std::string eager_bad_label = land(telemetry_);
+    if (bad_label.empty()) bad_label = eager_bad_label;
+    // The backend is clean again before anything throws.
     telemetry_.pending.clear();
-    for (const PendingReadback& r : telemetry_.readbacks) std::memcpy(r.host, r.staged, r.bytes);
     telemetry_.readbacks.clear();
+    telemetry_.label_checks.clear();
     telemetry_.staging.chunk = 0;
     telemetry_.staging.used = 0;
-    std::deque<PendingLabelCheck> checks;
-    checks.swap(telemetry_.label_checks);  // the backend is clean again before anything throws
-    for (const PendingLabelCheck& c : checks)
-        if (c.landed.bad_row != INT_MAX)
-            throw Error(bad_label_message(c.landed.bad_label, c.landed.bad_row, c.classes));
+    if (!bad_label.empty()) throw Error(bad_label);
 }
 
 // The one-shot queries are a request finished at once.

@@ -62,6 +62,14 @@ struct PendingLabelCheck {
 // (cuda_loss_ops.cu), the CPU's words.
 std::string bad_label_message(float label, int row, int classes);
 
+// A queue_upload recorded into a CUDA graph: the graph copies from `staged`,
+// which each replay first fills from `host` (cuda_step_graph.cu).
+struct QueuedUpload {
+    const void* host = nullptr;
+    void* staged = nullptr;
+    std::size_t bytes = 0;
+};
+
 struct TelemetryQueue {
     std::vector<PendingTelemetry> pending;
     std::vector<PendingReadback> readbacks;
@@ -73,5 +81,7 @@ struct TelemetryQueue {
     std::vector<void*> host_chunks;  // cudaMallocHost, freed by the backend
     CUevent_st* copied = nullptr;    // cudaEvent_t: the copies to host are done
 };
+// Frees q's pinned memory and event (its device chunks free themselves).
+void release_pinned(TelemetryQueue& q);
 
 }  // namespace plab

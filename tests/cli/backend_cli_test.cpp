@@ -70,6 +70,8 @@ TEST(BackendCli, BenchTakesTheSameBackendChoice) {
     ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
     EXPECT_EQ(nlohmann::json::parse(cpu.out).at("backend"), "CPU (exact emulation)");
     EXPECT_EQ(nlohmann::json::parse(cpu.out).at("host_waits_per_step"), 0.0);  // the CPU never waits for a device
+    // Every step replays its recorded graph but the first (which allocates the buffers).
+    EXPECT_DOUBLE_EQ(nlohmann::json::parse(cpu.out).at("replayed_step_frac").get<double>(), 0.9);
     if (s.cuda == CudaSituation::device) GTEST_SKIP() << "a CUDA device is present: " << s.device_text;
     const Result cuda = run_plab("bench --backend cuda --steps 10 --rounds 1 --json");
     EXPECT_EQ(cuda.exit_code, 2);

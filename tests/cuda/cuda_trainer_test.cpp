@@ -19,6 +19,7 @@
 #include "engine/train/trainer.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/device_info.h"
+#include "tests/train/trainer_test_util.h"
 
 namespace plab {
 namespace {
@@ -96,6 +97,35 @@ TEST(CudaTrainer, ADefaultPresetStepWaitsForTheDeviceOnce) {
     const std::uint64_t before = gpu.host_waits();
     for (int i = 0; i < 20; ++i) trainer.step();  // steps 12..31: two histogram steps, no evaluation
     EXPECT_EQ(gpu.host_waits() - before, 20u);
+    EXPECT_GE(trainer.step_graph_counts().replayed, 25) << "past the first, the steps replay a captured graph";
+}
+
+// Steps replayed from a captured CUDA graph give the records of the same run
+// stepped op by op on the device, bit for bit (the same kernels in the same
+// order; only the launches differ), through histogram steps, evaluations,
+// growths and overflow skips (the sawtooth).
+TEST(CudaTrainer, CapturedStepsReplayWithTheRecordsOfOpByOpSteps) {
+    if (!cuda_device_present()) GTEST_SKIP() << cuda::describe_devices();
+    for (const char* preset : {"spirals-amp-fp16", "scaler-sawtooth"}) {
+        SCOPED_TRACE(preset);
+        RunConfig config = load_preset(preset);
+        config.steps = 250;
+        CudaBackend gpu;
+        TrainerOptions op_by_op;
+        op_by_op.step_graphs = false;
+        Trainer replayed(gpu, config), stepped(gpu, config, op_by_op);
+        for (int s = 1; s <= config.steps; ++s) {
+            const StepRecord a = replayed.step();
+            const StepRecord b = stepped.step();
+            ASSERT_EQ(trainer_test::record_difference(a, b), "") << "step " << s;
+            ASSERT_EQ(trainer_test::histograms_difference(replayed.histograms(), stepped.histograms()), "")
+                << "step " << s;
+        }
+        const StepGraphCounts& c = replayed.step_graph_counts();
+        std::cout << preset << ": " << c.recorded << " graphs captured, " << c.replayed << " of " << config.steps
+                  << " steps replayed, " << c.refused << " captures refused\n";
+        EXPECT_GT(c.replayed, config.steps / 2);
+    }
 }
 
 TEST(CudaTrainer, ScalerSawtoothOverflowsAtTheSameSteps) {

@@ -110,8 +110,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Variant{"spirals-amp-fp16", {"scaler.kind=hysteresis", "scaler.hysteresis=2"}},
                       Variant{"spirals-amp-fp16", {"data.kind=sine", "telemetry.hist_every=10"}},
                       Variant{"spirals-amp-fp16", {"twin=false", "telemetry.enabled=false"}}),
-    [](const ::testing::TestParamInfo<Variant>& info) {
-        std::string name = std::to_string(info.index) + "_" + info.param.preset;
+    [](const ::testing::TestParamInfo<Variant>& p) {
+        std::string name = std::to_string(p.index) + "_" + p.param.preset;
         for (char& c : name)
             if (c == '-') c = '_';
         return name;

@@ -25,6 +25,7 @@ struct Variant {
     bool twin;
     bool telemetry;
     bool histograms;  // at the preset's hist_every
+    bool step_graphs = true;  // steps replayed from a recorded graph (TrainerOptions::step_graphs)
 };
 
 // The variants the speed targets compare. The first is the preset
@@ -38,8 +39,11 @@ constexpr Variant kVariants[] = {
     {"amp_fp16_telemetry", "AMP FP16 with statistics and the preset's histograms (twin off)", Recipe::amp_fp16, false,
      true, true},
     {"default_no_telemetry", "preset with its twin, telemetry off", Recipe::amp_fp16, true, false, false},
+    {"default_op_by_op", "preset as shipped, every step run op by op (no step graphs)", Recipe::amp_fp16, true, true,
+     true, false},
 };
-constexpr std::size_t kDefault = 0, kAmp = 1, kFp32 = 2, kStats = 3, kTelemetry = 4, kDefaultBare = 5;
+constexpr std::size_t kDefault = 0, kAmp = 1, kFp32 = 2, kStats = 3, kTelemetry = 4, kDefaultBare = 5,
+                      kDefaultOpByOp = 6;
 
 RunConfig variant_config(const RunConfig& base, const Variant& v, int steps) {
     RunConfig c = base;
@@ -58,16 +62,20 @@ RunConfig variant_config(const RunConfig& base, const Variant& v, int steps) {
 struct Timing {
     std::vector<double> seconds;  // one per round
     std::uint64_t host_waits = 0;  // of the last round
+    std::int64_t replayed = 0;     // steps replayed from a graph, of the last round
     double best() const { return *std::min_element(seconds.begin(), seconds.end()); }
 };
 
-void time_run(Backend& backend, const RunConfig& config, Timing& timing) {
-    Trainer trainer(backend, config);
+void time_run(Backend& backend, const RunConfig& config, bool step_graphs, Timing& timing) {
+    TrainerOptions options;
+    options.step_graphs = step_graphs;
+    Trainer trainer(backend, config, options);
     const std::uint64_t waits = backend.host_waits();
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < config.steps; ++i) (void)trainer.step();
     timing.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     timing.host_waits = backend.host_waits() - waits;
+    timing.replayed = trainer.step_graph_counts().replayed;
 }
 
 }  // namespace
@@ -86,7 +94,7 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
     for (int round = 0; round < o.rounds; ++round)
         for (std::size_t v = 0; v < std::size(kVariants); ++v) {
             if (!o.json) log << "round " << round + 1 << "/" << o.rounds << ": " << kVariants[v].name << '\n';
-            time_run(backend, variant_config(base, kVariants[v], o.steps), timings[v]);
+            time_run(backend, variant_config(base, kVariants[v], o.steps), kVariants[v].step_graphs, timings[v]);
         }
     auto rate = [&](std::size_t v) { return o.steps / timings[v].best(); };
     const double amp_vs_fp32 = timings[kAmp].best() / timings[kFp32].best();
@@ -95,6 +103,9 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
     const double preset_telemetry_overhead = timings[kDefault].best() / timings[kDefaultBare].best() - 1.0;
     // How often a step of the preset waited for the device (evaluations included): 0 on the CPU.
     const double waits_per_step = static_cast<double>(timings[kDefault].host_waits) / o.steps;
+    // What replaying recorded steps saves (a GPU: launches; the CPU: nothing to save, a check of its cost).
+    const double graph_speedup = timings[kDefaultOpByOp].best() / timings[kDefault].best();
+    const double replayed_frac = static_cast<double>(timings[kDefault].replayed) / o.steps;
     if (o.json) {
         std::string line;
         {
@@ -108,7 +119,9 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
                 .number("stats_overhead", stats_overhead)
                 .number("telemetry_overhead", telemetry_overhead)
                 .number("preset_telemetry_overhead", preset_telemetry_overhead)
-                .number("host_waits_per_step", waits_per_step);
+                .number("host_waits_per_step", waits_per_step)
+                .number("step_graph_speedup", graph_speedup)
+                .number("replayed_step_frac", replayed_frac);
         }
         out << line;
         return;
@@ -124,6 +137,8 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
         << significant_text(100.0 * telemetry_overhead, 3) << "%\n";
     out << "  telemetry adds " << significant_text(100.0 * preset_telemetry_overhead, 3)
         << "% to the preset as shipped (twin on)\n";
+    out << "  " << significant_text(100.0 * replayed_frac, 3) << "% of the preset's steps replayed a recorded graph, "
+        << significant_text(graph_speedup, 3) << "x the speed of running them op by op\n";
     if (backend.device() != Device::cpu)
         out << "  a step of the preset waits for the device " << significant_text(waits_per_step, 3)
             << " times (evaluations included)\n";
@@ -138,7 +153,8 @@ void add_bench_command(CLI::App& app) {
         "and the preset's histograms, and the preset with its twin but no telemetry, interleaved over several\n"
         "rounds (best round counts), then the ratios: AMP emulation time over FP32 time, the overhead of\n"
         "statistics alone and with histograms on an AMP step (twin off), and telemetry's overhead on the\n"
-        "preset as shipped; on a GPU, how often a step of the preset waits for the device.\n"
+        "preset as shipped; the share of the preset's steps that replayed a recorded step graph, and the\n"
+        "speed that gives over running every step op by op; on a GPU, how often a step waits for the device.\n"
         "--backend picks where (cpu: the exact emulation; cuda: the GPU, exit 2 without one; auto).\n\n"
         "Examples:\n  plab bench\n  plab bench --json --steps 2000 --rounds 5\n  plab bench --backend cuda --json");
     cmd->add_option("--preset", options->preset, "Preset to measure")->default_val("spirals-amp-fp16");
