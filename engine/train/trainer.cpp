@@ -377,7 +377,6 @@ void Trainer::land_telemetry(StepRecord& record, bool histograms) {
     record.histograms = histograms_;
 }
 
-
 // The backend's scaler state is the host's before the step: uploaded on the
 // first step and after a live edit, a fork or a reset changed the host's.
 void Trainer::sync_scaler_state() {
