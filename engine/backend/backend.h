@@ -150,8 +150,9 @@ public:
     virtual std::uint64_t allocations() const = 0;
     // Records the ops `launches` calls on this backend, without running them,
     // into a graph to replay (step_graph.h). nullptr when this backend cannot
-    // record (the caller then runs the step through StepRecorder, or op by
-    // op); CaptureRefused when an op of the step cannot be recorded.
+    // record, which can_capture() says beforehand (the caller then runs the
+    // step through StepRecorder, or op by op); CaptureRefused when an op of
+    // the step cannot be recorded.
     virtual std::unique_ptr<StepGraph> capture(const std::function<void()>& launches) {
         (void)launches;
         return nullptr;

@@ -60,24 +60,19 @@ struct Kept {
     static const type& use(const type& v) { return v; }
 };
 // ...tensors by address...
-template <>
-struct Kept<const Tensor&> {
-    using type = const Tensor*;
-    static type keep(const Tensor& t, Placement& p) {
+template <typename T>  // Tensor or const Tensor
+struct KeptTensor {
+    using type = T*;
+    static type keep(T& t, Placement& p) {
         p.note(&t);
         return &t;
     }
-    static const Tensor& use(type t) { return *t; }
+    static T& use(type t) { return *t; }
 };
 template <>
-struct Kept<Tensor&> {
-    using type = Tensor*;
-    static type keep(Tensor& t, Placement& p) {
-        p.note(&t);
-        return &t;
-    }
-    static Tensor& use(type t) { return *t; }
-};
+struct Kept<const Tensor&> : KeptTensor<const Tensor> {};
+template <>
+struct Kept<Tensor&> : KeptTensor<Tensor> {};
 // ...and a span's elements copied (the caller's vector is gone by the replay).
 template <typename T>
 struct Kept<std::span<T>> {
@@ -136,6 +131,12 @@ void StepRecorder::pass(void (Backend::*op)(Params...), Args&&... args) {
     recording_->ops.push_back([&inner = inner_, op, kept] {
         std::apply([&](const auto&... k) { (inner.*op)(Kept<Params>::use(k)...); }, kept);
     });
+}
+
+template <typename R, typename... Params, typename... Args>
+R StepRecorder::refused(const char* name, R (Backend::*op)(Params...), Args&&... args) {
+    refuse_while_recording(name);
+    return (inner_.*op)(std::forward<Args>(args)...);
 }
 
 void StepRecorder::refuse_while_recording(const char* op) const {
@@ -232,89 +233,68 @@ void StepRecorder::queue_compare(const Tensor& a, const Tensor& b, TensorCompari
 // --- refused while recording: they allocate, wait, or hand a value back ---
 
 Tensor StepRecorder::allocate(Shape shape, FormatId dtype) {
-    refuse_while_recording("allocate");
-    return inner_.allocate(shape, dtype);
+    return refused("allocate", &Backend::allocate, shape, dtype);
 }
 void StepRecorder::upload(const float* host, Tensor& t) {
-    refuse_while_recording("upload (queue_upload can be recorded)");
-    inner_.upload(host, t);
+    return refused("upload (queue_upload can be recorded)", &Backend::upload, host, t);
 }
 void StepRecorder::download(const Tensor& t, float* host) {
-    refuse_while_recording("download (queue_download can be recorded)");
-    inner_.download(t, host);
+    return refused("download (queue_download can be recorded)", &Backend::download, t, host);
 }
 float StepRecorder::softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) {
-    refuse_while_recording("softmax_cross_entropy");
-    return inner_.softmax_cross_entropy(logits, labels, probs);
+    return refused("softmax_cross_entropy", &Backend::softmax_cross_entropy, logits, labels, probs);
 }
 float StepRecorder::mse_loss(const Tensor& pred, const Tensor& target) {
-    refuse_while_recording("mse_loss");
-    return inner_.mse_loss(pred, target);
+    return refused("mse_loss", &Backend::mse_loss, pred, target);
 }
 bool StepRecorder::unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) {
-    refuse_while_recording("unscale_and_check");
-    return inner_.unscale_and_check(src, inv_scale, dst);
+    return refused("unscale_and_check", &Backend::unscale_and_check, src, inv_scale, dst);
 }
 int StepRecorder::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) {
-    refuse_while_recording("unscale_all");
-    return inner_.unscale_all(jobs, inv_scale);
+    return refused("unscale_all", &Backend::unscale_all, jobs, inv_scale);
 }
 float StepRecorder::sum_of_squares(const Tensor& x) {
-    refuse_while_recording("sum_of_squares");
-    return inner_.sum_of_squares(x);
+    return refused("sum_of_squares", &Backend::sum_of_squares, x);
 }
 std::vector<float> StepRecorder::sum_of_squares_all(std::span<const Tensor* const> xs) {
-    refuse_while_recording("sum_of_squares_all");
-    return inner_.sum_of_squares_all(xs);
+    return refused("sum_of_squares_all", &Backend::sum_of_squares_all, xs);
 }
 UpdateCount StepRecorder::sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) {
-    refuse_while_recording("sgd_update");
-    return inner_.sgd_update(w, g, velocity, step);
+    return refused("sgd_update", &Backend::sgd_update, w, g, velocity, step);
 }
 UpdateCount StepRecorder::adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) {
-    refuse_while_recording("adamw_update");
-    return inner_.adamw_update(w, g, m, v, step);
+    return refused("adamw_update", &Backend::adamw_update, w, g, m, v, step);
 }
 std::vector<UpdateCount> StepRecorder::sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) {
-    refuse_while_recording("sgd_update_all");
-    return inner_.sgd_update_all(jobs, step);
+    return refused("sgd_update_all", &Backend::sgd_update_all, jobs, step);
 }
 std::vector<UpdateCount> StepRecorder::adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) {
-    refuse_while_recording("adamw_update_all");
-    return inner_.adamw_update_all(jobs, step);
+    return refused("adamw_update_all", &Backend::adamw_update_all, jobs, step);
 }
 void StepRecorder::finish_telemetry() {
-    refuse_while_recording("finish_telemetry");
-    inner_.finish_telemetry();
+    return refused("finish_telemetry", &Backend::finish_telemetry);
 }
 TensorStats StepRecorder::tensor_stats(const Tensor& x, double divisor) {
-    refuse_while_recording("tensor_stats");
-    return inner_.tensor_stats(x, divisor);
+    return refused("tensor_stats", &Backend::tensor_stats, x, divisor);
 }
 TensorStatsPair StepRecorder::tensor_stats_pair(const Tensor& x, double divisor) {
-    refuse_while_recording("tensor_stats_pair");
-    return inner_.tensor_stats_pair(x, divisor);
+    return refused("tensor_stats_pair", &Backend::tensor_stats_pair, x, divisor);
 }
 void StepRecorder::add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) {
-    refuse_while_recording("add_to_histogram");
-    inner_.add_to_histogram(x, divisor, hist);
+    return refused("add_to_histogram", &Backend::add_to_histogram, x, divisor, hist);
 }
 void StepRecorder::add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held,
                                          Log2Histogram& divided) {
-    refuse_while_recording("add_to_histogram_pair");
-    inner_.add_to_histogram_pair(x, divisor, held, divided);
+    return refused("add_to_histogram_pair", &Backend::add_to_histogram_pair, x, divisor, held, divided);
 }
 std::int64_t StepRecorder::count_non_finite(const Tensor& x) {
-    refuse_while_recording("count_non_finite");
-    return inner_.count_non_finite(x);
+    return refused("count_non_finite", &Backend::count_non_finite, x);
 }
 float StepRecorder::finite_amax(const Tensor& x) {
-    refuse_while_recording("finite_amax");
-    return inner_.finite_amax(x);
+    return refused("finite_amax", &Backend::finite_amax, x);
 }
 TensorComparison StepRecorder::compare(const Tensor& a, const Tensor& b) {
-    refuse_while_recording("compare");
-    return inner_.compare(a, b);
+    return refused("compare", &Backend::compare, a, b);
 }
 
 }  // namespace plab

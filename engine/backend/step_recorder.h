@@ -18,7 +18,6 @@ namespace plab {
 class StepRecorder final : public Backend {
 public:
     explicit StepRecorder(Backend& inner) : inner_(inner) {}
-    Backend& inner() { return inner_; }
 
     std::unique_ptr<StepGraph> capture(const std::function<void()>& launches) override;
     bool can_capture() const override { return true; }
@@ -95,7 +94,9 @@ private:
     // Runs op on the inner backend, or keeps it (with its arguments) while recording.
     template <typename... Params, typename... Args>
     void pass(void (Backend::*op)(Params...), Args&&... args);
-    // For the ops that cannot be recorded.
+    // The ops that cannot be recorded: refused while recording, else run on the inner backend.
+    template <typename R, typename... Params, typename... Args>
+    R refused(const char* name, R (Backend::*op)(Params...), Args&&... args);
     void refuse_while_recording(const char* op) const;
 
     Backend& inner_;

@@ -42,7 +42,6 @@ public:
     // (no graph for this backend, or refused) called as it is.
     void run(Backend& backend, const StepGraphKey& key, const std::function<void()>& ops);
     const StepGraphCounts& counts() const { return counts_; }
-    void clear() { entries_.clear(); }
 
 private:
     struct Entry {
