@@ -104,10 +104,10 @@ public:
     bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) override;
     int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
     void unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
-    void update_scaler(const ScalerRule& rule, const Tensor& found_inf, Tensor& state) override;
+    void update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) override;
     float sum_of_squares(const Tensor& x) override;
     std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
-    void norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip,
+    void norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
                                  Tensor& norm) override;
     std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
@@ -119,10 +119,8 @@ public:
     UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) override;
     std::vector<UpdateCount> sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) override;
     std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) override;
-    void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const SgdStep& step,
-                                  const UpdateGate& gate) override;
-    void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const AdamWStep& step,
-                                    const UpdateGate& gate) override;
+    void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
+    void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
 
     // cuda_telemetry_ops.cu
     void queue_telemetry(const TelemetryRequest& request) override;

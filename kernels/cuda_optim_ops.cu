@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/backend/update_settings.h"
 #include "engine/optim/update_math.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"
@@ -20,6 +21,7 @@ namespace gpu {
 // Where an update launched by update_all_on_device reads its gate
 // (backend.h's UpdateGate, as device pointers); all null for update_all.
 struct UpdateGateView {
+    const float* settings = nullptr;
     const float* skip = nullptr;
     const float* step_count = nullptr;
     const float* adamw_table = nullptr;
@@ -68,7 +70,14 @@ struct UpdateSlice {
 
 struct SgdElement {
     float lr, momentum, weight_decay;
-    __device__ void bind(const gpu::UpdateGateView&) {}
+    // A gated update reads its hyper-parameters where the step runs.
+    __device__ void bind(const gpu::UpdateGateView& gate) {
+        if (gate.settings == nullptr) return;
+        const SgdStep s = load_sgd_settings(gate.settings);
+        lr = s.lr;
+        momentum = s.momentum;
+        weight_decay = s.weight_decay;
+    }
     __device__ Counts operator()(const UpdateSlice& s, std::size_t i) const {
         const float g = sgd_decayed_grad(s.w[i], s.g[i], weight_decay);
         if (s.a == nullptr || momentum == 0.0f)  // no buffer is read or written, as in sgd_update
@@ -80,8 +89,11 @@ struct SgdElement {
 
 struct AdamWElement {
     AdamWScalars k;
-    // On the device, step t's scalars are the table's row for the count kept there.
+    // A gated update computes the t-independent scalars from the settings
+    // kept on the device (as the host would), and reads step t's from the
+    // table's row for the count kept there.
     __device__ void bind(const gpu::UpdateGateView& gate) {
+        if (gate.settings != nullptr) k = adamw_fixed_scalars(load_adamw_settings(gate.settings));
         if (gate.adamw_table == nullptr) return;
         const int row = adamw_table_row(*gate.step_count, gate.table_rows);
         load_adamw_row(gate.adamw_table + static_cast<std::size_t>(row) * kAdamWTableWords, k);
@@ -201,6 +213,7 @@ void CudaBackend::update_all_on_device(std::span<const UpdateJob> jobs, Element 
     constexpr const char* op = "update_all_on_device";
     checks::require_update_gate(gate, jobs.size(), adamw, op);
     gpu::UpdateGateView view;
+    view.settings = device_floats(*gate.settings, op);
     view.skip = gate.skip ? device_floats(*gate.skip, op) : nullptr;
     float* step_count = device_floats(*gate.step_count, op);
     view.step_count = step_count;
@@ -214,16 +227,13 @@ void CudaBackend::update_all_on_device(std::span<const UpdateJob> jobs, Element 
     gpu::check_cuda(cudaGetLastError(), op);
 }
 
-void CudaBackend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const SgdStep& step,
-                                           const UpdateGate& gate) {
-    update_all_on_device(jobs, SgdElement{step.lr, step.momentum, step.weight_decay}, gate, false);
+// The elements' scalars come from the gate's settings and table on the device (bind).
+void CudaBackend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
+    update_all_on_device(jobs, SgdElement{}, gate, false);
 }
 
-void CudaBackend::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const AdamWStep& step,
-                                             const UpdateGate& gate) {
-    AdamWStep first = step;
-    first.step = 1;  // the t-independent scalars; the table gives the rest on the device
-    update_all_on_device(jobs, AdamWElement{adamw_scalars(first)}, gate, true);
+void CudaBackend::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
+    update_all_on_device(jobs, AdamWElement{}, gate, true);
 }
 
 std::vector<UpdateCount> CudaBackend::sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) {

@@ -63,9 +63,10 @@ __global__ void unscale_all_kernel(const UnscaleSlice* slices, gpu::UnscaleScala
     }
 }
 
-// The loss scaler's rule (scaler_rule.h, the host's own) on the device state.
-__global__ void update_scaler_kernel(ScalerRule rule, const float* found_inf, float* state) {
-    store_scaler_state(next_scaler_state(rule, load_scaler_state(state), *found_inf != 0.0f), state);
+// The loss scaler's rule (scaler_rule.h, the host's own) on the device
+// state, with the rule's parameters as the device holds them.
+__global__ void update_scaler_kernel(const float* rule, const float* found_inf, float* state) {
+    store_scaler_state(next_scaler_state(load_scaler_rule(rule), load_scaler_state(state), *found_inf != 0.0f), state);
 }
 
 // One tensor of sum_of_squares_all.
@@ -105,15 +106,16 @@ __global__ void squares_fold_kernel(const SquaresSlice* slices, const float* par
 
 // The global norm from the tensors' sums of squares, added in order as the
 // host does; coef = the clip coefficient, or 1 when there is no clip (no
-// max_norm, or the step is skipped).
-__global__ void norm_and_coefficient_kernel(const float* sums, unsigned count, float max_norm, const float* skip,
-                                            float* norm, float* coef) {
+// max_norm or one <= 0, or the step is skipped).
+__global__ void norm_and_coefficient_kernel(const float* sums, unsigned count, const float* max_norm,
+                                            const float* skip, float* norm, float* coef) {
     float total = 0.0f;
     for (unsigned i = 0; i < count; ++i) total += sums[i];
     const float n = sqrtf(total);  // IEEE-rounded: nvcc's default -prec-sqrt=true
     *norm = n;
+    const float limit = max_norm != nullptr ? *max_norm : 0.0f;
     const bool skipped = skip != nullptr && *skip != 0.0f;
-    *coef = max_norm > 0.0f && !skipped ? clip_coefficient(max_norm, n) : 1.0f;
+    *coef = limit > 0.0f && !skipped ? clip_coefficient(limit, n) : 1.0f;
 }
 
 // One tensor of norm_and_clip_on_device's clip.
@@ -242,11 +244,13 @@ void CudaBackend::unscale_all_on_device(std::span<const UnscaleJob> jobs, const 
     (void)launch_unscale_all(jobs, k, op);
 }
 
-void CudaBackend::update_scaler(const ScalerRule& rule, const Tensor& found_inf, Tensor& state) {
+void CudaBackend::update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) {
     constexpr const char* op = "update_scaler";
+    checks::require_scaler_rule(rule, op);
     checks::require_scaler_state(state, op);
     checks::require_flag(found_inf, op);
-    update_scaler_kernel<<<1, 1, 0, stream_>>>(rule, device_floats(found_inf, op), device_floats(state, op));
+    update_scaler_kernel<<<1, 1, 0, stream_>>>(device_floats(rule, op), device_floats(found_inf, op),
+                                               device_floats(state, op));
     gpu::check_cuda(cudaGetLastError(), op);
 }
 
@@ -294,19 +298,21 @@ std::vector<float> CudaBackend::sum_of_squares_all(std::span<const Tensor* const
 // The norm, and the clip decided on the device: one thread sums the
 // tensors' sums in order (the host's order), a launch over all tensors
 // applies the coefficient it left. No copy, no sync.
-void CudaBackend::norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip,
+void CudaBackend::norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
                                           Tensor& norm) {
     constexpr const char* op = "norm_and_clip_on_device";
     checks::require_scalar(norm, op, "the norm");
+    if (max_norm) checks::require_scalar(*max_norm, op, "the max norm");
     if (skip) checks::require_scalar(*skip, op, "the skip flag");
     const std::vector<const Tensor*> tensors(xs.begin(), xs.end());
     float* sums = launch_squares(tensors, op);
     float* coef = sums + xs.size();  // the float of room after the sums
     const float* skip_flag = skip ? device_floats(*skip, op) : nullptr;
-    norm_and_coefficient_kernel<<<1, 1, 0, stream_>>>(sums, static_cast<unsigned>(xs.size()), max_norm, skip_flag,
+    const float* limit = max_norm ? device_floats(*max_norm, op) : nullptr;
+    norm_and_coefficient_kernel<<<1, 1, 0, stream_>>>(sums, static_cast<unsigned>(xs.size()), limit, skip_flag,
                                                       device_floats(norm, op), coef);
     gpu::check_cuda(cudaGetLastError(), op);
-    if (max_norm <= 0.0f || xs.empty()) return;
+    if (!max_norm || xs.empty()) return;
     std::vector<ClipSlice> table;
     TableKey key;
     std::size_t longest = 0;

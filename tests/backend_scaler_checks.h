@@ -47,24 +47,45 @@ inline std::vector<ScalerConfig> scaler_cases() {
     return cases;
 }
 
-// For each case, a random found_inf sequence (one step in four overflows):
-// the state update_scaler leaves on the backend equals LossScaler's, bit for
-// bit, after every step.
+// The rule of a live edit at step 200: other factors, a shorter interval.
+inline ScalerConfig edited(ScalerConfig c) {
+    c.growth_factor = 4.0f;
+    c.backoff_factor = 0.125f;
+    c.growth_interval = 2;
+    c.hysteresis = 1;
+    c.min_scale = 2.0f;
+    c.max_scale = c.max_scale > 0.0f ? 2.0f * c.max_scale : 0.0f;
+    return c;
+}
+
+// For each case, a random found_inf sequence (one step in four overflows),
+// the rule edited at step 200: the state update_scaler leaves on the backend,
+// with the rule it holds, equals LossScaler's, bit for bit, after every step.
 inline void expect_update_scaler_follows_loss_scaler(Backend& be) {
     for (const ScalerConfig& config : scaler_cases()) {
         const std::string what = std::string(scaler_kind_name(config.kind));
         LossScaler host(config);
         Tensor state = be.allocate({1, kScalerStateWords}, FormatId::fp32);
         Tensor found_inf = be.allocate({1, 1}, FormatId::fp32);
+        Tensor rule = be.allocate({1, kScalerRuleWords}, FormatId::fp32);
         float initial[kScalerStateWords];
         store_scaler_state(host.state(), initial);
         be.upload(initial, state);
         std::mt19937 rng(7);
         for (int step = 0; step < 400; ++step) {
+            if (step == 200) {  // as the trainer's live edit: the host's state, which the edit may move, goes up
+                host.reconfigure(edited(config));
+                float words[kScalerStateWords];
+                store_scaler_state(host.state(), words);
+                be.upload(words, state);
+            }
+            float words[kScalerRuleWords];
+            store_scaler_rule(scaler_rule(host.config()), words);
+            be.upload(words, rule);
             const bool overflow = rng() % 4 == 0;
             const float flag = overflow ? 1.0f : 0.0f;
             be.upload(&flag, found_inf);
-            be.update_scaler(scaler_rule(config), found_inf, state);
+            be.update_scaler(rule, found_inf, state);
             (void)host.update(overflow);
             const std::vector<float> got = download_all(be, state);
             ASSERT_EQ(float_bits(got[0]), float_bits(host.scale())) << what << " step " << step;

@@ -13,6 +13,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/backend/cpu/cpu_backend.h"
+#include "engine/backend/update_settings.h"
 #include "engine/common/error.h"
 #include "engine/numeric/scalar_cast.h"
 #include "engine/optim/adamw_table.h"
@@ -85,12 +86,16 @@ inline void expect_same_sets(Backend& be, UpdateSet& got, UpdateSet& want, const
 // 30 steps, one in three skipped by the gate's flag: weights, state, copies
 // and counts equal the plain updates applied on the host's say, AdamW's t
 // counting applied steps only; the step count on the backend counts them too.
+// The hyper-parameters change at step 16 (a live edit): the settings on the
+// backend are read at each call, and AdamW's table is rewritten where it is.
 inline void expect_gated_updates_follow_the_host(Backend& be, bool adamw, float momentum) {
     CpuBackend ref;
     UpdateSet got(be, adamw, momentum != 0.0f), want(ref, adamw, momentum != 0.0f);
     Tensor skip = be.allocate({1, 1}, FormatId::fp32);
     Tensor count = be.allocate({1, 1}, FormatId::fp32);
+    Tensor settings = be.allocate({1, adamw ? kAdamWSettingsWords : kSgdSettingsWords}, FormatId::fp32);
     AdamWTable table;
+    const void* table_storage = nullptr;
     std::mt19937 rng(5);
     int applied = 0;
     for (int step = 1; step <= 30; ++step) {
@@ -101,15 +106,24 @@ inline void expect_gated_updates_follow_the_host(Backend& be, bool adamw, float 
         const float flag = skipped ? 1.0f : 0.0f;
         be.upload(&flag, skip);
         std::vector<UpdateCount> counts(got.jobs.size(), UpdateCount{-1, -1});
-        UpdateGate gate{.skip = &skip, .step_count = &count, .counts = counts};
-        const SgdStep sgd{0.05f, momentum, 0.01f};
+        UpdateGate gate{.settings = &settings, .skip = &skip, .step_count = &count, .counts = counts};
+        const bool edited = step > 15;
+        const SgdStep sgd = edited ? SgdStep{0.02f, momentum * 0.5f, 0.03f} : SgdStep{0.05f, momentum, 0.01f};
         // lr 1e-4: small enough that some FP16 weights lose their update.
-        AdamWStep adam{1e-4f, 0.9f, 0.999f, 1e-8f, 0.01f, applied + 1};
+        const AdamWStep adam = edited ? AdamWStep{3e-4f, 0.8f, 0.99f, 1e-6f, 0.02f, applied + 1}
+                                      : AdamWStep{1e-4f, 0.9f, 0.999f, 1e-8f, 0.01f, applied + 1};
+        float words[kAdamWSettingsWords];
         if (adamw) {
+            store_update_settings(adam, words);
+            be.upload(words, settings);
             gate.adamw_table = &table.cover(be, adam, applied + 1);
-            be.adamw_update_all_on_device(got.jobs, adam, gate);
+            if (step == 1) table_storage = gate.adamw_table->raw();
+            ASSERT_EQ(gate.adamw_table->raw(), table_storage) << what << ": the table moved";
+            be.adamw_update_all_on_device(got.jobs, gate);
         } else {
-            be.sgd_update_all_on_device(got.jobs, sgd, gate);
+            store_update_settings(sgd, words);
+            be.upload(words, settings);
+            be.sgd_update_all_on_device(got.jobs, gate);
         }
         be.finish_telemetry();  // the counts land
         std::vector<UpdateCount> wanted(want.jobs.size());
@@ -161,18 +175,19 @@ inline void expect_close(float got, float want, double rel, const std::string& w
     }
 }
 
-// Cases: no clip, a clip that does not bite, one that does, the same with the
-// skip flag set (norm measured, nothing clipped), and an Inf gradient with no
-// skip (coef 0: finite values become 0, the Inf NaN, as PyTorch's clip does).
+// Cases: no max norm given, a max norm of 0 on the backend (no clip either),
+// a clip that does not bite, one that does, the same with the skip flag set
+// (norm measured, nothing clipped), and an Inf gradient with no skip (coef 0:
+// finite values become 0, the Inf NaN, as PyTorch's clip does).
 // The CPU matches bit for bit (rel 0); a GPU sums in another order (rel > 0).
 inline void expect_norm_and_clip_follow_the_host(Backend& be, double rel) {
     struct Case {
-        float max_norm;
+        float max_norm;  // NaN: none given
         bool skip;
         bool inf;
     };
-    const Case cases[] = {{0.0f, false, false}, {1e6f, false, false}, {0.75f, false, false},
-                          {0.75f, true, false}, {0.75f, false, true}};
+    const Case cases[] = {{NAN, false, false},   {0.0f, false, false}, {1e6f, false, false},
+                          {0.75f, false, false}, {0.75f, true, false}, {0.75f, false, true}};
     const Shape shapes[] = {{7, 3}, {1, 1}, {40, 41}};
     for (const Case& c : cases) {
         const std::string what = "max_norm " + std::to_string(c.max_norm) + (c.skip ? " skip" : "") +
@@ -190,8 +205,10 @@ inline void expect_norm_and_clip_follow_the_host(Backend& be, double rel) {
         Tensor norm = be.allocate({1, 1}, FormatId::fp32);
         const float flag = c.skip ? 1.0f : 0.0f;
         Tensor skip = tensor_on(be, {1, 1}, FormatId::fp32, {flag});
-        be.norm_and_clip_on_device(ptrs, c.max_norm, &skip, norm);
-        const ClipReference want = clip_reference(host, c.max_norm, c.skip);
+        const bool given = !std::isnan(c.max_norm);
+        Tensor max_norm = tensor_on(be, {1, 1}, FormatId::fp32, {given ? c.max_norm : 0.0f});
+        be.norm_and_clip_on_device(ptrs, given ? &max_norm : nullptr, &skip, norm);
+        const ClipReference want = clip_reference(host, given ? c.max_norm : 0.0f, c.skip);
         expect_close(scalar_on(be, norm), want.norm, rel, what + " norm");
         for (std::size_t t = 0; t < xs.size(); ++t) {
             const std::vector<float> got = download_all(be, xs[t]);

@@ -30,6 +30,24 @@ inline ScalerRule scaler_rule(const ScalerConfig& c) {
             static_cast<float>(c.hysteresis), c.min_scale, c.max_scale};
 }
 
+// A ScalerRule as the kScalerRuleWords floats a backend keeps (the kind as a
+// float: exact), and back. The rule lives on the backend like the state, so
+// that a live edit of the scaler's parameters changes the numbers a recorded
+// step reads, not the step.
+inline constexpr int kScalerRuleWords = 7;
+PLAB_HD void store_scaler_rule(const ScalerRule& r, float* words) {
+    words[0] = static_cast<float>(r.kind);
+    words[1] = r.growth_factor;
+    words[2] = r.backoff_factor;
+    words[3] = r.growth_interval;
+    words[4] = r.hysteresis;
+    words[5] = r.min_scale;
+    words[6] = r.max_scale;
+}
+PLAB_HD ScalerRule load_scaler_rule(const float* words) {
+    return {static_cast<int>(words[0]), words[1], words[2], words[3], words[4], words[5], words[6]};
+}
+
 // PyTorch GradScaler's inverse: scale.double().reciprocal().float(). The
 // unscale multiplies by it (for scale 3 that is not the same as dividing).
 PLAB_HD float inverse_scale(float scale) { return static_cast<float>(1.0 / static_cast<double>(scale)); }

@@ -103,9 +103,13 @@ struct UnscaleJob {
 };
 
 // How an update kept where the step runs (sgd/adamw_update_all_on_device)
-// is gated and counted, with no host round trip: every tensor here lives on
-// the backend, and the counts land by the next finish_telemetry().
+// is set, gated and counted, with no host round trip: every tensor here lives
+// on the backend, and the counts land by the next finish_telemetry().
 struct UpdateGate {
+    // FP32 {1, kSgdSettingsWords} or {1, kAdamWSettingsWords}: the update's
+    // hyper-parameters in update_settings.h's order, read where the step
+    // runs (a live edit changes them, not a recorded step).
+    const Tensor* settings = nullptr;
     // FP32 {1, 1}; when it holds a non-zero value nothing changes (weights,
     // optimizer state, step_count): the skip on found_inf. Null: never skipped.
     const Tensor* skip = nullptr;
@@ -113,8 +117,8 @@ struct UpdateGate {
     // applied update adds 1.
     Tensor* step_count = nullptr;
     // AdamW: FP32 {rows, kAdamWTableWords}, row t - 1 holding the scalars of
-    // step t that depend on t, as the host computes them (adamw_table.h);
-    // steps past the last row use the last row.
+    // step t that depend on t, as the host computes them from the settings
+    // (adamw_table.h); steps past the last row use the last row.
     const Tensor* adamw_table = nullptr;
     // One per job: the update's counts (zero when skipped), written by the
     // next finish_telemetry().
@@ -269,14 +273,18 @@ public:
         upload(&flag, found_inf);
     }
     // state = next_scaler_state(rule, state, found_inf != 0), after the op
-    // that wrote the flag. The default runs the rule on the host.
-    virtual void update_scaler(const ScalerRule& rule, const Tensor& found_inf, Tensor& state) {
+    // that wrote the flag; `rule` is an FP32 tensor of kScalerRuleWords
+    // floats (store_scaler_rule's), read where the state is. The default runs
+    // the rule on the host.
+    virtual void update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) {
+        checks::require_scaler_rule(rule, "update_scaler");
         checks::require_scaler_state(state, "update_scaler");
         checks::require_flag(found_inf, "update_scaler");
-        float s[kScalerStateWords], flag = 0;
+        float r[kScalerRuleWords], s[kScalerStateWords], flag = 0;
+        download(rule, r);
         download(state, s);
         download(found_inf, &flag);
-        store_scaler_state(next_scaler_state(rule, load_scaler_state(s), flag != 0.0f), s);
+        store_scaler_state(next_scaler_state(load_scaler_rule(r), load_scaler_state(s), flag != 0.0f), s);
         upload(s, state);
     }
 
@@ -291,20 +299,19 @@ public:
     // staging is reclaimed by finish_telemetry()). The default uploads at once.
     virtual void queue_upload(const float* host, Tensor& t) { upload(host, t); }
     // norm ({1, 1} FP32) = sqrt of the FP32 sum, in order, of each x's
-    // sum_of_squares; then, unless `skip` is given and non-zero, when
+    // sum_of_squares; then, when `max_norm` is given (an FP32 {1, 1} read
+    // where the step runs), unless `skip` is given and non-zero, when
     // max_norm > 0 and clip_coefficient(max_norm, norm) < 1, every x is
     // multiplied by it (global_norm.h's rule, the host's).
-    virtual void norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip,
+    virtual void norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
                                          Tensor& norm);
-    // sgd_update_all / adamw_update_all, gated and counted by `gate`. For
-    // AdamW, step.step is not read: t comes from gate.step_count and the
-    // t-dependent scalars from gate.adamw_table. The defaults read the flag
-    // and the count to the host (and check the table's row against
-    // adamw_scalars, so that a table bug shows on the CPU too).
-    virtual void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const SgdStep& step,
-                                          const UpdateGate& gate);
-    virtual void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const AdamWStep& step,
-                                            const UpdateGate& gate);
+    // sgd_update_all / adamw_update_all with gate.settings' hyper-parameters,
+    // gated and counted by `gate`. For AdamW, t comes from gate.step_count
+    // and the t-dependent scalars from gate.adamw_table. The defaults read
+    // the settings, the flag and the count to the host (and check the table's
+    // row against adamw_scalars, so that a table bug shows on the CPU too).
+    virtual void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate);
+    virtual void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate);
 
     // Sum of squares in FP32, in index order (for global-norm clipping).
     virtual float sum_of_squares(const Tensor& x) = 0;

@@ -8,6 +8,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/backend/global_norm.h"
+#include "engine/backend/update_settings.h"
 #include "engine/optim/update_math.h"
 
 namespace plab {
@@ -18,6 +19,12 @@ float read_scalar(Backend& backend, const Tensor& t) {
     float v = 0;
     backend.download(t, &v);
     return v;
+}
+
+std::vector<float> read_words(Backend& backend, const Tensor& t) {
+    std::vector<float> words(t.size());
+    backend.download(t, words.data());
+    return words;
 }
 
 bool skipped(Backend& backend, const UpdateGate& gate) {
@@ -59,31 +66,33 @@ void check_table_row(Backend& backend, const UpdateGate& gate, float count, cons
 
 }  // namespace
 
-void Backend::norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip, Tensor& norm) {
+void Backend::norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
+                                      Tensor& norm) {
     checks::require_scalar(norm, "norm_and_clip_on_device", "the norm");
+    if (max_norm) checks::require_scalar(*max_norm, "norm_and_clip_on_device", "the max norm");
     if (skip) checks::require_scalar(*skip, "norm_and_clip_on_device", "the skip flag");
     const std::vector<const Tensor*> tensors(xs.begin(), xs.end());
     const float total = global_norm(*this, tensors);
     upload(&total, norm);
-    if (max_norm <= 0.0f || (skip && read_scalar(*this, *skip) != 0.0f)) return;
-    clip_to_norm(*this, xs, max_norm, total);
+    const float limit = max_norm ? read_scalar(*this, *max_norm) : 0.0f;
+    if (limit <= 0.0f || (skip && read_scalar(*this, *skip) != 0.0f)) return;
+    clip_to_norm(*this, xs, limit, total);
 }
 
-void Backend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const SgdStep& step, const UpdateGate& gate) {
+void Backend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
     checks::require_update_gate(gate, jobs.size(), false, "sgd_update_all_on_device");
     if (skipped(*this, gate)) return;
     const float count = read_scalar(*this, *gate.step_count);
-    const std::vector<UpdateCount> counts = sgd_update_all(jobs, step);
+    const std::vector<UpdateCount> counts = sgd_update_all(jobs, load_sgd_settings(read_words(*this, *gate.settings).data()));
     std::copy(counts.begin(), counts.end(), gate.counts.begin());
     advance(*this, gate, count);
 }
 
-void Backend::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const AdamWStep& step,
-                                         const UpdateGate& gate) {
+void Backend::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
     checks::require_update_gate(gate, jobs.size(), true, "adamw_update_all_on_device");
     if (skipped(*this, gate)) return;
     const float count = read_scalar(*this, *gate.step_count);
-    AdamWStep at = step;
+    AdamWStep at = load_adamw_settings(read_words(*this, *gate.settings).data());
     at.step = static_cast<int>(count) + 1;
     check_table_row(*this, gate, count, at);
     const std::vector<UpdateCount> counts = adamw_update_all(jobs, at);

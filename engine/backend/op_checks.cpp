@@ -4,6 +4,7 @@
 
 #include "engine/amp/scaler_rule.h"
 #include "engine/backend/backend.h"
+#include "engine/backend/update_settings.h"
 #include "engine/common/field_check.h"
 #include "engine/numeric/format.h"
 
@@ -20,12 +21,26 @@ void require_fp32(const Tensor& t, const char* op, const char* what) {
     });
 }
 
-void require_scaler_state(const Tensor& state, const char* op) {
-    require_fp32(state, op, "the scaler state");
-    require(state.size() == static_cast<std::size_t>(kScalerStateWords), [&] {
-        return std::string(op) + ": the scaler state holds " + std::to_string(kScalerStateWords) +
-               " floats (scale, growth tracker, hysteresis left), not " + std::to_string(state.size());
+namespace {
+
+// `t` holds `words` FP32 values, named `fields` in the message.
+void require_words(const Tensor& t, int words, const char* op, const char* what, const char* fields) {
+    require_fp32(t, op, what);
+    require(t.size() == static_cast<std::size_t>(words), [&] {
+        return std::string(op) + ": " + what + " holds " + std::to_string(words) + " floats (" + fields + "), not " +
+               std::to_string(t.size());
     });
+}
+
+}  // namespace
+
+void require_scaler_state(const Tensor& state, const char* op) {
+    require_words(state, kScalerStateWords, op, "the scaler state", "scale, growth tracker, hysteresis left");
+}
+
+void require_scaler_rule(const Tensor& rule, const char* op) {
+    require_words(rule, kScalerRuleWords, op, "the scaler rule",
+                  "kind, growth factor, backoff factor, growth interval, hysteresis, min scale, max scale");
 }
 
 void require_flag(const Tensor& flag, const char* op) { require_scalar(flag, op, "the found_inf flag"); }
@@ -38,6 +53,12 @@ void require_scalar(const Tensor& t, const char* op, const char* what) {
 }
 
 void require_update_gate(const UpdateGate& gate, std::size_t jobs, bool adamw, const char* op) {
+    require(gate.settings != nullptr, [&] { return std::string(op) + ": the gate has no settings"; });
+    if (adamw)
+        require_words(*gate.settings, kAdamWSettingsWords, op, "the AdamW settings",
+                      "lr, beta1, beta2, eps, weight decay");
+    else
+        require_words(*gate.settings, kSgdSettingsWords, op, "the SGD settings", "lr, momentum, weight decay");
     require(gate.step_count != nullptr, [&] { return std::string(op) + ": the gate has no step count"; });
     require_scalar(*gate.step_count, op, "the step count");
     if (gate.skip) require_scalar(*gate.skip, op, "the skip flag");

@@ -30,11 +30,14 @@ void require_fp32(const Tensor& t, const char* op, const char* what);
 
 // --- the loss scale kept by the backend: an FP32 state of kScalerStateWords, an FP32 {1, 1} flag ---
 void require_scaler_state(const Tensor& state, const char* op);
+// An FP32 tensor of kScalerRuleWords (scaler_rule.h's store_scaler_rule).
+void require_scaler_rule(const Tensor& rule, const char* op);
 void require_flag(const Tensor& flag, const char* op);
 // `t` is one FP32 value (`what` names it: "the step count").
 void require_scalar(const Tensor& t, const char* op, const char* what);
-// An UpdateGate (backend.h) fit for `jobs` jobs: a step count, a count per
-// job, a flag if it skips, and for AdamW a table of kAdamWTableWords columns.
+// An UpdateGate (backend.h) fit for `jobs` jobs: the settings of its kind, a
+// step count, a count per job, a flag if it skips, and for AdamW a table of
+// kAdamWTableWords columns.
 void require_update_gate(const UpdateGate& gate, std::size_t jobs, bool adamw, const char* op);
 
 // --- layer norm: gamma, beta, dgamma and dbeta are 1 x cols; mean and rstd rows x 1 FP32 ---

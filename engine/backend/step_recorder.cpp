@@ -42,6 +42,7 @@ void note_tensors(Placement& p, const UpdateJob& j) {
         p.note(t);
 }
 void note_tensors(Placement& p, const UpdateGate& g) {
+    p.note(g.settings);
     p.note(g.skip);
     p.note(g.step_count);
     p.note(g.adamw_table);
@@ -207,22 +208,20 @@ void StepRecorder::accumulate(const Tensor& src, Tensor& dst, bool overwrite) {
 void StepRecorder::unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) {
     pass(&Backend::unscale_all_on_device, jobs, state, found_inf);
 }
-void StepRecorder::update_scaler(const ScalerRule& rule, const Tensor& found_inf, Tensor& state) {
+void StepRecorder::update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) {
     pass(&Backend::update_scaler, rule, found_inf, state);
 }
 void StepRecorder::queue_download(const Tensor& t, float* host) { pass(&Backend::queue_download, t, host); }
 void StepRecorder::queue_upload(const float* host, Tensor& t) { pass(&Backend::queue_upload, host, t); }
-void StepRecorder::norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip,
+void StepRecorder::norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
                                            Tensor& norm) {
     pass(&Backend::norm_and_clip_on_device, xs, max_norm, skip, norm);
 }
-void StepRecorder::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const SgdStep& step,
-                                            const UpdateGate& gate) {
-    pass(&Backend::sgd_update_all_on_device, jobs, step, gate);
+void StepRecorder::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
+    pass(&Backend::sgd_update_all_on_device, jobs, gate);
 }
-void StepRecorder::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const AdamWStep& step,
-                                              const UpdateGate& gate) {
-    pass(&Backend::adamw_update_all_on_device, jobs, step, gate);
+void StepRecorder::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
+    pass(&Backend::adamw_update_all_on_device, jobs, gate);
 }
 void StepRecorder::scale_in_place(Tensor& x, float factor) { pass(&Backend::scale_in_place, x, factor); }
 void StepRecorder::queue_telemetry(const TelemetryRequest& request) { pass(&Backend::queue_telemetry, request); }

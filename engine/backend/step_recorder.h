@@ -60,15 +60,13 @@ public:
     bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) override;
     int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
     void unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
-    void update_scaler(const ScalerRule& rule, const Tensor& found_inf, Tensor& state) override;
+    void update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) override;
     void queue_download(const Tensor& t, float* host) override;
     void queue_upload(const float* host, Tensor& t) override;
-    void norm_and_clip_on_device(std::span<Tensor* const> xs, float max_norm, const Tensor* skip,
+    void norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
                                  Tensor& norm) override;
-    void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const SgdStep& step,
-                                  const UpdateGate& gate) override;
-    void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const AdamWStep& step,
-                                    const UpdateGate& gate) override;
+    void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
+    void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
     float sum_of_squares(const Tensor& x) override;
     std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
     void scale_in_place(Tensor& x, float factor) override;

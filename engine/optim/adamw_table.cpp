@@ -40,21 +40,30 @@ void AdamWTable::extend(const AdamWStep& step, int rows) {
     }
 }
 
+// The new settings' rows, as many as there were.
+void AdamWTable::restart(const AdamWStep& step) {
+    const int kept = rows();
+    host_.clear();
+    complete_ = false;
+    uploaded_ = false;
+    lr_ = step.lr;
+    beta1_ = step.beta1;
+    beta2_ = step.beta2;
+    if (kept == 0) return;
+    extend(step, kept);
+    const std::vector<float> limit(host_.end() - kAdamWTableWords, host_.end());
+    while (rows() < kept) host_.insert(host_.end(), limit.begin(), limit.end());
+}
+
 const Tensor& AdamWTable::cover(Backend& backend, const AdamWStep& step, int max_step) {
-    if (!same_settings(step)) {
-        host_.clear();
-        complete_ = false;
-        uploaded_ = false;
-        lr_ = step.lr;
-        beta1_ = step.beta1;
-        beta2_ = step.beta2;
-    }
+    if (!same_settings(step)) restart(step);
     if (!complete_ && rows() < std::max(max_step, 1)) {
         extend(step, std::max({max_step, 2 * rows(), kFirstRows}));
         uploaded_ = false;
     }
     if (!uploaded_) {
-        device_ = backend.allocate({rows(), kAdamWTableWords}, FormatId::fp32);
+        if (device_.empty() || device_.rows() != rows())
+            device_ = backend.allocate({rows(), kAdamWTableWords}, FormatId::fp32);
         backend.upload(host_.data(), device_);
         uploaded_ = true;
     }

@@ -18,9 +18,11 @@ namespace plab {
 class AdamWTable {
 public:
     // The table on `backend`, covering steps 1..max_step for these
-    // hyper-parameters (step.step is not read). Rebuilt when lr, beta1 or
-    // beta2 changed, grown (doubling) when max_step is past its rows, unless
-    // it already reached the limit.
+    // hyper-parameters (step.step is not read). Grown (doubling) when
+    // max_step is past its rows, unless it already reached the limit.
+    // Rewritten when lr, beta1 or beta2 changed, with as many rows as before
+    // (past the limit, copies of it) so that the backend's table keeps its
+    // storage: a live edit moves no tensor a recorded step holds.
     const Tensor& cover(Backend& backend, const AdamWStep& step, int max_step);
 
     int rows() const { return static_cast<int>(host_.size() / kAdamWTableWords); }
@@ -30,6 +32,7 @@ public:
 
 private:
     bool same_settings(const AdamWStep& step) const;
+    void restart(const AdamWStep& step);
     void extend(const AdamWStep& step, int rows);
 
     std::vector<float> host_;

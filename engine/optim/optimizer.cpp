@@ -100,7 +100,20 @@ void Optimizer::prepare(Backend& backend, std::span<Parameter* const> params) {
     launched_.adamw_table = nullptr;
     if (config_.kind == OptimizerKind::adamw)  // t is at most one past the applied steps
         launched_.adamw_table = &adamw_table_.cover(backend, adamw_step(), steps_taken_ + 1);
+    prepare_settings(backend);
     launched_.pending = true;
+}
+
+void Optimizer::prepare_settings(Backend& backend) {
+    const bool adamw = config_.kind == OptimizerKind::adamw;
+    const int words = adamw ? kAdamWSettingsWords : kSgdSettingsWords;
+    if (settings_.empty() || settings_.cols() != words) settings_ = backend.allocate({1, words}, FormatId::fp32);
+    if (max_norm_.empty()) max_norm_ = backend.allocate({1, 1}, FormatId::fp32);
+    if (adamw)
+        store_update_settings(adamw_step(), settings_words_.data());
+    else
+        store_update_settings(SgdStep{config_.lr, config_.momentum, config_.weight_decay}, settings_words_.data());
+    max_norm_word_ = launched_.max_norm;
 }
 
 // step.step is not read by the gated update: t is the backend's count.
@@ -108,16 +121,20 @@ AdamWStep Optimizer::adamw_step() const {
     return AdamWStep{config_.lr, config_.beta1, config_.beta2, config_.eps, config_.weight_decay, 1};
 }
 
+// Whether there is a clip at all is part of the step (a recorded step keys
+// on it); its max norm and the hyper-parameters are values it uploads.
 void Optimizer::enqueue(Backend& backend, const Tensor* skip) {
-    backend.norm_and_clip_on_device(launched_.grads, launched_.max_norm, skip, norm_);
+    const bool clips = launched_.max_norm > 0.0f;
+    if (clips) backend.queue_upload(&max_norm_word_, max_norm_);
+    backend.norm_and_clip_on_device(launched_.grads, clips ? &max_norm_ : nullptr, skip, norm_);
     backend.queue_download(norm_, &launched_.norm);
-    UpdateGate gate{.skip = skip, .step_count = &step_count_, .adamw_table = launched_.adamw_table,
-                    .counts = launched_.counts};
+    backend.queue_upload(settings_words_.data(), settings_);
+    UpdateGate gate{.settings = &settings_, .skip = skip, .step_count = &step_count_,
+                    .adamw_table = launched_.adamw_table, .counts = launched_.counts};
     if (config_.kind == OptimizerKind::sgd)
-        backend.sgd_update_all_on_device(launched_.jobs, SgdStep{config_.lr, config_.momentum, config_.weight_decay},
-                                         gate);
+        backend.sgd_update_all_on_device(launched_.jobs, gate);
     else
-        backend.adamw_update_all_on_device(launched_.jobs, adamw_step(), gate);
+        backend.adamw_update_all_on_device(launched_.jobs, gate);
     backend.queue_download(step_count_, &launched_.step_count);
 }
 

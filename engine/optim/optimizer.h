@@ -3,11 +3,13 @@
 // semantics", steps 6-7): global gradient norm, optional clipping, then the
 // SGD or AdamW update of every parameter's FP32 master (or of its value when
 // there is no master copy, where updates can be lost to rounding).
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/backend/update_settings.h"
 #include "engine/model/parameter.h"
 #include "engine/optim/adamw_table.h"
 #include "engine/optim/optimizer_config.h"
@@ -93,6 +95,7 @@ private:
     std::vector<UpdateJob> update_jobs(Backend& backend, std::span<Parameter* const> params);
     void sync_step_count(Backend& backend);
     AdamWStep adamw_step() const;
+    void prepare_settings(Backend& backend);
 
     OptimizerConfig config_;
     std::vector<State> state_;
@@ -102,6 +105,13 @@ private:
     // there or read back (-1: unknown, it is uploaded before the next launch).
     Tensor step_count_, norm_;
     int count_on_backend_ = -1;
+    // The hyper-parameters on the backend (UpdateGate::settings) and the
+    // clip's max norm, uploaded in the step's order from these host words,
+    // which prepare() fills from config_: a recorded step reads them at each
+    // replay, so a live edit needs no new recording.
+    Tensor settings_, max_norm_;
+    std::array<float, kAdamWSettingsWords> settings_words_{};
+    float max_norm_word_ = 0.0f;
     AdamWTable adamw_table_;
     Launched launched_;
 };

@@ -39,16 +39,27 @@ struct AdamWScalars {
     float eps = 1e-8f;
 };
 
+// The scalars that do not depend on the step t (step_size and
+// bias_correction2_sqrt keep their defaults). Double products and sums are
+// correctly rounded on a GPU too (compiled without FMA), so a device that
+// keeps the settings computes these from them bit for bit.
+PLAB_HD AdamWScalars adamw_fixed_scalars(const AdamWStep& s) {
+    AdamWScalars k;
+    k.decay = static_cast<float>(1.0 - static_cast<double>(s.lr) * static_cast<double>(s.weight_decay));
+    k.lerp_weight = static_cast<float>(1.0 - static_cast<double>(s.beta1));
+    k.beta2 = s.beta2;
+    k.one_minus_beta2 = static_cast<float>(1.0 - static_cast<double>(s.beta2));
+    k.eps = s.eps;
+    return k;
+}
+
+// All of step s.step's scalars (the host's pow: a device reads the
+// t-dependent two from adamw_table.h's rows instead).
 inline AdamWScalars adamw_scalars(const AdamWStep& s) {
     const double lr = s.lr, beta1 = s.beta1, beta2 = s.beta2, step = s.step;
-    AdamWScalars k;
-    k.decay = static_cast<float>(1.0 - lr * static_cast<double>(s.weight_decay));
-    k.lerp_weight = static_cast<float>(1.0 - beta1);
-    k.beta2 = s.beta2;
-    k.one_minus_beta2 = static_cast<float>(1.0 - beta2);
+    AdamWScalars k = adamw_fixed_scalars(s);
     k.step_size = static_cast<float>(lr / (1.0 - std::pow(beta1, step)));
     k.bias_correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(beta2, step)));
-    k.eps = s.eps;
     return k;
 }
 

@@ -11,6 +11,21 @@ namespace {
 constexpr std::size_t kMaxGraphs = 4;
 }  // namespace
 
+RunConfig recorded_part(RunConfig config) {
+    OptimizerConfig& o = config.optimizer;
+    o.lr = o.beta1 = o.beta2 = o.eps = o.weight_decay = 0.0f;
+    o.momentum = o.momentum != 0.0f ? 1.0f : 0.0f;
+    o.clip_norm = o.clip_norm > 0.0f ? 1.0f : 0.0f;
+    ScalerConfig& s = config.scaler;  // the kind stays: none never skips a step
+    s.init_scale = s.growth_factor = s.backoff_factor = s.min_scale = s.max_scale = 0.0f;
+    s.growth_interval = s.hysteresis = 0;
+    return config;
+}
+
+StepGraphKey step_graph_key(const RunConfig& config, float scale, bool histograms, bool twin) {
+    return StepGraphKey{recorded_part(config), float_bits(scale), histograms, twin};
+}
+
 StepGraphCache::Entry* StepGraphCache::find(const StepGraphKey& key) {
     for (Entry& e : entries_)
         if (e.key == key) return &e;

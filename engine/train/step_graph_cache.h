@@ -1,9 +1,11 @@
 #pragma once
 // The trainer's recorded steps (backend/step_graph.h), one per set of the
-// arguments a recorded step holds fixed: the run's config, the loss scale
-// (the backward and the unscaled telemetry take it as a number), whether the
-// step takes histograms, and whether the twin is on. A step with the same key
-// replays its graph; the first step with a new key records one.
+// arguments a recorded step holds fixed: the run's config but for the
+// numbers it reads from the backend at each replay (the optimizer's and the
+// scaler's parameters: a live edit of those needs no new recording), the
+// loss scale (the backward and the unscaled telemetry take it as a number),
+// whether the step takes histograms, and whether the twin is on. A step with
+// the same key replays its graph; the first step with a new key records one.
 //
 // Every graph goes stale when the backend allocates (a tensor may have
 // moved): the cache then starts afresh. A step the backend refuses to record
@@ -21,13 +23,18 @@
 namespace plab {
 
 struct StepGraphKey {
-    RunConfig config;
+    RunConfig config;  // recorded_part(): the settings kept on the backend blanked
     std::uint32_t scale_bits = 0;
     bool histograms = false;
     bool twin = false;
 
     bool operator==(const StepGraphKey&) const = default;
 };
+StepGraphKey step_graph_key(const RunConfig& config, float scale, bool histograms, bool twin);
+// The config with the numbers a step reads from the backend blanked; whether
+// SGD keeps a momentum buffer and whether there is a clip stay (they change
+// the step's ops).
+RunConfig recorded_part(RunConfig config);
 
 // How the steps ran so far: replayed from a graph, or op by op.
 struct StepGraphCounts {

@@ -344,7 +344,7 @@ void Trainer::run_step_ops(float scale, bool histograms) {
         ops();
         return;
     }
-    graphs_.run(backend_, StepGraphKey{config_, float_bits(scale), histograms, twin_ != nullptr}, ops);
+    graphs_.run(backend_, step_graph_key(config_, scale, histograms, twin_ != nullptr), ops);
 }
 
 // The step on the backend: batches up, both sides' passes, the statistics
@@ -379,11 +379,14 @@ void Trainer::land_telemetry(StepRecord& record, bool histograms) {
 
 // The backend's scaler state is the host's before the step: uploaded on the
 // first step and after a live edit, a fork or a reset changed the host's.
+// The rule's words are refreshed for the step to upload.
 void Trainer::sync_scaler_state() {
     if (scaler_state_.empty()) {
         scaler_state_ = backend_.allocate({1, kScalerStateWords}, FormatId::fp32);
         found_inf_ = backend_.allocate({1, 1}, FormatId::fp32);
+        scaler_rule_ = backend_.allocate({1, kScalerRuleWords}, FormatId::fp32);
     }
+    store_scaler_rule(scaler_rule(scaler_.config()), rule_words_);
     if (state_on_backend_ && same_bits(*state_on_backend_, scaler_.state())) return;
     upload_state(backend_, scaler_.state(), scaler_state_);
     state_on_backend_ = scaler_.state();
@@ -400,7 +403,8 @@ void Trainer::update_mixed(float scale) {
     if (tracer_)
         for (Parameter* p : side.backward_params)
             tracer_->check(Phase::unscale, p->name, "unscale", p->master_grad, &p->grad_sum, scale);
-    backend_.update_scaler(scaler_rule(scaler_.config()), found_inf_, scaler_state_);
+    backend_.queue_upload(rule_words_, scaler_rule_);
+    backend_.update_scaler(scaler_rule_, found_inf_, scaler_state_);
     // Every kind but none skips a step with a non-finite gradient (LossScaler::update).
     const bool skips = scaler_.config().kind != ScalerKind::none;
     side.optimizer.enqueue(backend_, skips ? &found_inf_ : nullptr);

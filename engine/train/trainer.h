@@ -153,6 +153,11 @@ private:
     // backend holds, so that a live edit of scaler_ is uploaded before the
     // next step (unset: upload).
     Tensor scaler_state_, found_inf_, unit_state_, twin_found_inf_;
+    // The scaler's rule on the backend, uploaded in the step's order from
+    // the host's words (filled before each step from scaler_'s config): a
+    // live edit of its parameters changes what a recorded step reads.
+    Tensor scaler_rule_;
+    float rule_words_[kScalerRuleWords] = {};
     float landed_found_inf_ = 0;
     float landed_state_[kScalerStateWords] = {};
     std::optional<ScalerState> state_on_backend_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/numeric/scalar_cast.h"
@@ -61,14 +62,23 @@ TEST(AdamWTable, StaysWithinTheRowsItNeedsAndIsRebuiltForNewSettings) {
     EXPECT_EQ(grown.cols(), kAdamWTableWords);
     EXPECT_FALSE(table.complete());
     // With beta2 = 0.999 the limit comes near t = 17,000: the table stops there.
-    table.cover(be, settings, 1000000);
+    const void* storage = table.cover(be, settings, 1000000).raw();
     EXPECT_TRUE(table.complete());
     EXPECT_LT(table.rows(), 20000);
-    // A live lr edit starts the table again, for the new lr.
-    settings.lr = 2e-3f;
-    table.cover(be, settings, 10);
-    EXPECT_EQ(table.rows(), 1024);
-    expect_step(table, settings, 10);
+    // A live edit rewrites the rows for the new settings, as many as before,
+    // where they were (a recorded step holds the table's storage).
+    const int rows = table.rows();
+    for (const AdamWStep edit : {AdamWStep{2e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 1},   // lr: same limit
+                                 AdamWStep{2e-3f, 0.8f, 0.99f, 1e-8f, 0.0f, 1}}) {  // betas: an earlier limit
+        const Tensor& rewritten = table.cover(be, edit, 10);
+        EXPECT_EQ(table.rows(), rows);
+        EXPECT_EQ(rewritten.raw(), storage);
+        EXPECT_TRUE(table.complete());
+        for (int t = 1; t <= rows + 1; ++t) expect_step(table, edit, t);
+        std::vector<float> on_backend(rewritten.size());
+        be.download(rewritten, on_backend.data());
+        EXPECT_EQ(on_backend, table.host());
+    }
 }
 
 }  // namespace

@@ -117,17 +117,49 @@ INSTANTIATE_TEST_SUITE_P(
         return name;
     });
 
-// Live edits change what a recorded step holds fixed (the learning rate, the
-// scaler's rule, the twin): the next step records again and uses them.
-TEST(StepGraphs, LiveEditsReachTheNextStep) {
+// Live edits of the numbers a step reads from the backend (the optimizer's
+// and the scaler's parameters) reach the very next replay, with no new
+// recording: the step right after shortening growth_interval below the
+// clean-step count grows the scale, from the graph recorded before the edit.
+TEST(StepGraphs, LiveEditsOfSettingsReachTheNextReplayWithoutARecording) {
     CpuBackend backend;
-    const RunConfig config = preset_with("spirals-amp-fp16", {"steps=80"});
+    for (const std::vector<std::string>& optimizer :
+         {std::vector<std::string>{"optimizer.clip_norm=1"},
+          std::vector<std::string>{"optimizer.kind=sgd", "optimizer.momentum=0.9", "optimizer.clip_norm=1"}}) {
+        SCOPED_TRACE(optimizer[0]);
+        std::vector<std::string> settings = optimizer;
+        settings.push_back("steps=60");
+        const RunConfig config = preset_with("spirals-amp-fp16", settings);
+        Trainer replayed(backend, config, graphs(true)), stepped(backend, config, graphs(false));
+        expect_same_records(replayed, stepped, 30);
+        const StepGraphCounts before = replayed.step_graph_counts();
+        const Outcome o = expect_same_records(
+            replayed, stepped, 1, 1,
+            {"optimizer.lr=0.02", "optimizer.weight_decay=0.05", "optimizer.clip_norm=0.3", "optimizer.beta1=0.8",
+             "optimizer.beta2=0.99", "optimizer.eps=1e-6", "optimizer.momentum=0.5", "scaler.growth_factor=4",
+             "scaler.backoff_factor=0.25", "scaler.growth_interval=3"});
+        EXPECT_EQ(o.growths, 1);
+        EXPECT_EQ(replayed.step_graph_counts().recorded, before.recorded);
+        EXPECT_EQ(replayed.step_graph_counts().replayed, before.replayed + 1);
+        expect_same_records(replayed, stepped, 29);  // the new scale records once; growths every 3 steps
+    }
+}
+
+// Edits that change the step's ops (no clip, the twin off) or its loss scale
+// record again, and the records stay those of op by op.
+TEST(StepGraphs, LiveEditsOfTheStepsShapeRecordAgain) {
+    CpuBackend backend;
+    const RunConfig config = preset_with("spirals-amp-fp16", {"steps=80", "optimizer.clip_norm=1"});
     Trainer replayed(backend, config, graphs(true)), stepped(backend, config, graphs(false));
-    expect_same_records(replayed, stepped, 40, 20,
-                        {"optimizer.lr=0.02", "scaler.growth_interval=7", "scaler.scale=4096", "twin=false"});
-    const std::int64_t before = replayed.step_graph_counts().recorded;
-    expect_same_records(replayed, stepped, 10, 1, {"optimizer.weight_decay=0.1"});
-    EXPECT_GT(replayed.step_graph_counts().recorded, before);
+    std::int64_t recorded = 0;
+    for (const char* edit : {"optimizer.clip_norm=0", "scaler.scale=4096", "twin=false"}) {
+        SCOPED_TRACE(edit);
+        expect_same_records(replayed, stepped, 10);
+        recorded = replayed.step_graph_counts().recorded;
+        expect_same_records(replayed, stepped, 1, 1, {edit});
+        EXPECT_EQ(replayed.step_graph_counts().recorded, recorded + 1);
+    }
+    expect_same_records(replayed, stepped, 20);
 }
 
 // A fork copies the weights and optimizer state into a new trainer with its
