@@ -27,18 +27,26 @@ std::vector<Parameter*> SelfAttention::parameters() {
     return out;
 }
 
-void SelfAttention::ensure_buffers(Backend& backend, int rows, const AttentionFormats& formats) {
-    if (rows == rows_ && formats == formats_) return;
-    rows_ = -1;  // set once every buffer is made (Mlp::ensure_buffers)
-    formats_ = formats;
-    const FormatId c = formats.compute;
-    const Shape values{rows, q_.out_features()};
-    const Shape pairs{rows, tokens_ * tokens_};
-    for (Tensor* t : {&q_x_, &k_x_, &v_x_, &mixed_, &projected_, &dq_, &dk_, &dv_, &dmixed_, &dx_part_})
+SelfAttention::Buffers SelfAttention::make_buffers(Backend& backend, const Key& key) const {
+    const FormatId c = key.formats.compute;
+    const Shape values{key.rows, q_.out_features()};
+    const Shape pairs{key.rows, tokens_ * tokens_};
+    Buffers b;
+    for (Tensor* t : {&b.q_x, &b.k_x, &b.v_x, &b.mixed, &b.projected, &b.dq, &b.dk, &b.dv, &b.dmixed, &b.dx_part})
         *t = backend.allocate(values, c);
-    for (Tensor* t : {&scores_, &dscores_, &dprobs_}) *t = backend.allocate(pairs, c);
-    probs_ = backend.allocate(pairs, formats.fp32_softmax ? FormatId::fp32 : c);
-    rows_ = rows;
+    for (Tensor* t : {&b.scores, &b.dscores, &b.dprobs}) *t = backend.allocate(pairs, c);
+    b.probs = backend.allocate(pairs, key.formats.fp32_softmax ? FormatId::fp32 : c);
+    return b;
+}
+
+const Tensor& SelfAttention::scores() const {
+    static const Tensor none;
+    return buffers_.current() ? buffers_.current()->scores : none;
+}
+
+const Tensor& SelfAttention::probs() const {
+    static const Tensor none;
+    return buffers_.current() ? buffers_.current()->probs : none;
 }
 
 void SelfAttention::notify(OpObserver* observer, Phase phase, std::string_view op, const Tensor& out,
@@ -48,44 +56,46 @@ void SelfAttention::notify(OpObserver* observer, Phase phase, std::string_view o
 
 void SelfAttention::forward(Backend& backend, const Tensor& x, Tensor& y, const AttentionFormats& formats,
                             OpObserver* observer) {
-    ensure_buffers(backend, x.rows(), formats);
+    Buffers& b = buffers_.use(Key{x.rows(), formats}, [&](const Key& key) { return make_buffers(backend, key); });
     const FormatId c = formats.compute;
-    q_.forward(backend, x, q_x_, c);
-    notify(observer, Phase::forward, "q_proj", q_x_, &x, 1.0f);
-    k_.forward(backend, x, k_x_, c);
-    notify(observer, Phase::forward, "k_proj", k_x_, &x, 1.0f);
-    v_.forward(backend, x, v_x_, c);
-    notify(observer, Phase::forward, "v_proj", v_x_, &x, 1.0f);
-    backend.token_scores(q_x_, k_x_, tokens_, scores_);
-    notify(observer, Phase::forward, "scores", scores_, &q_x_, 1.0f);
-    backend.scaled_softmax(scores_, logit_scale_, tokens_, formats.fp32_softmax ? FormatId::fp32 : c, probs_);
-    notify(observer, Phase::forward, "softmax", probs_, &scores_, 1.0f);
-    backend.token_mix(probs_, v_x_, tokens_, mixed_);
-    notify(observer, Phase::forward, "mix", mixed_, &probs_, 1.0f);
-    out_.forward(backend, mixed_, projected_, c);
-    notify(observer, Phase::forward, "out_proj", projected_, &mixed_, 1.0f);
+    q_.forward(backend, x, b.q_x, c);
+    notify(observer, Phase::forward, "q_proj", b.q_x, &x, 1.0f);
+    k_.forward(backend, x, b.k_x, c);
+    notify(observer, Phase::forward, "k_proj", b.k_x, &x, 1.0f);
+    v_.forward(backend, x, b.v_x, c);
+    notify(observer, Phase::forward, "v_proj", b.v_x, &x, 1.0f);
+    backend.token_scores(b.q_x, b.k_x, tokens_, b.scores);
+    notify(observer, Phase::forward, "scores", b.scores, &b.q_x, 1.0f);
+    backend.scaled_softmax(b.scores, logit_scale_, tokens_, formats.fp32_softmax ? FormatId::fp32 : c, b.probs);
+    notify(observer, Phase::forward, "softmax", b.probs, &b.scores, 1.0f);
+    backend.token_mix(b.probs, b.v_x, tokens_, b.mixed);
+    notify(observer, Phase::forward, "mix", b.mixed, &b.probs, 1.0f);
+    out_.forward(backend, b.mixed, b.projected, c);
+    notify(observer, Phase::forward, "out_proj", b.projected, &b.mixed, 1.0f);
     backend.convert(x, y);
-    backend.accumulate(projected_, y, false);
-    notify(observer, Phase::forward, "residual", y, &projected_, 1.0f);
+    backend.accumulate(b.projected, y, false);
+    notify(observer, Phase::forward, "residual", y, &b.projected, 1.0f);
 }
 
 void SelfAttention::backward(Backend& backend, const Tensor& x, const Tensor& dy, Tensor& dx, float loss_scale,
                              OpObserver* observer) {
-    if (rows_ != x.rows()) throw Error(name_ + ": backward without a forward on this batch");
-    const FormatId c = formats_.compute;
-    out_.backward(backend, mixed_, dy, &dmixed_, c);
-    notify(observer, Phase::backward, "out_proj_grad", dmixed_, &dy, loss_scale);
-    backend.token_mix_backward(probs_, v_x_, dmixed_, tokens_, dprobs_, dv_);
-    notify(observer, Phase::backward, "mix_grad", dprobs_, &dmixed_, loss_scale);
-    backend.scaled_softmax_backward(probs_, dprobs_, logit_scale_, tokens_, dscores_);
-    notify(observer, Phase::backward, "softmax_grad", dscores_, &dprobs_, loss_scale);
-    backend.token_scores_backward(q_x_, k_x_, dscores_, tokens_, dq_, dk_);
-    notify(observer, Phase::backward, "scores_grad", dq_, &dscores_, loss_scale);
+    const Key* key = buffers_.current_key();
+    if (!key || key->rows != x.rows()) throw Error(name_ + ": backward without a forward on this batch");
+    Buffers& b = *buffers_.current();
+    const FormatId c = key->formats.compute;
+    out_.backward(backend, b.mixed, dy, &b.dmixed, c);
+    notify(observer, Phase::backward, "out_proj_grad", b.dmixed, &dy, loss_scale);
+    backend.token_mix_backward(b.probs, b.v_x, b.dmixed, tokens_, b.dprobs, b.dv);
+    notify(observer, Phase::backward, "mix_grad", b.dprobs, &b.dmixed, loss_scale);
+    backend.scaled_softmax_backward(b.probs, b.dprobs, logit_scale_, tokens_, b.dscores);
+    notify(observer, Phase::backward, "softmax_grad", b.dscores, &b.dprobs, loss_scale);
+    backend.token_scores_backward(b.q_x, b.k_x, b.dscores, tokens_, b.dq, b.dk);
+    notify(observer, Phase::backward, "scores_grad", b.dq, &b.dscores, loss_scale);
     // The residual passes dy straight through; each projection adds its share.
     backend.convert(dy, dx);
-    for (auto [layer, grad] : {std::pair{&q_, &dq_}, std::pair{&k_, &dk_}, std::pair{&v_, &dv_}}) {
-        layer->backward(backend, x, *grad, &dx_part_, c);
-        backend.accumulate(dx_part_, dx, false);
+    for (auto [layer, grad] : {std::pair{&q_, &b.dq}, std::pair{&k_, &b.dk}, std::pair{&v_, &b.dv}}) {
+        layer->backward(backend, x, *grad, &b.dx_part, c);
+        backend.accumulate(b.dx_part, dx, false);
     }
     notify(observer, Phase::backward, "input_grad", dx, &dy, loss_scale);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/model/buffer_sets.h"
 #include "engine/model/linear.h"
 #include "engine/model/op_observer.h"
 
@@ -47,25 +48,33 @@ public:
     std::vector<Parameter*> parameters();
     // The four projections, for initialisation.
     std::vector<Linear*> projections() { return {&q_, &k_, &v_, &out_}; }
-    // Of the last forward: scores Q.K (before logit_scale) and probabilities.
-    const Tensor& scores() const { return scores_; }
-    const Tensor& probs() const { return probs_; }
+    // Of the last forward: scores Q.K (before logit_scale) and probabilities
+    // (empty tensors before the first).
+    const Tensor& scores() const;
+    const Tensor& probs() const;
 
 private:
-    void ensure_buffers(Backend& backend, int rows, const AttentionFormats& formats);
     void notify(OpObserver* observer, Phase phase, std::string_view op, const Tensor& out, const Tensor* in,
                 float scale) const;
+
+    struct Key {
+        int rows;
+        AttentionFormats formats;
+        bool operator==(const Key&) const = default;
+    };
+    struct Buffers {
+        // Forward: projections, scores, probabilities, mixed values, output projection.
+        Tensor q_x, k_x, v_x, scores, probs, mixed, projected;
+        // Backward: their gradients, and one projection's share of dx.
+        Tensor dq, dk, dv, dscores, dprobs, dmixed, dx_part;
+    };
+    Buffers make_buffers(Backend& backend, const Key& key) const;
 
     std::string name_;
     int tokens_;
     float logit_scale_;
     Linear q_, k_, v_, out_;
-    AttentionFormats formats_;
-    int rows_ = -1;
-    // Forward: projections, scores, probabilities, mixed values, output projection.
-    Tensor q_x_, k_x_, v_x_, scores_, probs_, mixed_, projected_;
-    // Backward: their gradients, and one projection's share of dx.
-    Tensor dq_, dk_, dv_, dscores_, dprobs_, dmixed_, dx_part_;
+    BufferSets<Key, Buffers> buffers_;  // per batch rows and formats; the current one is the last forward's
 };
 
 }  // namespace plab

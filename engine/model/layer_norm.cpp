@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "engine/common/error.h"
+
 namespace plab {
 
 LayerNorm::LayerNorm(Backend& backend, std::string name, int features, FormatId weight_format, bool master_weights)
@@ -13,17 +15,18 @@ LayerNorm::LayerNorm(Backend& backend, std::string name, int features, FormatId 
 }
 
 void LayerNorm::forward(Backend& backend, const Tensor& x, Tensor& y) {
-    if (mean_.rows() != x.rows()) {
-        mean_ = backend.allocate({x.rows(), 1}, FormatId::fp32);
-        rstd_ = backend.allocate({x.rows(), 1}, FormatId::fp32);
-    }
-    backend.layer_norm_forward(x, gamma.value, beta.value, kEps, y, mean_, rstd_);
+    RowStats& s = stats_.use(x.rows(), [&](int rows) {
+        return RowStats{backend.allocate({rows, 1}, FormatId::fp32), backend.allocate({rows, 1}, FormatId::fp32)};
+    });
+    backend.layer_norm_forward(x, gamma.value, beta.value, kEps, y, s.mean, s.rstd);
 }
 
 void LayerNorm::backward(Backend& backend, const Tensor& x, const Tensor& dy, Tensor& dx, FormatId grad_format) {
+    const RowStats* s = stats_.current();
+    if (!s || s->mean.rows() != x.rows()) throw Error(name_ + ": backward without a forward on this batch");
     ensure_grad(backend, gamma, grad_format);
     ensure_grad(backend, beta, grad_format);
-    backend.layer_norm_backward(x, gamma.value, mean_, rstd_, dy, dx, gamma.grad, beta.grad);
+    backend.layer_norm_backward(x, gamma.value, s->mean, s->rstd, dy, dx, gamma.grad, beta.grad);
 }
 
 }  // namespace plab

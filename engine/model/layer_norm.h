@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/backend/backend.h"
+#include "engine/model/buffer_sets.h"
 #include "engine/model/parameter.h"
 
 namespace plab {
@@ -25,8 +26,11 @@ public:
     Parameter beta;   // 1 x features, initialised to 0
 
 private:
+    struct RowStats {
+        Tensor mean, rstd;  // rows x 1, FP32
+    };
     std::string name_;
-    Tensor mean_, rstd_;  // rows x 1, FP32, from the last forward
+    BufferSets<int, RowStats> stats_;  // per batch rows; the current one is the last forward's
 };
 
 }  // namespace plab

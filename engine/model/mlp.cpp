@@ -47,8 +47,8 @@ std::vector<Parameter*> Mlp::parameters() {
     return out;
 }
 
-FormatId Mlp::norm_format(int i) const {
-    return formats_.fp32_layer_norm ? FormatId::fp32 : formats_.layer_compute[static_cast<std::size_t>(i)];
+FormatId Mlp::norm_format(int i, const PassFormats& formats) {
+    return formats.fp32_layer_norm ? FormatId::fp32 : formats.layer_compute[static_cast<std::size_t>(i)];
 }
 
 const Fp8Scales* Mlp::fp8_of(std::size_t layer, const PassFormats& formats) const {
@@ -57,25 +57,22 @@ const Fp8Scales* Mlp::fp8_of(std::size_t layer, const PassFormats& formats) cons
     return layer < fp8_scales_.size() ? &fp8_scales_[layer] : &kUnscaled;
 }
 
-void Mlp::ensure_buffers(Backend& backend, int rows, const PassFormats& formats) {
-    if (rows == rows_ && formats == formats_) return;
+Mlp::PassBuffers Mlp::make_pass(Backend& backend, const PassKey& key) const {
+    const PassFormats& formats = key.formats;
     if (formats.layer_compute.size() != linears_.size())
         throw Error("Mlp: " + std::to_string(formats.layer_compute.size()) + " layer formats for " +
                     std::to_string(linears_.size()) + " layers");
-    // Set once every buffer is made: an allocation that throws (out of
-    // memory, or refused while a step is recorded) leaves them to be made again.
-    rows_ = -1;
-    formats_ = formats;
-    buffers_.assign(linears_.size(), {});
+    PassBuffers pass;
+    pass.layers.assign(linears_.size(), {});
     for (int i = 0; i < layer_count(); ++i) {
-        LayerBuffers& b = buffers_[static_cast<std::size_t>(i)];
+        LayerBuffers& b = pass.layers[static_cast<std::size_t>(i)];
         const FormatId compute = formats.layer_compute[static_cast<std::size_t>(i)];
-        const Shape s{rows, linears_[static_cast<std::size_t>(i)].out_features()};
+        const Shape s{key.rows, linears_[static_cast<std::size_t>(i)].out_features()};
         b.pre = backend.allocate(s, compute);
         b.d_pre = backend.allocate(s, compute);
         if (i + 1 == layer_count()) break;
         const bool norm = !norms_.empty();
-        const FormatId act_format = norm ? norm_format(i) : compute;
+        const FormatId act_format = norm ? norm_format(i, formats) : compute;
         if (norm) {
             b.normed = backend.allocate(s, act_format);
             b.d_normed = backend.allocate(s, act_format);
@@ -84,13 +81,18 @@ void Mlp::ensure_buffers(Backend& backend, int rows, const PassFormats& formats)
         b.d_post = backend.allocate(s, formats.layer_compute[static_cast<std::size_t>(i) + 1]);
     }
     if (attention_) {
-        const Shape s{rows, linears_[0].out_features()};
-        attn_out_ = backend.allocate(s, formats.attention.compute);
-        attn_dout_ = backend.allocate(s, formats.layer_compute[1]);
+        const Shape s{key.rows, linears_[0].out_features()};
+        pass.attn_out = backend.allocate(s, formats.attention.compute);
+        pass.attn_dout = backend.allocate(s, formats.layer_compute[1]);
     }
     const FormatId out_format = formats.fp32_loss ? FormatId::fp32 : formats.layer_compute.back();
-    probs_ = backend.allocate({rows, linears_.back().out_features()}, out_format);
-    rows_ = rows;
+    pass.probs = backend.allocate({key.rows, linears_.back().out_features()}, out_format);
+    return pass;
+}
+
+Mlp::PassBuffers& Mlp::pass() const {
+    if (!passes_.current()) throw Error("Mlp: no forward pass yet");
+    return *passes_.current();
 }
 
 void Mlp::notify(OpObserver* observer, Phase phase, std::string_view layer, std::string_view op, const Tensor& out,
@@ -100,11 +102,12 @@ void Mlp::notify(OpObserver* observer, Phase phase, std::string_view layer, std:
 
 const Tensor& Mlp::forward_layers(Backend& backend, const Tensor& x, const PassFormats& formats,
                                   OpObserver* observer) {
-    ensure_buffers(backend, x.rows(), formats);
+    PassBuffers& pass =
+        passes_.use(PassKey{x.rows(), formats}, [&](const PassKey& key) { return make_pass(backend, key); });
     const Tensor* input = &x;
     for (int i = 0; i < layer_count(); ++i) {
         const auto u = static_cast<std::size_t>(i);
-        LayerBuffers& b = buffers_[u];
+        LayerBuffers& b = pass.layers[u];
         linears_[u].forward(backend, *input, b.pre, formats.layer_compute[u], fp8_of(u, formats));
         notify(observer, Phase::forward, linears_[u].name(), "matmul", b.pre, input, 1.0f);
         if (i + 1 == layer_count()) break;
@@ -118,22 +121,23 @@ const Tensor& Mlp::forward_layers(Backend& backend, const Tensor& x, const PassF
         notify(observer, Phase::forward, linears_[u].name(), activation_name(spec_.activation), b.post, act_in, 1.0f);
         input = &b.post;
         if (i == 0 && attention_) {
-            attention_->forward(backend, b.post, attn_out_, formats.attention, observer);
-            input = &attn_out_;
+            attention_->forward(backend, b.post, pass.attn_out, formats.attention, observer);
+            input = &pass.attn_out;
         }
     }
-    return buffers_.back().pre;
+    return pass.layers.back().pre;
 }
 
 float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
                    OpObserver* observer) {
     const Tensor& logits = forward_layers(backend, x, formats, observer);
+    Tensor& probs = pass().probs;
     float loss = 0.0f;
     if (spec_.loss == LossKind::cross_entropy) {
-        loss = backend.softmax_cross_entropy(logits, targets, probs_);
-        notify(observer, Phase::loss, "loss", "softmax", probs_, &logits, 1.0f);
+        loss = backend.softmax_cross_entropy(logits, targets, probs);
+        notify(observer, Phase::loss, "loss", "softmax", probs, &logits, 1.0f);
     } else {
-        backend.convert(logits, probs_);
+        backend.convert(logits, probs);
         loss = backend.mse_loss(logits, targets);
     }
     return loss;
@@ -142,38 +146,44 @@ float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& targets, con
 void Mlp::forward_on_device(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
                             Tensor& loss, OpObserver* observer) {
     const Tensor& logits = forward_layers(backend, x, formats, observer);
+    Tensor& probs = pass().probs;
     if (spec_.loss == LossKind::cross_entropy) {
-        backend.softmax_cross_entropy_on_device(logits, targets, probs_, loss);
-        notify(observer, Phase::loss, "loss", "softmax", probs_, &logits, 1.0f);
+        backend.softmax_cross_entropy_on_device(logits, targets, probs, loss);
+        notify(observer, Phase::loss, "loss", "softmax", probs, &logits, 1.0f);
     } else {
-        backend.convert(logits, probs_);
+        backend.convert(logits, probs);
         backend.mse_loss_on_device(logits, targets, loss);
     }
 }
 
 void Mlp::backward(Backend& backend, const Tensor& x, const Tensor& targets, float loss_scale,
                    OpObserver* observer) {
-    if (rows_ != x.rows()) throw Error("Mlp::backward: call forward on this batch first");
-    LayerBuffers& top = buffers_.back();
+    if (!passes_.current() || passes_.current_key()->rows != x.rows())
+        throw Error("Mlp::backward: call forward on this batch first");
+    PassBuffers& pass = *passes_.current();
+    const PassFormats& formats = passes_.current_key()->formats;
+    const Tensor& probs = pass.probs;
+    LayerBuffers& top = pass.layers.back();
     if (spec_.loss == LossKind::cross_entropy)
-        backend.softmax_cross_entropy_backward(probs_, targets, loss_scale, top.d_pre);
+        backend.softmax_cross_entropy_backward(probs, targets, loss_scale, top.d_pre);
     else
         backend.mse_loss_backward(top.pre, targets, loss_scale, top.d_pre);
-    notify(observer, Phase::backward, "loss", "loss_grad", top.d_pre, &probs_, loss_scale);
+    notify(observer, Phase::backward, "loss", "loss_grad", top.d_pre, &probs, loss_scale);
     for (int i = layer_count() - 1; i >= 0; --i) {
         const auto u = static_cast<std::size_t>(i);
         Linear& layer = linears_[u];
-        const Tensor& dy = buffers_[u].d_pre;
+        const Tensor& dy = pass.layers[u].d_pre;
         const bool above_attention = i == 1 && attention_;
-        const Tensor& input = i == 0 ? x : above_attention ? attn_out_ : buffers_[u - 1].post;
-        Tensor* dx = i == 0 ? nullptr : above_attention ? &attn_dout_ : &buffers_[u - 1].d_post;
-        layer.backward(backend, input, dy, dx, formats_.layer_compute[u], fp8_of(u, formats_));
+        const Tensor& input = i == 0 ? x : above_attention ? pass.attn_out : pass.layers[u - 1].post;
+        Tensor* dx = i == 0 ? nullptr : above_attention ? &pass.attn_dout : &pass.layers[u - 1].d_post;
+        layer.backward(backend, input, dy, dx, formats.layer_compute[u], fp8_of(u, formats));
         notify(observer, Phase::backward, layer.name(), "weight_grad", layer.weight.grad, &dy, loss_scale);
         notify(observer, Phase::backward, layer.name(), "bias_grad", layer.bias.grad, &dy, loss_scale);
         if (!dx) break;
         notify(observer, Phase::backward, layer.name(), "input_grad", *dx, &dy, loss_scale);
-        LayerBuffers& below = buffers_[u - 1];
-        if (above_attention) attention_->backward(backend, below.post, attn_dout_, below.d_post, loss_scale, observer);
+        LayerBuffers& below = pass.layers[u - 1];
+        if (above_attention)
+            attention_->backward(backend, below.post, pass.attn_dout, below.d_post, loss_scale, observer);
         const std::string& below_name = linears_[u - 1].name();
         if (norms_.empty()) {
             backend.activation_backward(spec_.activation, below.pre, below.d_post, below.d_pre);
@@ -183,18 +193,18 @@ void Mlp::backward(Backend& backend, const Tensor& x, const Tensor& targets, flo
         backend.activation_backward(spec_.activation, below.normed, below.d_post, below.d_normed);
         notify(observer, Phase::backward, below_name, "activation_grad", below.d_normed, &below.d_post, loss_scale);
         LayerNorm& norm = norms_[u - 1];
-        norm.backward(backend, below.pre, below.d_normed, below.d_pre, norm_format(i - 1));
+        norm.backward(backend, below.pre, below.d_normed, below.d_pre, norm_format(i - 1, formats));
         notify(observer, Phase::backward, norm.name(), "layer_norm_grad", below.d_pre, &below.d_normed, loss_scale);
     }
 }
 
 const Tensor& Mlp::activation(int i) const {
     const auto u = static_cast<std::size_t>(i);
-    return i + 1 == layer_count() ? buffers_[u].pre : buffers_[u].post;
+    return i + 1 == layer_count() ? pass().layers[u].pre : pass().layers[u].post;
 }
 
-const Tensor& Mlp::activation_grad(int i) const { return buffers_[static_cast<std::size_t>(i)].d_pre; }
+const Tensor& Mlp::activation_grad(int i) const { return pass().layers[static_cast<std::size_t>(i)].d_pre; }
 
-const Tensor& Mlp::outputs() const { return probs_; }
+const Tensor& Mlp::outputs() const { return pass().probs; }
 
 }  // namespace plab

@@ -17,6 +17,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/model/attention.h"
+#include "engine/model/buffer_sets.h"
 #include "engine/model/layer_norm.h"
 #include "engine/model/linear.h"
 #include "engine/model/op_observer.h"
@@ -102,11 +103,24 @@ private:
         Tensor d_normed;  // gradient w.r.t. normed (with layer norm only)
         Tensor d_pre;     // gradient w.r.t. pre
     };
-    void ensure_buffers(Backend& backend, int rows, const PassFormats& formats);
+    // One pass's buffers for a batch of `rows` in `formats`.
+    struct PassKey {
+        int rows;
+        PassFormats formats;
+        bool operator==(const PassKey&) const = default;
+    };
+    struct PassBuffers {
+        std::vector<LayerBuffers> layers;
+        Tensor attn_out, attn_dout;  // the block's output (fc2's input) and its gradient
+        Tensor probs;
+    };
+    PassBuffers make_pass(Backend& backend, const PassKey& key) const;
+    // The last forward's buffers; an Error before the first.
+    PassBuffers& pass() const;
     // The layers of forward, up to the logits (the last layer's pre).
     const Tensor& forward_layers(Backend& backend, const Tensor& x, const PassFormats& formats,
                                  OpObserver* observer);
-    FormatId norm_format(int i) const;
+    static FormatId norm_format(int i, const PassFormats& formats);
     const Fp8Scales* fp8_of(std::size_t layer, const PassFormats& formats) const;
     void notify(OpObserver* observer, Phase phase, std::string_view layer, std::string_view op, const Tensor& out,
                 const Tensor* in, float scale) const;
@@ -115,11 +129,7 @@ private:
     std::vector<Linear> linears_;
     std::vector<LayerNorm> norms_;  // one per hidden layer when spec.layer_norm
     std::optional<SelfAttention> attention_;
-    Tensor attn_out_, attn_dout_;   // the block's output (fc2's input) and its gradient
-    std::vector<LayerBuffers> buffers_;
-    Tensor probs_;
-    int rows_ = -1;
-    PassFormats formats_;
+    BufferSets<PassKey, PassBuffers> passes_;  // the current one is the last forward's
     std::vector<Fp8Scales> fp8_scales_;
 };
 
