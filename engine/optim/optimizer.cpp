@@ -87,7 +87,7 @@ void Optimizer::launch(Backend& backend, std::span<Parameter* const> params, con
     enqueue(backend, skip);
 }
 
-void Optimizer::prepare(Backend& backend, std::span<Parameter* const> params) {
+void Optimizer::prepare(Backend& backend, std::span<Parameter* const> params, const OptimizerSettingsSlot* shared) {
     sync_step_count(backend);
     if (norm_.empty()) norm_ = backend.allocate({1, 1}, FormatId::fp32);
     if (state_.size() < params.size()) state_.resize(params.size());
@@ -100,20 +100,24 @@ void Optimizer::prepare(Backend& backend, std::span<Parameter* const> params) {
     launched_.adamw_table = nullptr;
     if (config_.kind == OptimizerKind::adamw)  // t is at most one past the applied steps
         launched_.adamw_table = &adamw_table_.cover(backend, adamw_step(), steps_taken_ + 1);
-    prepare_settings(backend);
+    prepare_settings(backend, shared);
     launched_.pending = true;
 }
 
-void Optimizer::prepare_settings(Backend& backend) {
+void Optimizer::prepare_settings(Backend& backend, const OptimizerSettingsSlot* shared) {
+    uploads_settings_ = shared == nullptr;
+    if (!shared && own_.on_backend.empty())
+        own_.on_backend = backend.allocate({1, kOptimizerSettingsWords}, FormatId::fp32);
+    own_.host = own_words_.data();  // here, not once: an optimizer can be copied
+    slot_ = shared ? *shared : own_;
     const bool adamw = config_.kind == OptimizerKind::adamw;
-    const int words = adamw ? kAdamWSettingsWords : kSgdSettingsWords;
-    if (settings_.empty() || settings_.cols() != words) settings_ = backend.allocate({1, words}, FormatId::fp32);
-    if (max_norm_.empty()) max_norm_ = backend.allocate({1, 1}, FormatId::fp32);
+    max_norm_ = slot_.on_backend.view(0, {1, 1});
+    settings_ = slot_.on_backend.view(1, {1, adamw ? kAdamWSettingsWords : kSgdSettingsWords});
+    slot_.host[0] = launched_.max_norm;
     if (adamw)
-        store_update_settings(adamw_step(), settings_words_.data());
+        store_update_settings(adamw_step(), slot_.host + 1);
     else
-        store_update_settings(SgdStep{config_.lr, config_.momentum, config_.weight_decay}, settings_words_.data());
-    max_norm_word_ = launched_.max_norm;
+        store_update_settings(SgdStep{config_.lr, config_.momentum, config_.weight_decay}, slot_.host + 1);
 }
 
 // step.step is not read by the gated update: t is the backend's count.
@@ -124,11 +128,10 @@ AdamWStep Optimizer::adamw_step() const {
 // Whether there is a clip at all is part of the step (a recorded step keys
 // on it); its max norm and the hyper-parameters are values it uploads.
 void Optimizer::enqueue(Backend& backend, const Tensor* skip) {
+    if (uploads_settings_) backend.queue_upload(slot_.host, slot_.on_backend);
     const bool clips = launched_.max_norm > 0.0f;
-    if (clips) backend.queue_upload(&max_norm_word_, max_norm_);
     backend.norm_and_clip_on_device(launched_.grads, clips ? &max_norm_ : nullptr, skip, norm_);
     backend.queue_download(norm_, &launched_.norm);
-    backend.queue_upload(settings_words_.data(), settings_);
     UpdateGate gate{.settings = &settings_, .skip = skip, .step_count = &step_count_,
                     .adamw_table = launched_.adamw_table, .counts = launched_.counts};
     if (config_.kind == OptimizerKind::sgd)

@@ -31,6 +31,17 @@ struct ScaledClip {
     float scaled_norm = 0.0f; // global L2 norm of the scaled gradients (grad_sum), before clipping
 };
 
+// An optimizer's settings as the backend holds them: the clip's max norm,
+// then the update's hyper-parameters (update_settings.h, room for AdamW's).
+inline constexpr int kOptimizerSettingsWords = 1 + kAdamWSettingsWords;
+
+// Where they live: kOptimizerSettingsWords FP32 words on the backend and
+// their host copy.
+struct OptimizerSettingsSlot {
+    float* host = nullptr;
+    Tensor on_backend;  // {1, kOptimizerSettingsWords}
+};
+
 class Optimizer {
 public:
     explicit Optimizer(const OptimizerConfig& config);  // validates; throws plab::Error
@@ -53,8 +64,11 @@ public:
     // launch is prepare then enqueue:
     void launch(Backend& backend, std::span<Parameter* const> params, const Tensor* skip);
     // The host's part: state tensors made, the step count put on the
-    // backend, AdamW's table grown, the landing places set.
-    void prepare(Backend& backend, std::span<Parameter* const> params);
+    // backend, AdamW's table grown, the landing places set, the settings'
+    // host words filled. With a `shared` slot its owner uploads the words in
+    // the step's order before enqueue (one copy with its other settings);
+    // without, the optimizer keeps its own and enqueue uploads them.
+    void prepare(Backend& backend, std::span<Parameter* const> params, const OptimizerSettingsSlot* shared = nullptr);
     // The backend's part, ops only (so a recorded step can hold it, and
     // replay it after each prepare): the prepared parameters' step.
     void enqueue(Backend& backend, const Tensor* skip);
@@ -95,7 +109,7 @@ private:
     std::vector<UpdateJob> update_jobs(Backend& backend, std::span<Parameter* const> params);
     void sync_step_count(Backend& backend);
     AdamWStep adamw_step() const;
-    void prepare_settings(Backend& backend);
+    void prepare_settings(Backend& backend, const OptimizerSettingsSlot* shared);
 
     OptimizerConfig config_;
     std::vector<State> state_;
@@ -105,13 +119,14 @@ private:
     // there or read back (-1: unknown, it is uploaded before the next launch).
     Tensor step_count_, norm_;
     int count_on_backend_ = -1;
-    // The hyper-parameters on the backend (UpdateGate::settings) and the
-    // clip's max norm, uploaded in the step's order from these host words,
-    // which prepare() fills from config_: a recorded step reads them at each
-    // replay, so a live edit needs no new recording.
-    Tensor settings_, max_norm_;
-    std::array<float, kAdamWSettingsWords> settings_words_{};
-    float max_norm_word_ = 0.0f;
+    // The settings a step reads on the backend (a recorded step reads them at
+    // each replay, so a live edit needs no new recording): the slot prepare()
+    // fills, and its views for the ops (the max norm, UpdateGate::settings).
+    // own_ serves when no shared slot is given; then enqueue uploads it.
+    OptimizerSettingsSlot slot_, own_;
+    std::array<float, kOptimizerSettingsWords> own_words_{};
+    bool uploads_settings_ = false;
+    Tensor max_norm_, settings_;
     AdamWTable adamw_table_;
     Launched launched_;
 };

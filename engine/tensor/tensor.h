@@ -49,6 +49,12 @@ public:
     // FP32 values of a CPU tensor (throws plab::Error for a device tensor).
     float* host();
     const float* host() const;
+    // `shape.size()` consecutive values of this tensor from element `first`,
+    // as a tensor of `shape` that shares (and keeps alive) its storage: small
+    // tensors packed into one fill with one copy. Throws plab::Error when
+    // they do not fit.
+    Tensor view(std::size_t first, Shape shape) const;
+
     // Raw storage pointer, for backends.
     void* raw() { return buffer_ ? buffer_->data() : nullptr; }
     const void* raw() const { return buffer_ ? buffer_->data() : nullptr; }

@@ -314,15 +314,21 @@ void Trainer::prepare_step(bool histograms) {
         if (side->loss.empty()) side->loss = backend_.allocate({1, 1}, FormatId::fp32);
         side->landed_losses.assign(micro_batches, 0.0f);
     }
+    if (step_settings_.empty()) {
+        step_settings_ = backend_.allocate({1, kStepSettingsWords}, FormatId::fp32);
+        scaler_rule_ = step_settings_.view(0, {1, kScalerRuleWords});
+    }
     sync_scaler_state();
-    mixed_->optimizer.prepare(backend_, mixed_->params);
+    const OptimizerSettingsSlot mixed_settings = settings_slot(0);
+    mixed_->optimizer.prepare(backend_, mixed_->params, &mixed_settings);
     if (twin_) {
         if (unit_state_.empty()) {
             unit_state_ = backend_.allocate({1, kScalerStateWords}, FormatId::fp32);
             twin_found_inf_ = backend_.allocate({1, 1}, FormatId::fp32);
             upload_state(backend_, ScalerState{}, unit_state_);  // scale 1
         }
-        twin_->optimizer.prepare(backend_, twin_->params);
+        const OptimizerSettingsSlot twin_settings = settings_slot(1);
+        twin_->optimizer.prepare(backend_, twin_->params, &twin_settings);
     }
     pre_clip_ = {};
     const std::size_t layers = mixed_->model->linears().size();
@@ -331,6 +337,11 @@ void Trainer::prepare_step(bool histograms) {
     else
         layers_landing_.clear();
     if (histograms) histograms_landing_.assign(layers, LayerHistograms{});
+}
+
+OptimizerSettingsSlot Trainer::settings_slot(int side) {
+    const std::size_t first = kScalerRuleWords + static_cast<std::size_t>(side) * kOptimizerSettingsWords;
+    return {settings_words_.data() + first, step_settings_.view(first, {1, kOptimizerSettingsWords})};
 }
 
 // What the step's ops hold fixed besides the tensors (step_graph_cache.h);
@@ -352,6 +363,7 @@ void Trainer::run_step_ops(float scale, bool histograms) {
 // them while the update and the twin's step go on; none of those writes what
 // they read), the updates, and the telemetry of the new weights.
 void Trainer::step_ops(float scale, bool histograms) {
+    backend_.queue_upload(settings_words_.data(), step_settings_);
     for (int k = 0; k < config_.optimizer.accumulation; ++k) {
         // Queued: a GPU copies the batch in the step's order, without a sync.
         backend_.queue_upload(host_x_[static_cast<std::size_t>(k)].data(), batch_x_);
@@ -384,9 +396,8 @@ void Trainer::sync_scaler_state() {
     if (scaler_state_.empty()) {
         scaler_state_ = backend_.allocate({1, kScalerStateWords}, FormatId::fp32);
         found_inf_ = backend_.allocate({1, 1}, FormatId::fp32);
-        scaler_rule_ = backend_.allocate({1, kScalerRuleWords}, FormatId::fp32);
     }
-    store_scaler_rule(scaler_rule(scaler_.config()), rule_words_);
+    store_scaler_rule(scaler_rule(scaler_.config()), settings_words_.data());
     if (state_on_backend_ && same_bits(*state_on_backend_, scaler_.state())) return;
     upload_state(backend_, scaler_.state(), scaler_state_);
     state_on_backend_ = scaler_.state();
@@ -403,7 +414,6 @@ void Trainer::update_mixed(float scale) {
     if (tracer_)
         for (Parameter* p : side.backward_params)
             tracer_->check(Phase::unscale, p->name, "unscale", p->master_grad, &p->grad_sum, scale);
-    backend_.queue_upload(rule_words_, scaler_rule_);
     backend_.update_scaler(scaler_rule_, found_inf_, scaler_state_);
     // Every kind but none skips a step with a non-finite gradient (LossScaler::update).
     const bool skips = scaler_.config().kind != ScalerKind::none;

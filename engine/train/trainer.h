@@ -6,6 +6,7 @@
 //   micro-batches -> fused unscale + finite check -> clip -> skip or update
 //   -> scaler update -> telemetry.
 // The twin runs the same step in FP32 without scaling.
+#include <array>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -153,11 +154,15 @@ private:
     // backend holds, so that a live edit of scaler_ is uploaded before the
     // next step (unset: upload).
     Tensor scaler_state_, found_inf_, unit_state_, twin_found_inf_;
-    // The scaler's rule on the backend, uploaded in the step's order from
-    // the host's words (filled before each step from scaler_'s config): a
-    // live edit of its parameters changes what a recorded step reads.
-    Tensor scaler_rule_;
-    float rule_words_[kScalerRuleWords] = {};
+    // The numbers the step reads on the backend rather than holding them
+    // fixed: the scaler's rule, then each side's optimizer settings. Their
+    // host words are filled before each step and go up in one copy in the
+    // step's order, so a recorded step reads the current values at each
+    // replay (a live edit of them needs no new recording).
+    static constexpr int kStepSettingsWords = kScalerRuleWords + 2 * kOptimizerSettingsWords;
+    Tensor step_settings_, scaler_rule_;  // the rule: a view of the first words
+    std::array<float, kStepSettingsWords> settings_words_{};
+    OptimizerSettingsSlot settings_slot(int side);  // 0 mixed, 1 twin
     float landed_found_inf_ = 0;
     float landed_state_[kScalerStateWords] = {};
     std::optional<ScalerState> state_on_backend_;

@@ -223,6 +223,29 @@ TEST(CpuBackend, CompareSumsAreExactOnIntegersAndCloseToALongDoubleReference) {
 }
 
 // The loss scale kept by the backend (the defaults of backend.h here).
+// A view shares its tensor's storage: one upload fills the small tensors
+// packed in it, a write through a view is the tensor's, and it keeps the
+// storage alive; a view past the end is an error naming the sizes.
+TEST(CpuBackend, ViewsShareTheirTensorsStorage) {
+    CpuBackend be;
+    Tensor block = be.allocate({1, 6}, FormatId::fp32);
+    const std::uint64_t allocated = be.allocations();
+    Tensor head = block.view(0, {1, 2}), tail = block.view(2, {2, 2});
+    EXPECT_EQ(be.allocations(), allocated);
+    const float values[] = {1, 2, 3, 4, 5, 6};
+    be.upload(values, block);
+    EXPECT_EQ(testing_support::download_all(be, head), (std::vector<float>{1, 2}));
+    EXPECT_EQ(testing_support::download_all(be, tail), (std::vector<float>{3, 4, 5, 6}));
+    const float seven = 7;
+    Tensor fifth = tail.view(2, {1, 1});
+    be.upload(&seven, fifth);
+    EXPECT_EQ(testing_support::download_all(be, block), (std::vector<float>{1, 2, 3, 4, 7, 6}));
+    block = Tensor();
+    EXPECT_EQ(testing_support::download_all(be, tail), (std::vector<float>{3, 4, 7, 6}));
+    EXPECT_EQ(testing_support::error_of([&] { (void)tail.view(1, {1, 4}); }),
+              "a view of 4 values from element 1 does not fit in a 2x2 tensor");
+}
+
 TEST(CpuBackend, UpdateScalerMovesTheStateAsTheLossScaler) {
     CpuBackend be;
     testing_support::expect_update_scaler_follows_loss_scaler(be);

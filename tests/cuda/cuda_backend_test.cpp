@@ -575,6 +575,21 @@ TEST_F(CudaBackendTest, UnscaleAllIsTheCpusInOneLaunch) {
     EXPECT_EQ(gpu_->unscale_all({}, 1.0f), -1);
 }
 
+// Views of a device tensor (the step's settings block) point into its
+// storage: one upload fills them, and a write through one lands in it.
+TEST_F(CudaBackendTest, ViewsShareTheirTensorsStorage) {
+    Tensor block = gpu_->allocate({1, 6}, FormatId::fp32);
+    Tensor tail = block.view(2, {2, 2});
+    const float values[] = {1, 2, 3, 4, 5, 6};
+    gpu_->upload(values, block);
+    EXPECT_EQ(testing_support::download_all(*gpu_, tail), (std::vector<float>{3, 4, 5, 6}));
+    const float seven = 7;
+    Tensor fifth = block.view(4, {1, 1});
+    gpu_->queue_upload(&seven, fifth);
+    gpu_->finish_telemetry();
+    EXPECT_EQ(testing_support::download_all(*gpu_, block), (std::vector<float>{1, 2, 3, 4, 7, 6}));
+}
+
 // The scaler's state and found_inf kept on the device (no host round trip):
 // the same state as the host's LossScaler after every step, and the same
 // unscaled gradients as unscale_all.
