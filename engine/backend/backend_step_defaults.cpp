@@ -83,7 +83,8 @@ void Backend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const Up
     checks::require_update_gate(gate, jobs.size(), false, "sgd_update_all_on_device");
     if (skipped(*this, gate)) return;
     const float count = read_scalar(*this, *gate.step_count);
-    const std::vector<UpdateCount> counts = sgd_update_all(jobs, load_sgd_settings(read_words(*this, *gate.settings).data()));
+    const SgdStep step = load_sgd_settings(read_words(*this, *gate.settings).data());
+    const std::vector<UpdateCount> counts = sgd_update_all(jobs, step);
     std::copy(counts.begin(), counts.end(), gate.counts.begin());
     advance(*this, gate, count);
 }
