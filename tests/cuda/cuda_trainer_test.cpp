@@ -103,18 +103,28 @@ TEST(CudaTrainer, ADefaultPresetStepWaitsForTheDeviceOnce) {
 // Steps replayed from a captured CUDA graph give the records of the same run
 // stepped op by op on the device, bit for bit (the same kernels in the same
 // order; only the launches differ), through histogram steps, evaluations,
-// growths and overflow skips (the sawtooth).
+// growths and overflow skips (the sawtooth), and live edits at step 150 of
+// the settings a replay reads on the device (lr, weight decay, a clip, the
+// scaler's growth interval: the next step grows the scale from a graph
+// captured before the edit).
 TEST(CudaTrainer, CapturedStepsReplayWithTheRecordsOfOpByOpSteps) {
     if (!cuda_device_present()) GTEST_SKIP() << cuda::describe_devices();
     for (const char* preset : {"spirals-amp-fp16", "scaler-sawtooth"}) {
         SCOPED_TRACE(preset);
         RunConfig config = load_preset(preset);
         config.steps = 250;
+        config.optimizer.clip_norm = 5.0f;
         CudaBackend gpu;
         TrainerOptions op_by_op;
         op_by_op.step_graphs = false;
         Trainer replayed(gpu, config), stepped(gpu, config, op_by_op);
         for (int s = 1; s <= config.steps; ++s) {
+            if (s == 150)
+                for (const char* edit : {"optimizer.lr=0.002", "optimizer.weight_decay=0.01", "optimizer.clip_norm=0.5",
+                                         "scaler.growth_interval=3"}) {
+                    replayed.apply(edit);
+                    stepped.apply(edit);
+                }
             const StepRecord a = replayed.step();
             const StepRecord b = stepped.step();
             ASSERT_EQ(trainer_test::record_difference(a, b), "") << "step " << s;
