@@ -43,19 +43,12 @@ void advance(Backend& backend, const UpdateGate& gate, float count) {
 void check_table_row(Backend& backend, const UpdateGate& gate, float count, const AdamWStep& step) {
     const Tensor& table = *gate.adamw_table;
     const int row = adamw_table_row(count, table.rows());
-    // A CPU tensor is read in place: the whole table is thousands of rows.
-    std::vector<float> copy;
-    const float* rows = nullptr;
-    if (table.device() == Device::cpu) {
-        rows = table.host();
-    } else {
-        copy.resize(table.size());
-        backend.download(table, copy.data());
-        rows = copy.data();
-    }
+    // That row alone: the whole table is thousands of rows.
+    const std::vector<float> words =
+        read_words(backend, table.view(static_cast<std::size_t>(row) * kAdamWTableWords, {1, kAdamWTableWords}));
     const AdamWScalars wanted = adamw_scalars(step);
     AdamWScalars from_table = wanted;
-    load_adamw_row(rows + static_cast<std::size_t>(row) * kAdamWTableWords, from_table);
+    load_adamw_row(words.data(), from_table);
     checks::require(from_table.step_size == wanted.step_size &&
                         from_table.bias_correction2_sqrt == wanted.bias_correction2_sqrt,
                     [&] {

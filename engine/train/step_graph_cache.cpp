@@ -1,15 +1,6 @@
 #include "engine/train/step_graph_cache.h"
 
-#include <algorithm>
-
 namespace plab {
-
-namespace {
-// A dynamic scaler moves between a few scales for long stretches; more than
-// this many keys in turn is a run whose scale keeps moving (then recording
-// costs more than it saves, and graphs are dropped oldest first).
-constexpr std::size_t kMaxGraphs = 4;
-}  // namespace
 
 RunConfig recorded_part(RunConfig config) {
     OptimizerConfig& o = config.optimizer;
@@ -26,41 +17,29 @@ StepGraphKey step_graph_key(const RunConfig& config, float scale, bool histogram
     return StepGraphKey{recorded_part(config), float_bits(scale), histograms, twin};
 }
 
-StepGraphCache::Entry* StepGraphCache::find(const StepGraphKey& key) {
-    for (Entry& e : entries_)
-        if (e.key == key) return &e;
-    return nullptr;
-}
-
-StepGraphCache::Entry& StepGraphCache::record(Backend& backend, const StepGraphKey& key,
-                                              const std::function<void()>& ops) {
-    if (entries_.size() >= kMaxGraphs)
-        entries_.erase(std::min_element(entries_.begin(), entries_.end(),
-                                        [](const Entry& a, const Entry& b) { return a.last_use < b.last_use; }));
-    Entry e{key, nullptr, 0};
+std::unique_ptr<StepGraph> StepGraphCache::record(Backend& backend, const std::function<void()>& ops) {
     try {
-        e.graph = backend.capture(ops);
-        if (e.graph) ++counts_.recorded;
+        std::unique_ptr<StepGraph> graph = backend.capture(ops);
+        if (graph) ++counts_.recorded;
+        return graph;
     } catch (const CaptureRefused&) {
         ++counts_.refused;
+        return nullptr;
     }
-    entries_.push_back(std::move(e));
-    return entries_.back();
 }
 
 void StepGraphCache::run(Backend& backend, const StepGraphKey& key, const std::function<void()>& ops) {
     if (backend.allocations() != allocations_) {
-        entries_.clear();
+        graphs_.clear();
         allocations_ = backend.allocations();
     }
-    Entry* e = find(key);
-    if (!e) e = &record(backend, key, ops);
-    e->last_use = ++clock_;
-    if (!e->graph) {
+    const std::unique_ptr<StepGraph>& graph =
+        graphs_.use(key, [&](const StepGraphKey&) { return record(backend, ops); });
+    if (!graph) {
         ops();
         return;
     }
-    e->graph->replay();
+    graph->replay();
     ++counts_.replayed;
 }
 

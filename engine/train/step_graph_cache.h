@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/common/recently_used.h"
 #include "engine/train/run_config.h"
 
 namespace plab {
@@ -51,17 +51,15 @@ public:
     const StepGraphCounts& counts() const { return counts_; }
 
 private:
-    struct Entry {
-        StepGraphKey key;
-        std::unique_ptr<StepGraph> graph;  // null: refused
-        std::uint64_t last_use = 0;
-    };
-    Entry* find(const StepGraphKey& key);
-    Entry& record(Backend& backend, const StepGraphKey& key, const std::function<void()>& ops);
+    // A dynamic scaler moves between a few scales for long stretches; more
+    // than this many keys in turn is a run whose scale keeps moving (then
+    // recording costs more than it saves, and graphs are dropped oldest first).
+    static constexpr std::size_t kMaxGraphs = 4;
+    // The graph of ops, or null when the backend cannot record or refused.
+    std::unique_ptr<StepGraph> record(Backend& backend, const std::function<void()>& ops);
 
-    std::vector<Entry> entries_;
-    std::uint64_t allocations_ = 0;  // the backend's when the entries were made
-    std::uint64_t clock_ = 0;
+    RecentlyUsed<StepGraphKey, std::unique_ptr<StepGraph>, kMaxGraphs> graphs_;  // null: refused
+    std::uint64_t allocations_ = 0;  // the backend's when the graphs were made
     StepGraphCounts counts_;
 };
 

@@ -314,21 +314,16 @@ void Trainer::prepare_step(bool histograms) {
         if (side->loss.empty()) side->loss = backend_.allocate({1, 1}, FormatId::fp32);
         side->landed_losses.assign(micro_batches, 0.0f);
     }
-    if (step_settings_.empty()) {
-        step_settings_ = backend_.allocate({1, kStepSettingsWords}, FormatId::fp32);
-        scaler_rule_ = step_settings_.view(0, {1, kScalerRuleWords});
-    }
+    if (step_settings_.empty()) make_step_settings();
     sync_scaler_state();
-    const OptimizerSettingsSlot mixed_settings = settings_slot(0);
-    mixed_->optimizer.prepare(backend_, mixed_->params, &mixed_settings);
+    mixed_->optimizer.prepare(backend_, mixed_->params, &optimizer_settings_[0]);
     if (twin_) {
         if (unit_state_.empty()) {
             unit_state_ = backend_.allocate({1, kScalerStateWords}, FormatId::fp32);
             twin_found_inf_ = backend_.allocate({1, 1}, FormatId::fp32);
             upload_state(backend_, ScalerState{}, unit_state_);  // scale 1
         }
-        const OptimizerSettingsSlot twin_settings = settings_slot(1);
-        twin_->optimizer.prepare(backend_, twin_->params, &twin_settings);
+        twin_->optimizer.prepare(backend_, twin_->params, &optimizer_settings_[1]);
     }
     pre_clip_ = {};
     const std::size_t layers = mixed_->model->linears().size();
@@ -339,9 +334,14 @@ void Trainer::prepare_step(bool histograms) {
     if (histograms) histograms_landing_.assign(layers, LayerHistograms{});
 }
 
-OptimizerSettingsSlot Trainer::settings_slot(int side) {
-    const std::size_t first = kScalerRuleWords + static_cast<std::size_t>(side) * kOptimizerSettingsWords;
-    return {settings_words_.data() + first, step_settings_.view(first, {1, kOptimizerSettingsWords})};
+void Trainer::make_step_settings() {
+    step_settings_ = backend_.allocate({1, kStepSettingsWords}, FormatId::fp32);
+    scaler_rule_ = step_settings_.view(0, {1, kScalerRuleWords});
+    for (std::size_t side = 0; side < optimizer_settings_.size(); ++side) {
+        const std::size_t first = kScalerRuleWords + side * kOptimizerSettingsWords;
+        optimizer_settings_[side] = {settings_words_.data() + first,
+                                     step_settings_.view(first, {1, kOptimizerSettingsWords})};
+    }
 }
 
 // What the step's ops hold fixed besides the tensors (step_graph_cache.h);

@@ -154,18 +154,20 @@ private:
     // backend holds, so that a live edit of scaler_ is uploaded before the
     // next step (unset: upload).
     Tensor scaler_state_, found_inf_, unit_state_, twin_found_inf_;
-    // The numbers the step reads on the backend rather than holding them
-    // fixed: the scaler's rule, then each side's optimizer settings. Their
-    // host words are filled before each step and go up in one copy in the
-    // step's order, so a recorded step reads the current values at each
-    // replay (a live edit of them needs no new recording).
-    static constexpr int kStepSettingsWords = kScalerRuleWords + 2 * kOptimizerSettingsWords;
-    Tensor step_settings_, scaler_rule_;  // the rule: a view of the first words
-    std::array<float, kStepSettingsWords> settings_words_{};
-    OptimizerSettingsSlot settings_slot(int side);  // 0 mixed, 1 twin
     float landed_found_inf_ = 0;
     float landed_state_[kScalerStateWords] = {};
     std::optional<ScalerState> state_on_backend_;
+    // The numbers the step reads on the backend rather than holding them
+    // fixed: the scaler's rule, then each side's optimizer settings (views of
+    // one block, made with it). Their host words are filled before each step
+    // and go up in one copy in the step's order, so a recorded step reads the
+    // current values at each replay (a live edit of them needs no new
+    // recording).
+    static constexpr int kStepSettingsWords = kScalerRuleWords + 2 * kOptimizerSettingsWords;
+    Tensor step_settings_, scaler_rule_;
+    std::array<float, kStepSettingsWords> settings_words_{};
+    std::array<OptimizerSettingsSlot, 2> optimizer_settings_;  // the mixed side's, the twin's
+    void make_step_settings();
     ScaledClip pre_clip_;
     std::vector<TensorComparison> twin_sums_;  // the step's queued twin comparison
 };
