@@ -264,7 +264,7 @@ TEST(RunCliJsonl, StepLinesCarryTheDocumentedFields) {
         EXPECT_EQ(s.at("skipped"), false);
         EXPECT_FALSE(s.contains("first_nonfinite_layer"));
         EXPECT_EQ(s.at("lost_update_frac"), 0);  // FP32 master weights lose no update
-        EXPECT_EQ(s.at("lr"), 0.01);
+        EXPECT_EQ(s.at("lr"), 0.002);
         ASSERT_EQ(s.at("layers").size(), 3u);
         for (std::size_t li = 0; li < 3; ++li) {
             const LayerShape& shape = kLayers[li];

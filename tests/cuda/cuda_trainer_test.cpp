@@ -120,7 +120,7 @@ TEST(CudaTrainer, CapturedStepsReplayWithTheRecordsOfOpByOpSteps) {
         Trainer replayed(gpu, config), stepped(gpu, config, op_by_op);
         for (int s = 1; s <= config.steps; ++s) {
             if (s == 150)
-                for (const char* edit : {"optimizer.lr=0.002", "optimizer.weight_decay=0.01", "optimizer.clip_norm=0.5",
+                for (const char* edit : {"optimizer.lr=0.004", "optimizer.weight_decay=0.01", "optimizer.clip_norm=0.5",
                                          "scaler.growth_interval=3"}) {
                     replayed.apply(edit);
                     stepped.apply(edit);

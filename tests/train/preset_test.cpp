@@ -76,7 +76,7 @@ TEST(ShippedPresets, DefaultIsSpiralsAmpFp16WithPytorchScaler) {
     EXPECT_EQ(c.scaler.backoff_factor, 0.5f);
     EXPECT_EQ(c.scaler.growth_interval, 2000);
     EXPECT_EQ(c.optimizer.kind, OptimizerKind::adamw);
-    EXPECT_EQ(c.optimizer.lr, 0.01f);
+    EXPECT_EQ(c.optimizer.lr, 0.002f);
     EXPECT_EQ(c.batch_size, 128);
     EXPECT_EQ(c.steps, 2000);
     EXPECT_TRUE(c.twin);

@@ -43,10 +43,20 @@ TEST(PresetTraining, DefaultAmpFp16PresetLearnsAndTracksItsTwin) {
     ASSERT_TRUE(config.twin);
     const std::vector<StepRecord> records = train(config);
     print_accuracies(config.name, records);
-    const StepRecord& last = records.back();
-    ASSERT_TRUE(last.acc_ref.has_value());
+    ASSERT_TRUE(records.back().acc_ref.has_value());
     EXPECT_GE(final_accuracy(records), 0.90f);
-    EXPECT_NEAR(*last.acc, *last.acc_ref, 0.005f);
+    // It stays within 0.5 points of its twin from the first evaluation at
+    // 90% on, not only at the end. On its 307 test points one point is
+    // 0.33 of them, so the two may differ by one point at most.
+    bool reached = false;
+    for (const StepRecord& r : records) {
+        if (!r.acc) continue;
+        reached = reached || *r.acc >= 0.90f;
+        if (reached) {
+            EXPECT_NEAR(*r.acc, *r.acc_ref, 0.005f) << "step " << r.step;
+        }
+    }
+    EXPECT_TRUE(reached);
     // Its description promises no overflow: no step is skipped.
     for (const StepRecord& r : records) {
         EXPECT_FALSE(r.skipped) << "step " << r.step;
