@@ -6,6 +6,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/common/host_device.h"
+#include "engine/numeric/portable_math.h"
 
 namespace plab {
 
@@ -32,7 +33,7 @@ PLAB_HD float activation_slope(Activation a, float x) {
         }
         case Activation::gelu: {
             const float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752f));
-            const float pdf = 0.39894228040143268f * expf(-0.5f * x * x);
+            const float pdf = 0.39894228040143268f * portable_exp(-0.5f * x * x);
             return cdf + x * pdf;
         }
     }

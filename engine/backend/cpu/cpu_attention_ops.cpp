@@ -9,6 +9,7 @@
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/cpu/cpu_tensor_ops.h"
+#include "engine/numeric/portable_math.h"
 #include "engine/numeric/scalar_cast.h"
 
 namespace plab {
@@ -121,8 +122,8 @@ void CpuBackend::scaled_softmax(const Tensor& x, float scale, int group, FormatI
         // An Inf z makes the max Inf and Inf - Inf NaN: the row is lost, as on hardware.
         const float top = *std::max_element(z.begin(), z.end());
         float sum = 0.0f;
-        for (std::size_t j = 0; j < g; ++j) sum += std::exp(z[j] - top);
-        for (std::size_t j = 0; j < g; ++j) p[j] = std::exp(z[j] - top) / sum;
+        for (std::size_t j = 0; j < g; ++j) sum += portable_exp(z[j] - top);
+        for (std::size_t j = 0; j < g; ++j) p[j] = portable_exp(z[j] - top) / sum;
     }
     round_to_dtype(probs);
 }

@@ -12,6 +12,7 @@
 #include "engine/common/error.h"
 #include "engine/common/number_text.h"
 #include "engine/numeric/cast_array.h"
+#include "engine/numeric/portable_math.h"
 
 namespace plab {
 
@@ -183,9 +184,9 @@ float CpuBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& labe
         float top = z[0];
         for (int j = 1; j < classes; ++j) top = std::max(top, z[j]);
         float sum = 0.0f;
-        for (int j = 0; j < classes; ++j) sum += std::exp(z[j] - top);
-        const float log_sum = std::log(sum);
-        for (int j = 0; j < classes; ++j) p[j] = std::exp(z[j] - top - log_sum);
+        for (int j = 0; j < classes; ++j) sum += portable_exp(z[j] - top);
+        const float log_sum = portable_log(sum);
+        for (int j = 0; j < classes; ++j) p[j] = portable_exp(z[j] - top - log_sum);
         total += log_sum - (z[label_at(labels, i, classes)] - top);
     }
     round_to_dtype(probs);
