@@ -1,11 +1,12 @@
 // The attention ops on the CUDA backend (model/attention.h), with the CPU's
 // definitions (cpu_attention_ops.cpp): one thread per output value for the
-// token matmuls and one per group for the scaled softmax, each sum in the
-// CPU's index order with no FMA, so the matmuls and the softmax backward are
-// the CPU's bit for bit; the softmax forward's exp comes from CUDA's math
-// library (within 2 ULPs of glibc's). Outputs must not alias inputs.
+// token mixes, one warp per output for the token dot products and per group
+// for the scaled softmax (coalesced reads), each sum in the CPU's index order
+// with no FMA and the CPU's exp (numeric/portable_math.h),
+// so every op here is the CPU's bit for bit. Outputs must not alias inputs.
 #include <string>
 
+#include "engine/numeric/portable_math.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"
 
@@ -34,15 +35,14 @@ __device__ float mixed_value(const float* w, const float* x, const TokenShape& s
     return sum;
 }
 
-// One value of pair_dots for row r: pairs[r, i, j] = sum_c a[r, i, c] b[r, j, c].
+// One value of pair_dots for row r: pairs[r, i, j] = sum_c a[r, i, c] b[r, j, c],
+// by the whole warp (both rows read coalesced), in the CPU's order of c.
 __device__ float pair_dot(const float* a, const float* b, const TokenShape& s, std::size_t r, std::size_t i,
                           std::size_t j) {
     const auto width = static_cast<std::size_t>(s.width);
     const float* ai = a + r * s.row_values() + i * width;
     const float* bj = b + r * s.row_values() + j * width;
-    float sum = 0.0f;
-    for (std::size_t c = 0; c < width; ++c) sum += ai[c] * bj[c];
-    return sum;
+    return gpu::ordered_warp_sum(s.width, [=](int c) { return ai[c] * bj[c]; });
 }
 
 }  // namespace
@@ -56,10 +56,11 @@ void CudaBackend::token_scores(const Tensor& q, const Tensor& k, int tokens, Ten
     const float* pk = device_floats(k, op);
     float* out = device_floats(scores, op);
     const FormatParams p = format_params(scores.dtype());
-    gpu::for_each(scores.size(), stream_, op, [=] __device__(std::size_t at) {
+    gpu::for_each_warp(scores.size(), stream_, op, [=] __device__(std::size_t at, int lane) {
         const std::size_t r = at / s.row_pairs(), pair = at % s.row_pairs();
         const auto t = static_cast<std::size_t>(s.tokens);
-        out[at] = gpu::round_value(p, pair_dot(pq, pk, s, r, pair / t, pair % t));
+        const float dot = pair_dot(pq, pk, s, r, pair / t, pair % t);
+        if (lane == 0) out[at] = gpu::round_value(p, dot);
     });
 }
 
@@ -118,10 +119,11 @@ void CudaBackend::token_mix_backward(const Tensor& probs, const Tensor& v, const
     float* out_v = device_floats(dv, op);
     const FormatParams pdp = format_params(dprobs.dtype());
     const FormatParams pdv = format_params(dv.dtype());
-    gpu::for_each(dprobs.size(), stream_, op, [=] __device__(std::size_t at) {
+    gpu::for_each_warp(dprobs.size(), stream_, op, [=] __device__(std::size_t at, int lane) {
         const std::size_t r = at / s.row_pairs(), pair = at % s.row_pairs();
         const auto t = static_cast<std::size_t>(s.tokens);
-        out_p[at] = gpu::round_value(pdp, pair_dot(pd, pv, s, r, pair / t, pair % t));
+        const float dot = pair_dot(pd, pv, s, r, pair / t, pair % t);
+        if (lane == 0) out_p[at] = gpu::round_value(pdp, dot);
     });
     gpu::for_each(dv.size(), stream_, op, [=] __device__(std::size_t at) {
         const std::size_t r = at / s.row_values(), within = at % s.row_values();
@@ -139,21 +141,17 @@ void CudaBackend::scaled_softmax(const Tensor& x, float scale, int group, Format
     const auto g = static_cast<std::size_t>(group);
     const FormatParams pz = format_params(compute);
     const FormatParams p = format_params(probs.dtype());
-    gpu::for_each(x.size() / g, stream_, op, [=] __device__(std::size_t k) {
+    const int width = group;
+    gpu::for_each_warp(x.size() / g, stream_, op, [=] __device__(std::size_t k, int lane) {
         const float* xg = in + k * g;
         float* pg = out + k * g;
         // z = x * scale rounded to `compute`, recomputed on each pass (the
         // same value each time). The max is std::max_element's: an Inf z
         // makes it Inf and Inf - Inf NaN, the row is lost, as on hardware.
-        float top = gpu::round_value(pz, xg[0] * scale);
-        for (std::size_t j = 1; j < g; ++j) {
-            const float z = gpu::round_value(pz, xg[j] * scale);
-            top = top < z ? z : top;
-        }
-        float sum = 0.0f;
-        for (std::size_t j = 0; j < g; ++j) sum += expf(gpu::round_value(pz, xg[j] * scale) - top);
-        for (std::size_t j = 0; j < g; ++j)
-            pg[j] = gpu::round_value(p, expf(gpu::round_value(pz, xg[j] * scale) - top) / sum);
+        auto z = [=](int j) { return gpu::round_value(pz, xg[j] * scale); };
+        const float top = gpu::ordered_warp_fold(1, width, z(0), z, [](float t, float v) { return t < v ? v : t; });
+        const float sum = gpu::ordered_warp_sum(width, [=](int j) { return portable_exp(z(j) - top); });
+        for (int j = lane; j < width; j += gpu::kWarp) pg[j] = gpu::round_value(p, portable_exp(z(j) - top) / sum);
     });
 }
 

@@ -75,6 +75,13 @@ CudaBackend::CudaBackend() : scratch_(gpu::kScratchSlots) {
         check_cublas(cublasCreate(&blas_), "cublasCreate");
         check_cublas(cublasSetStream(blas_, stream_), "cublasSetStream");
         lt_ = std::make_unique<gpu::LtBiasGemm>();
+        // cuBLAS's workspace is ours, made here: left to itself cuBLAS would
+        // allocate one on first use, which a captured step cannot do, and a
+        // step captured without one would pick other algorithms (other bits)
+        // than the same step run op by op. cuBLASLt gets the same buffer
+        // (both run in stream order, never at once).
+        void* workspace = scratch(gpu::kGemmWorkspace, gpu::kGemmWorkspaceBytes);
+        check_cublas(cublasSetWorkspace(blas_, workspace, gpu::kGemmWorkspaceBytes), "cublasSetWorkspace");
         // Reductions inside a GEMM stay in the FP32 accumulator (our outputs
         // are FP32 anyway; this rules out any cheaper internal path).
         check_cublas(cublasSetMathMode(blas_, static_cast<cublasMath_t>(
@@ -102,6 +109,17 @@ namespace {
 std::atomic<std::uint64_t> host_waits{0};
 }
 std::uint64_t next_host_wait() { return ++host_waits; }
+
+int multiprocessors() {
+    static const int count = [] {
+        int device = 0, n = 0;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || n < 1)
+            return 64;  // a count that serves any device
+        return n;
+    }();
+    return count;
+}
 }  // namespace gpu
 
 std::uint64_t CudaBackend::host_waits() const { return gpu::host_waits.load(); }
@@ -127,7 +145,9 @@ void* CudaBackend::scratch(int slot, std::size_t bytes) {
 }
 
 namespace {
-constexpr std::size_t kTablesPerSlot = 4;
+// A training step keeps two tables per slot (the mixed run's and the twin's),
+// and an evaluation or a fork a few more: room for all without evicting.
+constexpr std::size_t kTablesPerSlot = 8;
 }
 
 const void* CudaBackend::device_table(int slot, const TableKey& key, const void* host, std::size_t bytes,

@@ -65,6 +65,12 @@ public:
 
     // cuda_gemm.cu
     void gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpec& spec) override;
+    // Where GEMMs run. fixed_order: the CPU's summation order and so its bits
+    // (cuda_fixed_order_gemm.cuh); tensor_cores: cuBLAS(Lt), fast, its own
+    // order; automatic: fixed order up to 2^25 multiply-adds (the lab's toy
+    // models, where it costs nothing), tensor cores beyond.
+    enum class GemmRoute { automatic, fixed_order, tensor_cores };
+    void set_gemm_route(GemmRoute route) { gemm_route_ = route; }
 
     // cuda_elementwise_ops.cu
     void activation_forward(Activation a, const Tensor& x, Tensor& y) override;
@@ -182,11 +188,14 @@ private:
     template <typename Element>
     void update_all_on_device(std::span<const UpdateJob> jobs, Element element, const UpdateGate& gate, bool adamw);
     void release();  // the stream and cuBLAS handle (destructor, failed constructor)
+    bool runs_fixed_order(int m, int n, int k) const;
+    void fixed_order_gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpec& spec);
 
     std::string name_;
     CUstream_st* stream_ = nullptr;  // cudaStream_t: every op runs on it, in order
     cublasContext* blas_ = nullptr;  // cublasHandle_t, bound to stream_
     std::unique_ptr<gpu::LtBiasGemm> lt_;  // GEMMs with a fused bias
+    GemmRoute gemm_route_ = GemmRoute::automatic;
     // Device scratch kept between calls: GEMM operands in the compute format,
     // reduction partials.
     std::vector<Tensor> scratch_;

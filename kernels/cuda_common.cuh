@@ -38,9 +38,13 @@ enum ScratchSlot : int {
     kUpdateTable,
     kSquaresTable,
     kClipTable,
-    kLtWorkspace,
+    kGemmWorkspace,
+    kRowTerms,
     kScratchSlots
 };
+
+// cuBLAS's and cuBLASLt's workspace: what NVIDIA suggests for Hopper.
+inline constexpr std::size_t kGemmWorkspaceBytes = 32u << 20;
 
 // plab::Error naming the failed call and CUDA's (cuBLAS's) reason.
 inline void check_cuda(cudaError_t status, const char* what) {
@@ -123,14 +127,79 @@ void for_each(std::size_t n, cudaStream_t stream, const char* op, F f) {
     check_cuda(cudaGetLastError(), op);
 }
 
+// --- sums in the CPU's index order, read by a whole warp ----------------------
+// An op whose CPU loop folds a row in index order (a LayerNorm row's mean, a
+// softmax row's max and sum, a dot product) keeps that order on the GPU to
+// give the CPU's bits. One thread per row keeps it too, but reads each row
+// alone, strided across the warp; a warp per row reads 32 consecutive terms
+// at once (coalesced) and then every lane folds them in index order, so each
+// lane ends with the CPU's value.
+
+inline constexpr int kWarp = 32;
+inline constexpr unsigned kFullWarp = 0xffffffffu;
+
+__device__ __forceinline__ float from_lane(float v, int lane) { return __shfl_sync(kFullWarp, v, lane); }
+__device__ __forceinline__ float2 from_lane(float2 v, int lane) {
+    return make_float2(__shfl_sync(kFullWarp, v.x, lane), __shfl_sync(kFullWarp, v.y, lane));
+}
+
+// acc folded with term(first), ..., term(count - 1) in that order, by every
+// lane of the warp (all of them must call it). term(j) may depend on j alone.
+template <typename T, typename Term, typename Combine>
+__device__ T ordered_warp_fold(int first, int count, T acc, Term term, Combine combine) {
+    const int lane = static_cast<int>(threadIdx.x) % kWarp;
+    for (int base = first; base < count; base += kWarp) {
+        const T mine = base + lane < count ? term(base + lane) : T{};
+        const int here = count - base < kWarp ? count - base : kWarp;
+        for (int l = 0; l < here; ++l) acc = combine(acc, from_lane(mine, l));
+    }
+    return acc;
+}
+
+// The CPU's `float s = 0; for j: s += term(j);`.
+template <typename Term>
+__device__ float ordered_warp_sum(int count, Term term) {
+    return ordered_warp_fold(0, count, 0.0f, term, [](float a, float b) { return a + b; });
+}
+
+template <typename F>
+__global__ void for_each_warp_kernel(std::size_t n, F f) {
+    const std::size_t warps = static_cast<std::size_t>(gridDim.x) * blockDim.x / kWarp;
+    const std::size_t first = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
+    const int lane = static_cast<int>(threadIdx.x) % kWarp;
+    for (std::size_t i = first; i < n; i += warps) f(i, lane);  // the same i across the warp
+}
+
+// f(i, lane) for i in [0, n), one warp per index: all 32 lanes run f(i, .).
+template <typename F>
+void for_each_warp(std::size_t n, cudaStream_t stream, const char* op, F f) {
+    if (n == 0) return;
+    for_each_warp_kernel<<<blocks_for(n * kWarp), kThreads, 0, stream>>>(n, f);
+    check_cuda(cudaGetLastError(), op);
+}
+
 // --- deterministic reduction ---------------------------------------------------
 // combine over i of map(i): each thread folds a fixed strided set of indices,
 // each block folds its threads in a fixed tree, one block folds the blocks.
-// The grid depends only on n, so a result is the same on every run (though
-// not, for floating-point sums, the CPU's index-order value). `map` may also
-// write (an op's output), each i is visited once. T: trivially copyable.
-inline constexpr int kReduceBlocks = 256;
-inline constexpr std::size_t kReduceScratchBytes = 64 * (kReduceBlocks + 1);  // T up to 64 bytes
+// The grid depends only on n and the device's multiprocessor count, so a
+// result is the same on every run on one GPU model (though not, for
+// floating-point sums, the CPU's index-order value). `map` may also write (an
+// op's output), each i is visited once. T: trivially copyable.
+inline constexpr int kReduceBlocks = 256;      // per tensor, in the multi-tensor sums
+inline constexpr int kMaxReduceBlocks = 1024;  // launch_reduce's partials
+inline constexpr std::size_t kReduceScratchBytes = 64 * (kMaxReduceBlocks + 1);  // T up to 64 bytes
+
+// The device's multiprocessor count (cuda_backend.cu; asked once).
+int multiprocessors();
+
+// launch_reduce's grid for n: four blocks of kThreads per multiprocessor keep
+// every one busy streaming (256 blocks left half of an H100's idle), fewer
+// when n is small.
+inline unsigned reduce_grid(std::size_t n) {
+    const std::size_t wanted = (n + kThreads - 1) / kThreads;
+    const std::size_t limit = std::min<std::size_t>(kMaxReduceBlocks, 4 * static_cast<std::size_t>(multiprocessors()));
+    return static_cast<unsigned>(std::min(wanted, limit));
+}
 
 template <typename T, typename Combine>
 __device__ T block_fold(T acc, Combine combine) {
@@ -155,10 +224,13 @@ __global__ void reduce_blocks_kernel(std::size_t n, T identity, Map map, Combine
     if (threadIdx.x == 0) partials[blockIdx.x] = total;
 }
 
+// One block of kThreads: thread t folds partials t, t + kThreads, ... in order.
 template <typename T, typename Combine>
 __global__ void reduce_partials_kernel(unsigned count, T identity, Combine combine, T* partials) {
-    const T total = block_fold(threadIdx.x < count ? partials[threadIdx.x] : identity, combine);
-    if (threadIdx.x == 0) partials[kReduceBlocks] = total;
+    T acc = identity;
+    for (unsigned i = threadIdx.x; i < count; i += blockDim.x) acc = combine(acc, partials[i]);
+    const T total = block_fold(acc, combine);
+    if (threadIdx.x == 0) partials[kMaxReduceBlocks] = total;
 }
 
 // The reduction, its result left on the device (returned: in `scratch`,
@@ -167,9 +239,9 @@ __global__ void reduce_partials_kernel(unsigned count, T identity, Combine combi
 template <typename T, typename Map, typename Combine>
 T* launch_reduce(std::size_t n, T identity, cudaStream_t stream, void* scratch, const char* op, Map map,
                  Combine combine) {
-    static_assert(sizeof(T) <= 64 && kReduceBlocks == kThreads);
+    static_assert(sizeof(T) <= 64);
     T* partials = static_cast<T*>(scratch);
-    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((n + kThreads - 1) / kThreads, kReduceBlocks));
+    const unsigned blocks = reduce_grid(n);
     const std::size_t shared = kThreads * sizeof(T);
     if (blocks > 0) {
         reduce_blocks_kernel<<<blocks, kThreads, shared, stream>>>(n, identity, map, combine, partials);
@@ -177,7 +249,7 @@ T* launch_reduce(std::size_t n, T identity, cudaStream_t stream, void* scratch, 
     }
     reduce_partials_kernel<<<1, kThreads, shared, stream>>>(blocks, identity, combine, partials);
     check_cuda(cudaGetLastError(), op);
-    return partials + kReduceBlocks;
+    return partials + kMaxReduceBlocks;
 }
 
 // The reduction, its result copied to the host (one sync).

@@ -2,16 +2,18 @@
 // rounded to the compute format, exact products, FP32 accumulation, alpha and
 // beta, the row bias added in FP32, one rounding to the output dtype.
 //
+// Small GEMMs run the CPU's summation order (cuda_fixed_order_gemm.cuh) and
+// give its bits; large ones go to the tensor cores (CudaBackend::GemmRoute).
 // Two routes to cuBLAS (cublasGemmEx, FP32 output):
 //  * FP16 / BF16 compute: the operands are encoded into 16-bit scratch arrays
 //    (the very RNE cast of scalar_cast.h) and multiplied on the tensor cores
 //    with CUBLAS_COMPUTE_32F: exact products, FP32 accumulation.
-//  * everything else (FP32, TF32, FP8 and FP8-scaled inputs): FP32 arrays
-//    holding the rounded values, CUBLAS_COMPUTE_32F_PEDANTIC (no TF32, no
-//    reduced precision). Products of TF32 or FP8 values (at most 11 x 11
-//    significant bits) are exact in FP32, so this is the same arithmetic the
-//    hardware's TF32 / FP8 paths do, without their speed: native FP8 GEMMs
-//    (cuBLASLt with A/B scale pointers) are the next step.
+//  * everything else: FP32 arrays holding the rounded values. TF32 and FP8
+//    values (at most 11 significant bits) go to the TF32 tensor cores
+//    (CUBLAS_COMPUTE_32F_FAST_TF32), which read them exactly and multiply
+//    them exactly in FP32, the arithmetic of the hardware's TF32 path; plain
+//    FP32 takes CUBLAS_COMPUTE_32F_PEDANTIC (no TF32, no reduced precision).
+//    Native FP8 GEMMs (cuBLASLt with A/B scale pointers) are the next step.
 // A Linear's forward (a bias and beta 0) goes through cuBLASLt with the bias
 // in its epilogue (cuda_lt_gemm.cuh); otherwise the bias, and the rounding of
 // a non-FP32 output, run in one small epilogue kernel after cublasGemmEx.
@@ -22,6 +24,7 @@
 
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"
+#include "kernels/cuda_fixed_order_gemm.cuh"
 #include "kernels/cuda_lt_gemm.cuh"
 
 namespace plab {
@@ -35,9 +38,6 @@ struct Operand {
     const void* data;
     cudaDataType_t type;
 };
-
-// cuBLASLt's workspace: what NVIDIA suggests for Hopper.
-constexpr std::size_t kLtWorkspaceBytes = 32u << 20;
 
 bool is_power_of_two(float x) {
     int exponent = 0;
@@ -77,7 +77,52 @@ Operand fp32_operand(const Tensor& x, const std::optional<GemmSpec::ScaledInput>
 
 float input_scale(const std::optional<GemmSpec::ScaledInput>& scaled) { return scaled ? scaled->scale : 1.0f; }
 
+// FP16 / BF16 operands: the tensor cores' 16-bit path. FP32 arrays holding
+// TF32 or FP8 values (at most 10 significant bits after the leading one):
+// the TF32 tensor cores, which read exactly these values, and their products
+// are exact in FP32. Plain FP32 alone needs the pedantic (non-tensor-core) path.
+cublasComputeType_t tensor_core_compute(const GemmSpec& spec, bool native_16bit) {
+    if (native_16bit) return CUBLAS_COMPUTE_32F;
+    if (spec.compute == FormatId::fp32 && !spec.a_input && !spec.b_input) return CUBLAS_COMPUTE_32F_PEDANTIC;
+    return CUBLAS_COMPUTE_32F_FAST_TF32;
+}
+
+// Up to this many multiply-adds (a 256 x 512 x 256 product) the fixed-order
+// kernel is about as fast as the tensor cores' launch and setup; beyond, it
+// falls far behind them. The grid's y dimension holds at most 65535 tiles of rows.
+constexpr double kFixedOrderWork = 1u << 25;
+constexpr int kFixedOrderMaxRows = 65535 * 16;
+
 }  // namespace
+
+bool CudaBackend::runs_fixed_order(int m, int n, int k) const {
+    switch (gemm_route_) {
+        case GemmRoute::fixed_order: return m <= kFixedOrderMaxRows;
+        case GemmRoute::tensor_cores: return false;
+        case GemmRoute::automatic: break;
+    }
+    return m <= kFixedOrderMaxRows && static_cast<double>(m) * n * k <= kFixedOrderWork;
+}
+
+void CudaBackend::fixed_order_gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpec& spec) {
+    const int m = c.rows(), n = c.cols();
+    const int k = spec.trans_a ? a.rows() : a.cols();
+    const Operand pa = fp32_operand(a, spec.a_input, spec.compute, scratch(gpu::kGemmA, a.size() * sizeof(float)), stream_);
+    const Operand pb = fp32_operand(b, spec.b_input, spec.compute, scratch(gpu::kGemmB, b.size() * sizeof(float)), stream_);
+    gpu::FixedOrderGemm g;
+    g.m = m, g.n = n, g.k = k;
+    g.a = static_cast<const float*>(pa.data);
+    g.a_row = spec.trans_a ? 1 : k, g.a_step = spec.trans_a ? m : 1;
+    g.b = static_cast<const float*>(pb.data);
+    g.b_row = spec.trans_b ? 1 : n, g.b_step = spec.trans_b ? k : 1;
+    // The CPU's alpha, the same float division (cpu_backend.cpp).
+    g.alpha = spec.alpha / (input_scale(spec.a_input) * input_scale(spec.b_input));
+    g.beta = spec.beta;
+    g.bias = spec.row_bias ? device_floats(*spec.row_bias, "gemm") : nullptr;
+    g.c = device_floats(c, "gemm");
+    g.c_format = format_params(c.dtype());
+    gpu::launch_fixed_order_gemm(g, stream_);
+}
 
 void CudaBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpec& spec) {
     const int m = spec.trans_a ? a.cols() : a.rows();
@@ -93,6 +138,7 @@ void CudaBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSp
         return "gemm: bias " + shape_text(bias->shape()) + " does not fit the output " + shape_text(c.shape());
     });
     if (c.size() == 0) return;
+    if (runs_fixed_order(m, n, k)) return fixed_order_gemm(a, b, c, spec);
     float* out = device_floats(c, "gemm");
     const float* bias_values = bias ? device_floats(*bias, "gemm") : nullptr;  // null once fused
 
@@ -113,7 +159,7 @@ void CudaBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSp
         // row-major array read column-major is its transpose: b goes first.
         const cublasOperation_t op_a = spec.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
         const cublasOperation_t op_b = spec.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-        const cublasComputeType_t compute = native_16bit ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_PEDANTIC;
+        const cublasComputeType_t compute = tensor_core_compute(spec, native_16bit);
         // A Linear's forward (a bias, beta 0): cuBLASLt adds the bias in its
         // epilogue; c^T's rows are c's columns, the bias's length.
         // Only for alpha a power of two (1, or the FP8 scales' unscale), where
@@ -124,7 +170,8 @@ void CudaBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSp
                                   .a = pb.data, .lda = b.cols(), .a_type = pb.type,
                                   .b = pa.data, .ldb = a.cols(), .b_type = pa.type,
                                   .bias = bias_values, .d = out, .alpha = alpha, .compute = compute};
-            bias_fused = lt_->run(lt, scratch(gpu::kLtWorkspace, kLtWorkspaceBytes), kLtWorkspaceBytes, stream_);
+            bias_fused = lt_->run(lt, scratch(gpu::kGemmWorkspace, gpu::kGemmWorkspaceBytes), gpu::kGemmWorkspaceBytes,
+                                  stream_);
         }
         if (!bias_fused)
           check_cublas(cublasGemmEx(blas_, spec.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,

@@ -1,10 +1,10 @@
 // LayerNorm on the CUDA backend, FP32 (autocast's FP32 list), with the CPU's
-// formulas and order (cpu_loss_ops.cpp): one thread per row for the row
-// statistics and dx, one thread per column for dgamma and dbeta (rows in
-// order). Every sum runs in the CPU's index order, sqrt and division are IEEE
-// (no fast-math), no FMA: the results are the CPU's bit for bit. v1 keeps
-// that simple shape; a warp per row is the step for rows much wider than the
-// lab's 64 columns.
+// formulas and order (cpu_loss_ops.cpp): one warp per row for the row
+// statistics and dx (coalesced reads, sums in index order: cuda_common.cuh's
+// ordered_warp_fold), one thread per column for dgamma and dbeta (rows in
+// order; neighbouring threads read neighbouring columns). Every sum runs in
+// the CPU's index order, sqrt and division are IEEE (no fast-math), no FMA:
+// the results are the CPU's bit for bit.
 #include <cmath>
 #include <string>
 
@@ -30,22 +30,21 @@ void CudaBackend::layer_norm_forward(const Tensor& x, const Tensor& gamma, const
     const int cols = x.cols();
     const float n = static_cast<float>(cols);
     const FormatParams p = format_params(y.dtype());
-    // Every element of a row is read before it is written: y may alias x.
-    gpu::for_each(static_cast<std::size_t>(x.rows()), stream_, op, [=] __device__(std::size_t r) {
+    // Every element of a row is read (the sums) before any is written: y may alias x.
+    gpu::for_each_warp(static_cast<std::size_t>(x.rows()), stream_, op, [=] __device__(std::size_t r, int lane) {
         const float* xr = in + r * cols;
         float* yr = out + r * cols;
-        float m = 0.0f;
-        for (int j = 0; j < cols; ++j) m += xr[j];
-        m /= n;
-        float squares = 0.0f;
-        for (int j = 0; j < cols; ++j) {
+        const float m = gpu::ordered_warp_sum(cols, [=](int j) { return xr[j]; }) / n;
+        const float squares = gpu::ordered_warp_sum(cols, [=](int j) {
             const float c = xr[j] - m;
-            squares += c * c;
-        }
+            return c * c;
+        });
         const float s = 1.0f / sqrtf(squares / n + eps);
-        mean_out[r] = m;
-        rstd_out[r] = s;
-        for (int j = 0; j < cols; ++j) yr[j] = gpu::round_value(p, (xr[j] - m) * s * g[j] + b[j]);
+        if (lane == 0) {
+            mean_out[r] = m;
+            rstd_out[r] = s;
+        }
+        for (int j = lane; j < cols; j += gpu::kWarp) yr[j] = gpu::round_value(p, (xr[j] - m) * s * g[j] + b[j]);
     });
 }
 
@@ -83,21 +82,23 @@ void CudaBackend::layer_norm_backward(const Tensor& x, const Tensor& gamma, cons
 
     const float n = static_cast<float>(cols);
     const FormatParams p = format_params(dx.dtype());
-    gpu::for_each(static_cast<std::size_t>(rows), stream_, op, [=] __device__(std::size_t r) {
+    gpu::for_each_warp(static_cast<std::size_t>(rows), stream_, op, [=] __device__(std::size_t r, int lane) {
         const float* xr = in + r * stride;
         const float* dyr = grad + r * stride;
         float* dxr = out + r * stride;
         const float mean_r = mu[r], rstd_r = rs[r];
-        float sum_g = 0.0f, sum_g_xhat = 0.0f;
-        for (int j = 0; j < cols; ++j) {
-            const float xhat = (xr[j] - mean_r) * rstd_r;
-            const float gj = dyr[j] * g[j];
-            sum_g += gj;
-            sum_g_xhat += gj * xhat;
-        }
-        const float mean_g = sum_g / n;
-        const float mean_g_xhat = sum_g_xhat / n;
-        for (int j = 0; j < cols; ++j) {
+        // Both sums in one pass, each in index order.
+        const float2 sums = gpu::ordered_warp_fold(
+            0, cols, make_float2(0.0f, 0.0f),
+            [=](int j) {
+                const float xhat = (xr[j] - mean_r) * rstd_r;
+                const float gj = dyr[j] * g[j];
+                return make_float2(gj, gj * xhat);
+            },
+            [](float2 a, float2 t) { return make_float2(a.x + t.x, a.y + t.y); });
+        const float mean_g = sums.x / n;
+        const float mean_g_xhat = sums.y / n;
+        for (int j = lane; j < cols; j += gpu::kWarp) {
             const float xhat = (xr[j] - mean_r) * rstd_r;
             const float gj = dyr[j] * g[j];
             dxr[j] = gpu::round_value(p, rstd_r * (gj - mean_g - xhat * mean_g_xhat));

@@ -1,13 +1,15 @@
 // Losses on the CUDA backend: softmax cross-entropy and MSE, FP32 throughout
 // (autocast's FP32 list), with the CPU's formulas (cpu_backend.cpp,
 // cpu_loss_ops.cpp). One thread per row for the softmax, so each row's sums
-// run in index order as on the CPU; exp and log come from CUDA's math library
-// (within 2 ULPs of glibc's). The per-row losses and the MSE sum go through
-// the deterministic reduction (not the CPU's order); the gradients are
-// elementwise and match the CPU's bit for bit given the same probabilities.
+// run in index order as on the CPU, with the CPU's exp and log
+// (numeric/portable_math.h): the probabilities, and so the gradients, are the
+// CPU's bit for bit. The per-row losses and the MSE sum go through the
+// deterministic reduction (not the CPU's order): the loss values are within
+// their summation bound of the CPU's.
 #include <climits>
 #include <string>
 
+#include "engine/numeric/portable_math.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"
 
@@ -32,9 +34,12 @@ struct RowLosses {
 };
 
 // The rows' softmax into probs and their losses, summed on the device (in
-// the scratch `partials`, until the next reduction there).
-RowLosses* launch_softmax_rows(cudaStream_t stream, void* partials, const Tensor& logits, const Tensor& labels,
-                               Tensor& probs, const char* op) {
+// the scratch `partials`, until the next reduction there). One warp per row
+// (coalesced reads, every fold in the CPU's index order) writes the row's
+// loss term to `row_terms` (a RowLosses per row); the deterministic
+// reduction then sums the terms.
+RowLosses* launch_softmax_rows(cudaStream_t stream, void* row_terms, void* partials, const Tensor& logits,
+                               const Tensor& labels, Tensor& probs, const char* op) {
     gpu::require_same_shape(logits, probs, op);
     gpu::require(labels.rows() == logits.rows() && labels.cols() == 1, [&] {
         return std::string(op) + ": labels " + shape_text(labels.shape()) + " for logits " + shape_text(logits.shape());
@@ -44,23 +49,28 @@ RowLosses* launch_softmax_rows(cudaStream_t stream, void* partials, const Tensor
     float* p_all = device_floats(probs, op);
     const int classes = logits.cols();
     const FormatParams p = format_params(probs.dtype());
+    auto* terms = static_cast<RowLosses*>(row_terms);
+    const auto rows = static_cast<std::size_t>(logits.rows());
+    gpu::for_each_warp(rows, stream, op, [=] __device__(std::size_t row, int lane) {
+        const float* z = z_all + row * classes;
+        float* out = p_all + row * classes;
+        // Subtract the row max so exp cannot overflow (FP32 throughout);
+        // std::max's comparison from z[0] on, so that a NaN logit propagates
+        // (or not) as on the CPU.
+        const float top = gpu::ordered_warp_fold(1, classes, z[0], [=](int j) { return z[j]; },
+                                                 [](float t, float x) { return t < x ? x : t; });
+        const float s = gpu::ordered_warp_sum(classes, [=](int j) { return portable_exp(z[j] - top); });
+        const float log_sum = portable_log(s);
+        for (int j = lane; j < classes; j += gpu::kWarp)
+            out[j] = gpu::round_value(p, portable_exp(z[j] - top - log_sum));
+        if (lane != 0) return;
+        const int label = label_index(label_values[row], classes);
+        terms[row] = label < 0 ? RowLosses{0.0f, static_cast<int>(row), label_values[row]}
+                               : RowLosses{log_sum - (z[label] - top), INT_MAX, 0.0f};
+    });
     return gpu::launch_reduce<RowLosses>(
-        static_cast<std::size_t>(logits.rows()), RowLosses{0.0f, INT_MAX, 0.0f}, stream, partials, op,
-        [=] __device__(std::size_t row) {
-            const float* z = z_all + row * classes;
-            float* out = p_all + row * classes;
-            // Subtract the row max so exp cannot overflow (FP32 throughout);
-            // std::max's comparison, so that a NaN logit propagates as on the CPU.
-            float top = z[0];
-            for (int j = 1; j < classes; ++j) top = top < z[j] ? z[j] : top;
-            float s = 0.0f;
-            for (int j = 0; j < classes; ++j) s += expf(z[j] - top);
-            const float log_sum = logf(s);
-            for (int j = 0; j < classes; ++j) out[j] = gpu::round_value(p, expf(z[j] - top - log_sum));
-            const int label = label_index(label_values[row], classes);
-            if (label < 0) return RowLosses{0.0f, static_cast<int>(row), label_values[row]};
-            return RowLosses{log_sum - (z[label] - top), INT_MAX, 0.0f};
-        },
+        rows, RowLosses{0.0f, INT_MAX, 0.0f}, stream, partials, op,
+        [=] __device__(std::size_t row) { return terms[row]; },
         [] __device__(const RowLosses& a, const RowLosses& b) {
             const RowLosses& first_bad = a.bad_row <= b.bad_row ? a : b;
             return RowLosses{a.total + b.total, first_bad.bad_row, first_bad.bad_label};
@@ -81,8 +91,9 @@ std::string bad_label_message(float label, int row, int classes) {
 
 float CudaBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) {
     constexpr const char* op = "softmax_cross_entropy";
+    void* terms = scratch(gpu::kRowTerms, logits.rows() * sizeof(RowLosses));
     const RowLosses* on_device = launch_softmax_rows(
-        stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), logits, labels, probs, op);
+        stream_, terms, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), logits, labels, probs, op);
     RowLosses sum;
     gpu::check_cuda(cudaMemcpyAsync(&sum, on_device, sizeof sum, cudaMemcpyDeviceToHost, stream_), op);
     gpu::wait_for_stream(stream_, op);
@@ -95,8 +106,9 @@ void CudaBackend::softmax_cross_entropy_on_device(const Tensor& logits, const Te
                                                   Tensor& loss) {
     constexpr const char* op = "softmax_cross_entropy_on_device";
     checks::require_scalar(loss, op, "the loss");
-    RowLosses* sum = launch_softmax_rows(stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), logits,
-                                         labels, probs, op);
+    void* terms = scratch(gpu::kRowTerms, logits.rows() * sizeof(RowLosses));
+    RowLosses* sum = launch_softmax_rows(stream_, terms, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes),
+                                         logits, labels, probs, op);
     mean_kernel<<<1, 1, 0, stream_>>>(&sum->total, static_cast<std::size_t>(logits.rows()), device_floats(loss, op));
     gpu::check_cuda(cudaGetLastError(), op);
     PendingLabelCheck& check = telemetry_.label_checks.emplace_back();

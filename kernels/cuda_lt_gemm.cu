@@ -6,23 +6,6 @@ namespace plab::gpu {
 
 namespace {
 
-// The descriptors of one call, destroyed whichever way it ends.
-struct LtDescriptors {
-    cublasLtMatmulDesc_t op = nullptr;
-    cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
-    cublasLtMatmulPreference_t preference = nullptr;
-    LtDescriptors() = default;
-    LtDescriptors(const LtDescriptors&) = delete;
-    LtDescriptors& operator=(const LtDescriptors&) = delete;
-    ~LtDescriptors() {
-        if (preference) cublasLtMatmulPreferenceDestroy(preference);
-        if (d) cublasLtMatrixLayoutDestroy(d);
-        if (b) cublasLtMatrixLayoutDestroy(b);
-        if (a) cublasLtMatrixLayoutDestroy(a);
-        if (op) cublasLtMatmulDescDestroy(op);
-    }
-};
-
 template <typename T>
 void set_op(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute, const T& value) {
     check_cublas(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof value), "cublasLtMatmulDescSetAttribute");
@@ -36,20 +19,41 @@ void make_layout(cublasLtMatrixLayout_t* layout, cudaDataType_t type, cublasOper
                  "cublasLtMatrixLayoutCreate");
 }
 
+// The largest power of two (up to 256) dividing the address: what the
+// heuristic's choice of vector loads depends on.
+std::uint32_t alignment(const void* p) {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    const std::uintptr_t low_bit = address & (~address + 1);
+    return address == 0 || low_bit > 256 ? 256u : static_cast<std::uint32_t>(low_bit);
+}
+
+void set_preference(cublasLtMatmulPreference_t preference, cublasLtMatmulPreferenceAttributes_t attribute,
+                    std::uint64_t value) {
+    check_cublas(cublasLtMatmulPreferenceSetAttribute(preference, attribute, &value, sizeof value),
+                 "cublasLtMatmulPreferenceSetAttribute");
+}
+void set_preference(cublasLtMatmulPreference_t preference, cublasLtMatmulPreferenceAttributes_t attribute,
+                    std::uint32_t value) {
+    check_cublas(cublasLtMatmulPreferenceSetAttribute(preference, attribute, &value, sizeof value),
+                 "cublasLtMatmulPreferenceSetAttribute");
+}
+
+// Everything but the bias pointer, which is set at each call.
 void describe(const LtBiasProblem& p, std::size_t workspace_bytes, LtDescriptors& s) {
     check_cublas(cublasLtMatmulDescCreate(&s.op, p.compute, CUDA_R_32F), "cublasLtMatmulDescCreate");
     set_op(s.op, CUBLASLT_MATMUL_DESC_TRANSA, p.trans_a);
     set_op(s.op, CUBLASLT_MATMUL_DESC_TRANSB, p.trans_b);
     set_op(s.op, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS);
-    set_op(s.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, p.bias);
     set_op(s.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, CUDA_R_32F);
     make_layout(&s.a, p.a_type, p.trans_a, p.rows, p.k, p.lda);
     make_layout(&s.b, p.b_type, p.trans_b, p.k, p.cols, p.ldb);
     check_cublas(cublasLtMatrixLayoutCreate(&s.d, CUDA_R_32F, p.rows, p.cols, p.rows), "cublasLtMatrixLayoutCreate");
     check_cublas(cublasLtMatmulPreferenceCreate(&s.preference), "cublasLtMatmulPreferenceCreate");
-    check_cublas(cublasLtMatmulPreferenceSetAttribute(s.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                      &workspace_bytes, sizeof workspace_bytes),
-                 "cublasLtMatmulPreferenceSetAttribute");
+    set_preference(s.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, std::uint64_t{workspace_bytes});
+    set_preference(s.preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment(p.a));
+    set_preference(s.preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment(p.b));
+    set_preference(s.preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment(p.d));
+    set_preference(s.preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment(p.d));
 }
 
 }  // namespace
@@ -60,26 +64,40 @@ LtBiasGemm::~LtBiasGemm() {
     if (handle_) cublasLtDestroy(handle_);
 }
 
+LtBiasGemm::Key LtBiasGemm::key_of(const LtBiasProblem& p, std::size_t workspace_bytes) {
+    return {p.trans_a, p.trans_b, p.rows, p.cols, p.k, p.lda, p.ldb, p.a_type, p.b_type, p.compute,
+            alignment(p.a), alignment(p.b), alignment(p.bias), alignment(p.d), workspace_bytes};
+}
+
 bool LtBiasGemm::run(const LtBiasProblem& p, void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
-    LtDescriptors s;
-    describe(p, workspace_bytes, s);
-    const Key key{p.trans_a, p.trans_b, p.rows, p.cols, p.k, p.lda, p.ldb, p.a_type, p.b_type, p.compute};
-    auto found = algos_.find(key);
-    if (found == algos_.end()) {
+    const Key key = key_of(p, workspace_bytes);
+    auto found = plans_.find(key);
+    if (found == plans_.end()) {
+        auto plan = std::make_unique<Plan>();
+        describe(p, workspace_bytes, plan->descriptors);
+        const LtDescriptors& s = plan->descriptors;
         cublasLtMatmulHeuristicResult_t result{};
         int count = 0;
         const cublasStatus_t status =
             cublasLtMatmulAlgoGetHeuristic(handle_, s.op, s.a, s.b, s.d, s.d, s.preference, 1, &result, &count);
-        std::optional<cublasLtMatmulAlgo_t> algo;
-        if (status == CUBLAS_STATUS_SUCCESS && count > 0) algo = result.algo;
-        found = algos_.emplace(key, algo).first;
+        if (status == CUBLAS_STATUS_SUCCESS && count > 0) {
+            plan->algo = result.algo;
+            plan->usable = true;
+        }
+        found = plans_.emplace(key, std::move(plan)).first;
     }
-    if (!found->second) return false;
+    Plan& plan = *found->second;
+    if (!plan.usable) return false;
+    const LtDescriptors& s = plan.descriptors;
+    set_op(s.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, p.bias);
     const float beta = 0.0f;
-    check_cublas(cublasLtMatmul(handle_, s.op, &p.alpha, p.a, s.a, p.b, s.b, &beta, p.d, s.d, p.d, s.d,
-                                &*found->second, workspace, workspace_bytes, stream),
-                 "cublasLtMatmul");
-    return true;
+    const cublasStatus_t status = cublasLtMatmul(handle_, s.op, &p.alpha, p.a, s.a, p.b, s.b, &beta, p.d, s.d, p.d,
+                                                 s.d, &plan.algo, workspace, workspace_bytes, stream);
+    if (status == CUBLAS_STATUS_SUCCESS) return true;
+    // A launch cuBLASLt refuses leaves the output untouched: the caller takes
+    // cublasGemmEx instead, this time and from now on for this key.
+    plan.usable = false;
+    return false;
 }
 
 }  // namespace plab::gpu

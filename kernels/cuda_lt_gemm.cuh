@@ -10,8 +10,9 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
-#include <optional>
+#include <memory>
 #include <tuple>
 
 namespace plab::gpu {
@@ -33,6 +34,23 @@ struct LtBiasProblem {
     cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
 };
 
+// The descriptors of one problem shape, destroyed with it.
+struct LtDescriptors {
+    cublasLtMatmulDesc_t op = nullptr;
+    cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+    cublasLtMatmulPreference_t preference = nullptr;
+    LtDescriptors() = default;
+    LtDescriptors(const LtDescriptors&) = delete;
+    LtDescriptors& operator=(const LtDescriptors&) = delete;
+    ~LtDescriptors() {
+        if (preference) cublasLtMatmulPreferenceDestroy(preference);
+        if (d) cublasLtMatrixLayoutDestroy(d);
+        if (b) cublasLtMatrixLayoutDestroy(b);
+        if (a) cublasLtMatrixLayoutDestroy(a);
+        if (op) cublasLtMatmulDescDestroy(op);
+    }
+};
+
 class LtBiasGemm {
 public:
     LtBiasGemm();  // throws plab::Error when cuBLASLt does not start
@@ -41,14 +59,24 @@ public:
     LtBiasGemm& operator=(const LtBiasGemm&) = delete;
 
     // Runs p on `stream`; false (nothing launched) when cuBLASLt has no
-    // algorithm for it within the workspace, and the caller takes another route.
+    // algorithm for it within the workspace or refuses the launch, and the
+    // caller takes another route.
     bool run(const LtBiasProblem& p, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
 
 private:
-    // What the heuristic's choice depends on; it is asked once per key.
-    using Key = std::tuple<int, int, int, int, int, int, int, int, int, int>;
+    // What the heuristic's choice depends on (the shape, the types, the
+    // operands' and bias's alignment, the workspace): the descriptors are
+    // built and the heuristic asked once per key.
+    using Key = std::tuple<int, int, int, int, int, int, int, int, int, int, std::uint32_t, std::uint32_t,
+                           std::uint32_t, std::uint32_t, std::size_t>;
+    struct Plan {
+        LtDescriptors descriptors;
+        cublasLtMatmulAlgo_t algo{};
+        bool usable = false;  // false: no algorithm, take another route
+    };
+    static Key key_of(const LtBiasProblem& p, std::size_t workspace_bytes);
     cublasLtHandle_t handle_ = nullptr;
-    std::map<Key, std::optional<cublasLtMatmulAlgo_t>> algos_;
+    std::map<Key, std::unique_ptr<Plan>> plans_;
 };
 
 }  // namespace plab::gpu

@@ -61,13 +61,12 @@ struct SumPartial {
 
 constexpr int kScanThreads = 256;
 constexpr int kWarps = kScanThreads / 32;
-constexpr unsigned kMaxScanBlocks = 256;
+constexpr unsigned kMaxScanBlocks = gpu::kMaxReduceBlocks;
 
-// A grid that depends only on n: the fold order of the sums, and so their
-// bits, are the same on every run.
-unsigned scan_blocks(std::size_t n) {
-    return static_cast<unsigned>(std::min<std::size_t>((n + kScanThreads - 1) / kScanThreads, kMaxScanBlocks));
-}
+// The reductions' grid (cuda_common.cuh): it depends only on n and the
+// device, so the fold order of the sums, and so their bits, are the same on
+// every run.
+unsigned scan_blocks(std::size_t n) { return gpu::reduce_grid(n); }
 
 __device__ double warp_sum(double v) {
     for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(kFullWarp, v, offset);
@@ -337,6 +336,9 @@ std::string CudaBackend::land(const TelemetryQueue& q) {
 }
 
 void CudaBackend::finish_telemetry() {
+    // The finish waits for the device: inside a captured step it would wait
+    // for nothing and land nothing. Refused before anything else is checked.
+    gpu::refuse_while_capturing(stream_, "finish_telemetry");
     // Queued uploads used the staging too: it is reclaimed below, after the wait.
     const bool queued = !telemetry_.pending.empty() || !telemetry_.readbacks.empty() ||
                         !telemetry_.label_checks.empty() || telemetry_.staging.used != 0 ||

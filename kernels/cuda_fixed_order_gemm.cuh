@@ -1,0 +1,38 @@
+#pragma once
+// The CPU's GEMM on the GPU, bit for bit (engine/backend/cpu/fixed_order_gemm.h):
+// every output's k products summed by fused multiply-adds in index order from
+// +0, then the CPU's epilogue (alpha, beta, the row bias, one rounding to the
+// output's format), each operation rounded as the CPU rounds it.
+//
+// Tensor cores sum a dot product in their own order (and cuBLAS splits k as it
+// likes), so their results differ from the CPU's in the last bits, and over a
+// training run those bits grow into different losses and, near FP16's edge,
+// different overflow decisions. Small GEMMs (the lab's toy models) run here
+// instead: the GPU run is then the CPU run, and a tiled kernel this size is as
+// fast as cuBLAS. Private to kernels/.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "engine/numeric/format.h"
+
+namespace plab::gpu {
+
+// c (m x n, row-major, `c_format`) from operands already rounded as the GEMM
+// reads them (FP32 arrays): a(i, p) = a[i * a_row + p * a_step] and
+// b(p, j) = b[p * b_row + j * b_step].
+struct FixedOrderGemm {
+    int m = 0, n = 0, k = 0;
+    const float* a = nullptr;
+    std::ptrdiff_t a_row = 0, a_step = 0;
+    const float* b = nullptr;
+    std::ptrdiff_t b_row = 0, b_step = 0;
+    float alpha = 1.0f, beta = 0.0f;
+    const float* bias = nullptr;  // n values, or none
+    float* c = nullptr;
+    FormatParams c_format{};
+};
+
+void launch_fixed_order_gemm(const FixedOrderGemm& g, cudaStream_t stream);
+
+}  // namespace plab::gpu
