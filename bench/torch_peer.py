@@ -12,7 +12,7 @@ its table come from one run on one machine.
   python3 bench/torch_peer.py --plab build-gpu/app/plab --json # and the lab's figures beside them
 
 The small model is the lab's default preset (spirals, 2-64-64-3 ReLU MLP,
-AdamW lr 0.01); --batch 512 reproduces the figure the issue quotes for
+AdamW lr 0.002); --batch 512 reproduces the figure the issue quotes for
 PyTorch. Steps/s are the best of --rounds timed runs after --warmup steps,
 with torch.cuda.synchronize() around each timed run.
 """
@@ -209,7 +209,7 @@ def main():
     p.add_argument("--warmup", type=int, default=50)
     p.add_argument("--hist-every", type=int, default=10, help="histograms every K steps (0: never), as the preset")
     p.add_argument("--samples", type=int, default=1536)
-    p.add_argument("--lr", type=float, default=0.01)
+    p.add_argument("--lr", type=float, default=0.002)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--plab", help="path of plab: also run `plab bench --backend cuda --json` and show the ratios")
     p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
