@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
     cli.add_option("--steps", o.steps, "Steps to train before showing (with --screenshot: before the capture)")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{10000000}));
     cli.add_option("--screenshot", o.screenshot, "Render into this image file (PNG, ...) and exit");
-    cli.add_option("--panel", o.panel, "With --screenshot: only this panel (histograms|scale|loss|bits|divergence|events|nan|decision|scenario)");
+    cli.add_option("--panel", o.panel, "With --screenshot: only this panel (histograms|scale|loss|bits|divergence|events|nan|decision|scenario|speed)");
     cli.add_flag("--dark", o.dark, "Dark theme");
     CLI::Option* fork = cli.add_option("--fork", o.fork_at, "With --screenshot: fork the run at this step (<= --steps)")
                             ->check(CLI::NonNegativeNumber);

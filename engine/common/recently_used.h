@@ -35,6 +35,11 @@ public:
         return current_->value;
     }
 
+    // f(key, value) for every value kept, oldest first.
+    template <typename F>
+    void for_each(F&& f) const {
+        for (const std::unique_ptr<Entry>& e : entries_) f(e->key, e->value);
+    }
     // The value of the last use(), and its key; null when there is none.
     Value* current() const { return current_ ? &current_->value : nullptr; }
     const Key* current_key() const { return current_ ? &current_->key : nullptr; }

@@ -2,6 +2,7 @@
 // Layer normalisation over each row with a learned gain and shift. It is on
 // autocast's FP32 list: the backend computes it in FP32 whatever its inputs,
 // and the policy decides the format its output is stored in.
+#include <functional>
 #include <string>
 
 #include "engine/backend/backend.h"
@@ -24,6 +25,14 @@ public:
 
     Parameter gamma;  // 1 x features, initialised to 1
     Parameter beta;   // 1 x features, initialised to 0
+
+    // f(tensor) for the row statistics kept for each batch size.
+    void for_each_row_stat(const std::function<void(const Tensor&)>& f) const {
+        stats_.for_each([&](int, const RowStats& s) {
+            f(s.mean);
+            f(s.rstd);
+        });
+    }
 
 private:
     struct RowStats {

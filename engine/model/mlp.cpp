@@ -90,6 +90,20 @@ Mlp::PassBuffers Mlp::make_pass(Backend& backend, const PassKey& key) const {
     return pass;
 }
 
+void Mlp::for_each_buffer(const std::function<void(const Tensor&)>& f) const {
+    auto visit = [&](const Tensor& t) {
+        if (!t.empty()) f(t);
+    };
+    passes_.for_each([&](const PassKey&, const PassBuffers& pass) {
+        for (const LayerBuffers& b : pass.layers)
+            for (const Tensor* t : {&b.pre, &b.normed, &b.post, &b.d_post, &b.d_normed, &b.d_pre}) visit(*t);
+        visit(pass.attn_out);
+        visit(pass.attn_dout);
+        visit(pass.probs);
+    });
+    for (const LayerNorm& norm : norms_) norm.for_each_row_stat(visit);
+}
+
 Mlp::PassBuffers& Mlp::pass() const {
     if (!passes_.current()) throw Error("Mlp: no forward pass yet");
     return *passes_.current();

@@ -11,6 +11,7 @@
 //
 // With spec.attention_tokens > 0 a SelfAttention block (attention.h) sits on
 // the first hidden layer's output, between fc1 and fc2.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +89,9 @@ public:
     const Tensor& activation_grad(int i) const;
     // Softmax probabilities (classification) or predictions (regression).
     const Tensor& outputs() const;
+    // f(tensor) for every buffer the kept passes hold (one set per batch size)
+    // and the LayerNorms' row statistics: what the memory ledger counts.
+    void for_each_buffer(const std::function<void(const Tensor&)>& f) const;
 
     // Per Linear layer, the scales its FP8 matmuls use from the next pass on
     // (layers the pass formats keep out of FP8 ignore theirs); all 1 until set.

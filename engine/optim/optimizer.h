@@ -84,6 +84,13 @@ public:
     int steps_taken() const { return steps_taken_; }
     // Forgets all state (buffers, moments, step count), as a new optimizer.
     void reset();
+    // f(tensor) for every state tensor held (momentum buffers, moments).
+    template <typename F>
+    void for_each_state_tensor(F&& f) const {
+        for (const State& s : state_)
+            for (const Tensor* t : {&s.velocity, &s.m, &s.v})
+                if (!t->empty()) f(*t);
+    }
     // This optimizer's state (buffers, moments, step count) becomes an
     // independent copy of other's, for forking a run; the config is kept.
     void copy_state_from(Backend& backend, const Optimizer& other);

@@ -122,5 +122,33 @@ TEST(BackendCli, SummaryNamesTheBackendAndHelpTeachesTheChoices) {
     EXPECT_NE(help.out.find("--backend auto"), std::string::npos) << help.out;
 }
 
+// plab bench --compare-recipes: the ledger of each recipe in JSON (bytes by
+// class adding up to the total, AMP below FP32), timed only on a GPU; asking
+// for the GPU where there is none is exit 2.
+TEST(BackendCli, CompareRecipesGivesTheLedgerAndTimesOnlyOnAGpu) {
+    const Situation s = cuda_situation();
+    const Result r = run_plab("bench --compare-recipes --backend cpu --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["model"], "2-4096-4096-4096-4096-3 MLP, batch 8192, AdamW");
+    EXPECT_TRUE(j["backend"].is_null());
+    ASSERT_EQ(j["recipes"].size(), 4u);
+    for (const auto& recipe : j["recipes"]) {
+        std::int64_t sum = 0;
+        for (const auto& [name, bytes] : recipe["bytes"].items()) sum += bytes.get<std::int64_t>();
+        EXPECT_EQ(sum, recipe["total_bytes"].get<std::int64_t>()) << recipe["recipe"];
+        EXPECT_TRUE(recipe["step_ms"].is_null());
+    }
+    EXPECT_EQ(j["recipes"][0]["recipe"], "fp32");
+    EXPECT_LT(j["recipes"][2]["total_bytes"].get<std::int64_t>(), j["recipes"][0]["total_bytes"].get<std::int64_t>());
+    const Result text = run_plab("bench --compare-recipes");
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    if (s.cuda != CudaSituation::device) {
+        EXPECT_NE(text.out.find("Step times and accuracy need a GPU: none here"), std::string::npos) << text.out;
+        EXPECT_EQ(run_plab("bench --compare-recipes --backend cuda").exit_code, 2);
+    }
+    EXPECT_EQ(run_plab("bench --compare-recipes --steps 2").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace plab

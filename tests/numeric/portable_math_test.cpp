@@ -23,33 +23,41 @@ long double ulps_off(float result, long double exact) {
 
 constexpr long double kCorrectlyRounded = 0.5L + 1e-6L;
 
-TEST(PortableMath, ExpIsCorrectlyRoundedAcrossItsRange) {
+// The worst |f(x) - exact(x)| in ULPs over the bit patterns first, first +
+// stride, ... below `last` whose value `in_domain` accepts; and how many were checked.
+struct Worst {
+    long double ulps = 0;
+    float at = 0;
     long checked = 0;
-    long double worst = 0;
-    float worst_x = 0;
-    for (std::uint64_t u = 0; u <= 0xffffffffu; u += 997) {
+};
+
+template <typename F, typename Exact, typename InDomain>
+Worst worst_over(std::uint64_t first, std::uint64_t last, std::uint64_t stride, F f, Exact exact, InDomain in_domain) {
+    Worst w;
+    for (std::uint64_t u = first; u < last; u += stride) {
         const float x = bits_float(static_cast<std::uint32_t>(u));
-        if (!(x > -103.9f && x < 88.7f)) continue;  // finite, non-zero results
-        const long double off = ulps_off(portable_exp(x), std::exp(static_cast<long double>(x)));
-        if (off > worst) worst = off, worst_x = x;
-        ++checked;
+        if (!in_domain(x)) continue;
+        const long double off = ulps_off(f(x), exact(static_cast<long double>(x)));
+        if (off > w.ulps) w.ulps = off, w.at = x;
+        ++w.checked;
     }
-    EXPECT_GT(checked, 2'000'000);
-    EXPECT_LE(worst, kCorrectlyRounded) << "at x = " << worst_x;
+    return w;
+}
+
+TEST(PortableMath, ExpIsCorrectlyRoundedAcrossItsRange) {
+    // Finite, non-zero results only: the edges are checked one by one below.
+    const Worst w = worst_over(0, std::uint64_t{1} << 32, 997, [](float x) { return portable_exp(x); }, [](long double x) { return std::exp(x); },
+                               [](float x) { return x > -103.9f && x < 88.7f; });
+    EXPECT_GT(w.checked, 2'000'000);
+    EXPECT_LE(w.ulps, kCorrectlyRounded) << "at x = " << w.at;
 }
 
 TEST(PortableMath, LogIsCorrectlyRoundedAcrossItsRange) {
-    long checked = 0;
-    long double worst = 0;
-    float worst_x = 0;
-    for (std::uint64_t u = 1; u < 0x7f800000u; u += 499) {  // every positive finite value, subnormals too
-        const float x = bits_float(static_cast<std::uint32_t>(u));
-        const long double off = ulps_off(portable_log(x), std::log(static_cast<long double>(x)));
-        if (off > worst) worst = off, worst_x = x;
-        ++checked;
-    }
-    EXPECT_GT(checked, 4'000'000);
-    EXPECT_LE(worst, kCorrectlyRounded) << "at x = " << worst_x;
+    // Every positive finite value, subnormals too.
+    const Worst w = worst_over(1, 0x7f800000u, 499, [](float x) { return portable_log(x); }, [](long double x) { return std::log(x); },
+                               [](float) { return true; });
+    EXPECT_GT(w.checked, 4'000'000);
+    EXPECT_LE(w.ulps, kCorrectlyRounded) << "at x = " << w.at;
 }
 
 TEST(PortableMath, ExpNearOneAndAtItsEdges) {

@@ -66,15 +66,17 @@ class PanelShot : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PanelShot, IsDrawn) {
     // The diagnosis panel has something to show once a run has overflowed; the
-    // decision panel once the first grid is taken (every 200 steps in the workbench).
+    // decision panel once the first grid is taken (every 200 steps in the workbench);
+    // the scenario panel on a scenario preset (its guide and its buttons).
     const std::string panel = GetParam();
     const bool nan = panel == "nan";
     const int steps = nan ? 270 : (panel == "decision" ? 200 : 120);
-    expect_drawn(screenshot("--panel " + panel, panel, nan ? "fp16-static-overflow" : "spirals-amp-fp16", steps), 250,
-                 150);
+    const std::string preset =
+        nan ? "fp16-static-overflow" : (panel == "scenario" ? "scaler-sawtooth" : "spirals-amp-fp16");
+    expect_drawn(screenshot("--panel " + panel, panel, preset, steps), 250, 150);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario"));
+INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario", "speed"));
 
 // Every panel of a run whose every step overflowed: the scale backs off to 0
 // (minus infinity on the log2 axis, NaN once mapped to pixels), the losses

@@ -63,6 +63,7 @@ struct BenchOptions {
     int rounds = 3;
     bool json = false;
     std::string backend = "cpu";  // cpu|cuda|auto, as plab run's --backend
+    bool compare_recipes = false;  // FP32, TF32, AMP-FP16, AMP-BF16 side by side instead
 };
 
 // A command that finished with a non-zero exit code that is not an error
@@ -100,6 +101,9 @@ void add_scenario_command(CLI::App& app);
 void run_bits(const BitsOptions& options, std::istream& in, std::ostream& out, bool color);
 void run_ranges(const RangesOptions& options, std::ostream& out);
 void run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log);
+// plab bench --compare-recipes (compare_recipes.cpp); an empty preset is the
+// seeds' 4096-wide MLP.
+void run_recipe_comparison(const BenchOptions& options, std::ostream& out, std::ostream& log);
 // Trains `config` (the preset resolved from `options`) and writes its records.
 // Returns the exit code (0, or 3 when --trace-nan stopped the run); throws
 // plab::Error on bad input. `progress` draws a progress bar on `log`.

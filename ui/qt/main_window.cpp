@@ -35,6 +35,7 @@
 #include "ui/qt/plot_export.h"
 #include "ui/qt/scale_panel.h"
 #include "ui/qt/scenario_panel.h"
+#include "ui/qt/speed_memory_panel.h"
 
 namespace plab::qt {
 
@@ -124,7 +125,8 @@ std::vector<Panel*> MainWindow::make_panel_widgets() {
                        .arg(at));
         },
         this);
-    return {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario};
+    auto* speed = new SpeedMemoryPanel(this);
+    return {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario, speed};
 }
 
 void MainWindow::make_panels() {
@@ -135,11 +137,14 @@ void MainWindow::make_panels() {
     auto* nan = panels_[6];
     auto* decision = panels_[7];
     auto* scenario = panels_[8];
+    auto* speed = panels_[9];
     const Qt::DockWidgetArea area[] = {Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::RightDockWidgetArea,
                                        Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea,
-                                       Qt::RightDockWidgetArea, Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea};
+                                       Qt::RightDockWidgetArea, Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea,
+                                       Qt::RightDockWidgetArea};
     for (std::size_t i = 0; i < panels_.size(); ++i) {
-        auto* dock = new QDockWidget(panels_[i]->title(), this);
+        // Tabs and menus read '&' as a shortcut mark: "&&" shows one.
+        auto* dock = new QDockWidget(QString(panels_[i]->title()).replace("&", "&&"), this);
         dock->setObjectName("dock-" + panels_[i]->id());  // the key saveState() stores the layout under
         dock->setWidget(panels_[i]);
         dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable |
@@ -156,6 +161,7 @@ void MainWindow::make_panels() {
     tabifyDockWidget(dock_of(loss), dock_of(nan));
     tabifyDockWidget(dock_of(loss), dock_of(decision));
     tabifyDockWidget(dock_of(bits_), dock_of(scenario));
+    tabifyDockWidget(dock_of(loss), dock_of(speed));
     dock_of(loss)->raise();
     // A scenario preset opens on its guide; any other on the bit layout.
     dock_of(base_config_.guide.empty() ? static_cast<Panel*>(bits_) : scenario)->raise();
@@ -315,7 +321,7 @@ void MainWindow::make_menus() {
     connect(export_records, &QAction::triggered, this, [this] { export_run(); });
     QMenu* plots = file->addMenu("Export &plot (PNG, SVG)");
     for (std::size_t i = 0; i < panels_.size(); ++i)
-        connect(plots->addAction(panels_[i]->title() + "…"), &QAction::triggered, this,
+        connect(plots->addAction(QString(panels_[i]->title()).replace("&", "&&") + "…"), &QAction::triggered, this,
                 [this, i] { export_plot(panels_[i]); });
     QMenu* snippets = file->addMenu("Export &scaler settings");
     connect(snippets->addAction("Copy as PyTorch torch.amp.GradScaler(…)"), &QAction::triggered, this,
