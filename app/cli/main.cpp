@@ -1,6 +1,8 @@
 // plab: the Precision Lab command line. Thin: the commands live in ui/cli.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 
 #include "engine/common/error.h"
@@ -68,9 +70,20 @@ int main(int argc, char** argv) {
         return 2;
     } catch (const plab::CommandExit& e) {
         return e.code;
+    } catch (const plab::WriteError& e) {
+        std::cerr << "plab: " << e.what() << '\n';
+        return 4;
     } catch (const plab::Error& e) {
         std::cerr << "plab: " << e.what() << '\n';
         return 2;
+    }
+    // Whatever the command, what it printed must have reached its destination.
+    errno = 0;
+    std::cout.flush();
+    if (!std::cout) {
+        std::cerr << "plab: could not write standard output" << (errno ? std::string(": ") + std::strerror(errno) : "")
+                  << '\n';
+        return 4;
     }
     return 0;
 }

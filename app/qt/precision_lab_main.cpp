@@ -5,8 +5,10 @@
 #include <CLI/CLI.hpp>
 
 #include <QApplication>
+#include <QFileInfo>
 #include <QImageWriter>
 #include <QPixmap>
+#include <QSaveFile>
 #include <QSettings>
 #include <cstdlib>
 #include <iostream>
@@ -93,10 +95,21 @@ int take_screenshot(QApplication& app, plab::qt::MainWindow& window, const Optio
         target = panel;
     }
     const QPixmap image = target->grab();
-    QImageWriter writer(QString::fromStdString(o.screenshot));
-    if (!writer.write(image.toImage())) {
-        std::cerr << "precision-lab: --screenshot: cannot write '" << o.screenshot
-                  << "': " << writer.errorString().toStdString() << '\n';
+    // A temporary file beside the target, renamed when complete (QSaveFile):
+    // a full disk never leaves a truncated image under the name.
+    const QString path = QString::fromStdString(o.screenshot);
+    const QByteArray format = QFileInfo(path).suffix().toLower().toLatin1();
+    if (!QImageWriter::supportedImageFormats().contains(format)) {
+        std::cerr << "precision-lab: --screenshot: '" << o.screenshot
+                  << "' must end in an image format's suffix (.png, .jpg, .bmp, ...)\n";
+        return 2;
+    }
+    QSaveFile file(path);
+    QImageWriter writer(&file, format);
+    if (!file.open(QIODevice::WriteOnly) || !writer.write(image.toImage()) || !file.commit()) {
+        const QString why = writer.error() != QImageWriter::UnknownError ? writer.errorString() : file.errorString();
+        std::cerr << "precision-lab: --screenshot: cannot write '" << o.screenshot << "': " << why.toStdString()
+                  << '\n';
         return 2;
     }
     std::cout << "screenshot: " << o.screenshot << " (" << image.width() << "x" << image.height() << ")\n";
@@ -122,7 +135,8 @@ int main(int argc, char** argv) {
                                                                "else spirals-amp-fp16)");
     cli.add_option("--steps", o.steps, "Steps to train before showing (with --screenshot: before the capture)")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{10000000}));
-    cli.add_option("--screenshot", o.screenshot, "Render into this image file (PNG, ...) and exit");
+    CLI::Option* screenshot =
+        cli.add_option("--screenshot", o.screenshot, "Render into this image file (PNG, ...) and exit");
     cli.add_option("--panel", o.panel, "With --screenshot: only this panel (histograms|scale|loss|bits|divergence|events|nan|decision|scenario|speed)");
     cli.add_flag("--dark", o.dark, "Dark theme");
     CLI::Option* fork = cli.add_option("--fork", o.fork_at, "With --screenshot: fork the run at this step (<= --steps)")
@@ -146,6 +160,10 @@ int main(int argc, char** argv) {
         return cli.exit(e);
     } catch (const CLI::ParseError& e) {
         std::cerr << "precision-lab: " << e.what() << " (see --help)\n";
+        return 2;
+    }
+    if (screenshot->count() > 0 && o.screenshot.empty()) {
+        std::cerr << "precision-lab: --screenshot: an empty file name; give the image file to write\n";
         return 2;
     }
     if ((!o.panel.empty() || o.fork_at >= 0) && o.screenshot.empty()) {

@@ -105,6 +105,18 @@ TEST(Screenshot, UnwritablePathIsAnErrorNotACrash) {
     EXPECT_EQ(WEXITSTATUS(status), 2);
 }
 
+// An empty name used to open the interactive window, which never exits; a
+// name with no image suffix cannot say what to write.
+TEST(Screenshot, EmptyOrSuffixlessNameIsAnErrorAndTheWindowNeverOpens) {
+    for (const char* name : {"''", "/tmp/plab-shot-without-suffix"}) {
+        const std::string command = "timeout 60 " + std::string(PLAB_WORKBENCH) + " --steps 1 --screenshot " + name +
+                                    " > /dev/null 2>&1";
+        const int status = std::system(command.c_str());
+        ASSERT_TRUE(WIFEXITED(status)) << name;
+        EXPECT_EQ(WEXITSTATUS(status), 2) << name;
+    }
+}
+
 TEST(Screenshot, BadOptionValueIsAnErrorWithExitCodeTwo) {
     const std::string command = std::string(PLAB_WORKBENCH) + " --steps -3 --screenshot /tmp/plab-bad.png > /dev/null 2>&1";
     const int status = std::system(command.c_str());

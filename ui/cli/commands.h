@@ -68,6 +68,14 @@ struct BenchOptions {
 
 // A command that finished with a non-zero exit code that is not an error
 // message (plab run's 3 after --trace-nan found a NaN).
+// Output that could not be written (a full disk, a failed rename): exit 4.
+struct WriteError : Error {
+    using Error::Error;
+};
+// Why the last write failed, from errno: ": No space left on device", or
+// " (is the disk full?)" when the system did not say.
+std::string write_failure_reason();
+
 struct CommandExit : std::runtime_error {
     explicit CommandExit(int exit_code) : std::runtime_error("exit"), code(exit_code) {}
     int code;

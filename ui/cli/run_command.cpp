@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer.h"
 #include "ui/cli/commands.h"
+#include "ui/cli/output_file.h"
 #include "ui/cli/progress_bar.h"
 #include "ui/cli/run_writer.h"
 
@@ -176,8 +178,12 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
         std::optional<double> micros;
         if (o.timing)
             micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - before).count();
+        errno = 0;  // so a failed write below says its own reason
         writer->step(r, micros);
         if (trainer.has_histograms()) writer->histograms(r.step, trainer.histograms());
+        if (!records)
+            throw WriteError("writing the records failed at step " + std::to_string(r.step) + write_failure_reason() +
+                             "; the run stopped");
         count(totals, r);
         bar.update(r.step, progress_detail(r));
         if (!nan_reported && trainer.nan_report()) {
@@ -207,8 +213,8 @@ void add_run_command(CLI::App& app) {
     cmd->description(
         "Train a preset headless and write its per-step records.\n"
         "The mixed-precision model and its exact FP32 twin train in lock-step, by default on the CPU's exact\n"
-        "emulation (--backend cuda: on the GPU, with the same rounding of every op's output; its sums may\n"
-        "differ from the CPU's in the last bits, so records are close to, not identical with, the CPU's);\n"
+        "emulation (--backend cuda: on the GPU; on the lab's small models its weights are the CPU's bit for\n"
+        "bit, while sums that are only reported, the loss and the statistics, may differ in the last bits);\n"
         "every step writes one record (loss, loss scale, overflow/skip events, per-layer telemetry).\n"
         "Records are JSON Lines (documented in docs/telemetry.md) or CSV.\n\n"
         "Examples:\n"
@@ -218,7 +224,10 @@ void add_run_command(CLI::App& app) {
         "  plab run --preset spirals-amp-fp16 --dump-preset  the fully resolved preset, nothing run\n"
         "  plab run --trace-nan --set scaler.kind=none --set precision.recipe=fp16-pure\n"
         "  plab run --backend auto --steps 500               on the GPU when there is one, else the CPU\n"
-        "Exit codes: 0 done; 2 bad input (the message names the field); 3 --trace-nan found a NaN/Inf.");
+        "--out FILE must be a regular file or not exist yet (a symlink is followed); it is checked before\n"
+        "training and replaced whole when the run ends, never left half written.\n"
+        "Exit codes: 0 done; 2 bad input (the message names the field); 3 --trace-nan found a NaN/Inf;\n"
+        "4 the records could not be written (a full disk).");
     cmd->add_option("--preset", options->preset, "Preset name (see 'plab presets') or a .json file")
         ->default_val("spirals-amp-fp16");
     cmd->add_option("--steps", raw->steps, "Optimizer steps (overrides the preset's 'steps'), 1..10000000");
@@ -229,7 +238,9 @@ void add_run_command(CLI::App& app) {
                     "auto (cuda when a GPU is present, else cpu)")
         ->default_val("cpu");
     cmd->add_option("--seed", raw->seed, "Seed for data, init and batch order (overrides the preset's), 0..2^64-1");
-    cmd->add_option("--out", options->out, "Write records to FILE instead of standard output");
+    CLI::Option* out = cmd->add_option(
+        "--out", options->out,
+        "Write records to FILE instead of standard output (a regular file: replaced whole when the run ends)");
     cmd->add_option("--format", raw->format, "Record format: jsonl or csv")->default_val("jsonl");
     cmd->add_option("--hist-every", raw->hist_every,
                     "Write log2 gradient/activation histograms every K steps (JSON Lines; 0 = never)");
@@ -239,7 +250,7 @@ void add_run_command(CLI::App& app) {
     cmd->add_flag("--dump-preset", options->dump_preset, "Print the fully resolved preset as JSON and exit");
     cmd->add_flag("--timing", options->timing, "Add each step's wall time (time_us) to its record");
     cmd->add_flag("--quiet", options->quiet, "No summary on standard error");
-    cmd->callback([options, raw] {
+    cmd->callback([options, raw, out] {
         parse_raw_options(*raw, *options);
         check_options(*options);
         // Everything that can be wrong with the input is found before --out is
@@ -248,22 +259,12 @@ void add_run_command(CLI::App& app) {
         const RunConfig config = resolve_config(*options);
         const bool tty = isatty(STDERR_FILENO) != 0;
         int code = 0;
-        if (options->out.empty() || options->dump_preset) {
+        if (out->count() == 0 || options->dump_preset) {
             code = run_training(*options, config, std::cout, std::cerr, tty && !options->dump_preset);
         } else {
-            const std::string partial = options->out + ".part";
-            std::ofstream file(partial, std::ios::binary);
-            if (!file) throw Error("--out: cannot write '" + partial + "' (is the folder there and writable?)");
-            try {
-                code = run_training(*options, config, file, std::cerr, tty);
-                file.close();
-                if (!file) throw Error("--out: writing '" + partial + "' failed (disk full?)");
-                std::filesystem::rename(partial, options->out);
-            } catch (...) {
-                file.close();
-                std::remove(partial.c_str());
-                throw;
-            }
+            OutputFile file(options->out);  // checked before training: exit 2 for a path it cannot take
+            code = run_training(*options, config, file.stream(), std::cerr, tty);
+            file.commit();
         }
         if (code != 0) throw CommandExit(code);
     });

@@ -1,11 +1,10 @@
 #include "ui/cli/run_export.h"
 
-#include <filesystem>
-#include <fstream>
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/train/trainer.h"
+#include "ui/cli/output_file.h"
 
 namespace plab {
 
@@ -37,22 +36,13 @@ StepRecord write_replay(const RunExport& e, std::ostream& out, const ExportProgr
 
 }  // namespace
 
+// The same care as plab run --out (output_file.h): the path checked first,
+// the file replaced whole or not at all.
 StepRecord export_run(const RunExport& e, const ExportProgress& progress) {
-    const std::string partial = e.path + ".part";
-    std::ofstream file(partial, std::ios::binary);
-    if (!file) throw Error("cannot write '" + partial + "': is the folder there and writable?");
-    try {
-        const StepRecord last = write_replay(e, file, progress);
-        file.close();
-        if (!file) throw Error("writing '" + partial + "' failed (disk full?)");
-        std::filesystem::rename(partial, e.path);
-        return last;
-    } catch (...) {
-        file.close();
-        std::error_code ignored;
-        std::filesystem::remove(partial, ignored);
-        throw;
-    }
+    OutputFile file(e.path, "export");
+    const StepRecord last = write_replay(e, file.stream(), progress);
+    file.commit();
+    return last;
 }
 
 }  // namespace plab
