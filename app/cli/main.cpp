@@ -1,6 +1,7 @@
 // plab: the Precision Lab command line. Thin: the commands live in ui/cli.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -58,7 +59,14 @@ int main(int argc, char** argv) {
     plab::add_scenario_command(app);
     try {
         if (argc > 1 && argv[1][0] != '-') reject_unknown_command(app, argv[1]);
-        app.parse(argc, argv);
+        std::vector<std::string> args(argv + 1, argv + argc);
+        if (!args.empty() && args[0] == "bits") {
+            std::vector<std::string> rest = plab::bits_arguments({args.begin() + 1, args.end()});
+            args.resize(1);
+            args.insert(args.end(), rest.begin(), rest.end());
+        }
+        std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+        app.parse(args);
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {

@@ -46,6 +46,21 @@ TEST(PlabCli, HelpAndVersionExitZero) {
     EXPECT_EQ(version.out.rfind("plab ", 0), 0u) << version.out;
 }
 
+// -inf and -nan are values, as the help lists them, not options: without
+// "--", in any order with options and other values, in their order.
+TEST(PlabCli, NegativeInfinityAndNanAreValues) {
+    const Result r = run_plab("bits -inf 1 --format fp16 -NaN -0.5");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::size_t inf = r.out.find("-inf  as FP32 0xff800000"), one = r.out.find("1  as FP32 0x3f800000");
+    const std::size_t nan = r.out.find("-NaN  as FP32 0xffc00000"), half = r.out.find("-0.5  as FP32 0xbf000000");
+    ASSERT_NE(inf, std::string::npos) << r.out;
+    ASSERT_NE(nan, std::string::npos) << r.out;
+    EXPECT_TRUE(inf < one && one < nan && nan < half) << r.out;
+    EXPECT_EQ(r.out.find("BF16"), std::string::npos) << "--format fp16 still applies";
+    EXPECT_EQ(run_plab("bits -- -inf").out, run_plab("bits -inf").out);
+    EXPECT_EQ(run_plab("bits --bogus 1").exit_code, 2);
+}
+
 TEST(PlabCli, Fp16OverflowShowsInf) {
     const Result r = run_plab("bits 65520 --format fp16 --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;

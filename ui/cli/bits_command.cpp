@@ -1,6 +1,8 @@
 // plab bits: how a value is stored in each format, bit by bit.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <iostream>
 #include <string>
@@ -155,6 +157,43 @@ void run_bits(const BitsOptions& options, std::istream& in, std::ostream& out, b
         }
     }
     out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+}
+
+namespace {
+
+// "-inf", "-nan", "-1.5", "-.5": a value, where CLI11 would see an option.
+bool negative_value(const std::string& t) {
+    if (t.size() < 2 || t[0] != '-' || t[1] == '-') return false;
+    if (std::isdigit(static_cast<unsigned char>(t[1])) || t[1] == '.') return true;
+    std::string rest;
+    for (char c : t.substr(1)) rest += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return rest == "inf" || rest == "infinity" || rest == "nan";
+}
+
+}  // namespace
+
+std::vector<std::string> bits_arguments(const std::vector<std::string>& args) {
+    static const std::vector<std::string> with_argument = {"--format", "-f", "--fp8-overflow", "--color"};
+    std::vector<std::string> options, values;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& t = args[i];
+        if (t == "--") {
+            values.insert(values.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+            break;
+        }
+        const bool takes_argument = std::find(with_argument.begin(), with_argument.end(), t) != with_argument.end();
+        if (takes_argument && i + 1 < args.size()) {
+            options.push_back(t);
+            options.push_back(args[++i]);
+        } else if (t.size() > 1 && t[0] == '-' && !negative_value(t)) {
+            options.push_back(t);  // --help, --format=fp16, an unknown option CLI11 will name
+        } else {
+            values.push_back(t);  // a value, "-" (standard input) among them
+        }
+    }
+    if (!values.empty()) options.push_back("--");
+    options.insert(options.end(), values.begin(), values.end());
+    return options;
 }
 
 void add_bits_command(CLI::App& app) {

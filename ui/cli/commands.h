@@ -109,6 +109,9 @@ void add_scenario_command(CLI::App& app);
 void run_bits(const BitsOptions& options, std::istream& in, std::ostream& out, bool color);
 void run_ranges(const RangesOptions& options, std::ostream& out);
 void run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log);
+// plab bits' arguments (after "bits") with its values after a "--", in
+// their order, so that -inf and -nan reach it as values, not as options.
+std::vector<std::string> bits_arguments(const std::vector<std::string>& args);
 // plab bench --compare-recipes (compare_recipes.cpp); an empty preset is the
 // seeds' 4096-wide MLP.
 void run_recipe_comparison(const BenchOptions& options, std::ostream& out, std::ostream& log);
