@@ -666,7 +666,7 @@ TEST_P(RunCliNan, TraceNanStopsWithExitThreeAndAReport) {
 TEST_P(RunCliNan, ContinueOnNanRunsEveryStep) {
     const Divergence& d = GetParam();
     const FileRun r = run_to_file(std::string("--trace-nan --continue-on-nan --steps 30 ") + d.settings);
-    ASSERT_EQ(r.result.exit_code, 0) << r.result.err;
+    ASSERT_EQ(r.result.exit_code, 3) << r.result.err;  // every step written, and still: a NaN was found
     const std::vector<json> lines = parse_lines(r.records);
     EXPECT_EQ(of_type(lines, "step").size(), 30u);
     const std::vector<json> nans = of_type(lines, "nan");
@@ -677,6 +677,10 @@ TEST_P(RunCliNan, ContinueOnNanRunsEveryStep) {
     ASSERT_EQ(untraced.result.exit_code, 0) << untraced.result.err;
     EXPECT_EQ(of_type(parse_lines(untraced.records), "nan").size(), 0u);
     EXPECT_EQ(of_type(parse_lines(untraced.records), "step").size(), 30u);
+    // --continue-on-nan alone would do nothing: refused, naming what it needs.
+    const Result alone = run_plab(std::string("run --continue-on-nan --steps 3 ") + d.settings);
+    EXPECT_EQ(alone.exit_code, 2);
+    EXPECT_NE(alone.err.find("--continue-on-nan: only with --trace-nan"), std::string::npos) << alone.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Divergences, RunCliNan, testing::ValuesIn(kDivergences), divergence_name);
@@ -685,7 +689,7 @@ TEST(RunCliNanScaler, StaticScaleSkipsEveryOverflowingStep) {
     const FileRun r = run_to_file(
         "--trace-nan --continue-on-nan --steps 20 --set precision.recipe=fp16-pure --set scaler.kind=static "
         "--set scaler.init_scale=1e9");
-    ASSERT_EQ(r.result.exit_code, 0) << r.result.err;
+    ASSERT_EQ(r.result.exit_code, 3) << r.result.err;
     for (const json& s : of_type(parse_lines(r.records), "step")) {
         EXPECT_EQ(s.at("found_inf"), true);
         EXPECT_EQ(s.at("skipped"), true);

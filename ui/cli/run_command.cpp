@@ -64,6 +64,9 @@ void check_options(const RunOptions& o) {
     // --steps and --hist-every were range-checked as they were parsed.
     if (o.format == RecordFormat::csv && o.hist_every.value_or(0) > 0)
         throw Error("--hist-every: histograms are written to JSON Lines only; use --format jsonl");
+    if (o.continue_on_nan && !o.trace_nan)
+        throw Error("--continue-on-nan: only with --trace-nan (it says whether to train on past the first NaN/Inf "
+                    "that --trace-nan reports)");
 }
 
 // The numeric and named options as typed: parsed here so that every bad
@@ -203,7 +206,7 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!o.quiet)
         log << summary(config, totals, seconds, backend->name(), o.out.empty() ? "standard output" : o.out);
-    return 0;
+    return nan_reported ? 3 : 0;  // --continue-on-nan trained on, but a NaN/Inf was found
 }
 
 void add_run_command(CLI::App& app) {
@@ -226,7 +229,8 @@ void add_run_command(CLI::App& app) {
         "  plab run --backend auto --steps 500               on the GPU when there is one, else the CPU\n"
         "--out FILE must be a regular file or not exist yet (a symlink is followed); it is checked before\n"
         "training and replaced whole when the run ends, never left half written.\n"
-        "Exit codes: 0 done; 2 bad input (the message names the field); 3 --trace-nan found a NaN/Inf;\n"
+        "Exit codes: 0 done; 2 bad input (the message names the field); 3 --trace-nan found a NaN/Inf (with\n"
+        "--continue-on-nan too, after the last step);\n"
         "4 the records could not be written (a full disk).");
     cmd->add_option("--preset", options->preset, "Preset name (see 'plab presets') or a .json file")
         ->default_val("spirals-amp-fp16");
@@ -246,7 +250,8 @@ void add_run_command(CLI::App& app) {
                     "Write log2 gradient/activation histograms every K steps (JSON Lines; 0 = never)");
     cmd->add_flag("--trace-nan", options->trace_nan,
                   "Check every op's output; report the first NaN/Inf (step, phase, layer, op) and stop (exit 3)");
-    cmd->add_flag("--continue-on-nan", options->continue_on_nan, "With --trace-nan: report, then keep training");
+    cmd->add_flag("--continue-on-nan", options->continue_on_nan,
+                  "With --trace-nan: report, then keep training to the last step (still exit 3)");
     cmd->add_flag("--dump-preset", options->dump_preset, "Print the fully resolved preset as JSON and exit");
     cmd->add_flag("--timing", options->timing, "Add each step's wall time (time_us) to its record");
     cmd->add_flag("--quiet", options->quiet, "No summary on standard error");
