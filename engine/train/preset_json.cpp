@@ -39,6 +39,7 @@ public:
     }
 
     std::size_t error_position() const { return error_position_; }
+    bool too_deep() const { return too_deep_; }
     const std::string& error() const { return error_; }
 
 private:
@@ -54,6 +55,12 @@ private:
     }
     bool number(JsonNode::Kind kind, std::string text) { return value(JsonNode{kind, false, std::move(text), {}, {}}); }
     bool open(JsonNode::Kind kind) {
+        // A preset is four levels deep. Past the bound the parse stops: a tree
+        // hundreds of thousands deep would overflow the stack when freed.
+        if (stack_.size() >= kMaxJsonDepth) {
+            too_deep_ = true;
+            return false;
+        }
         stack_.push_back(&place(JsonNode{kind, false, {}, {}, {}}));
         return true;
     }
@@ -66,6 +73,7 @@ private:
     std::vector<JsonNode*> stack_;
     std::size_t error_position_ = 0;
     std::string error_;
+    bool too_deep_ = false;
 };
 
 // nlohmann says "[json.exception.parse_error.101] parse error at line 3,
@@ -132,6 +140,10 @@ JsonNode parse_json(std::string_view text, std::string_view source) {
     JsonNode root;
     TreeBuilder builder(root);
     if (!Json::sax_parse(text.begin(), text.end(), &builder)) {
+        const std::string prefix = source.empty() ? "" : std::string(source) + ": ";
+        if (builder.too_deep())
+            throw Error(prefix + "invalid JSON: arrays and objects nested more than " + std::to_string(kMaxJsonDepth) +
+                        " levels deep (a preset needs 4)");
         const std::string where = line_and_column(text, builder.error_position());
         throw Error((source.empty() ? "" : std::string(source) + ":") + where +
                     ": invalid JSON: " + error_detail(builder.error()));

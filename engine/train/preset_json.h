@@ -4,6 +4,7 @@
 // overflow detected) instead of through a double, and an integer field can
 // tell 2 from 2.5. Object members stay in file order, duplicates included, so
 // the reader can name them. nlohmann::json parses; it stays out of this header.
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,8 +24,11 @@ struct JsonNode {
     const JsonNode* find(std::string_view key) const;
 };
 
+// Arrays and objects nest at most this deep; deeper is an error.
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
 // Throws plab::Error "SOURCE:LINE:COLUMN: invalid JSON: ..." on a syntax error
-// (no "SOURCE:" when source is empty).
+// (no "SOURCE:" when source is empty), and on nesting past kMaxJsonDepth.
 JsonNode parse_json(std::string_view text, std::string_view source);
 
 // `s` as a JSON string literal, quotes included.

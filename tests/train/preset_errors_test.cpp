@@ -53,6 +53,20 @@ const std::string kScalerKeys =
 // ---------------------------------------------------------------------------
 // Unknown and duplicate keys
 
+// Nesting 400000 deep crashed every front end (a stack overflow freeing the
+// tree); past 64 levels it is an error, whatever the brackets, and 64 itself
+// still parses (and then fails as a preset, not as JSON).
+TEST(PresetErrors, DeepNestingIsAnErrorNotACrash) {
+    const std::string deep = std::string(400000, '[') + std::string(400000, ']');
+    EXPECT_EQ(parse_error(deep, "d.json"),
+              "d.json: invalid JSON: arrays and objects nested more than 64 levels deep (a preset needs 4)");
+    std::string objects;
+    for (int i = 0; i < 1000; ++i) objects += "{\"a\":";
+    EXPECT_NE(parse_error(objects + "1" + std::string(1000, '}')).find("nested more than 64"), std::string::npos);
+    const std::string at_limit = std::string(64, '[') + std::string(64, ']');
+    EXPECT_EQ(parse_error(at_limit).find("nested"), std::string::npos) << parse_error(at_limit);
+}
+
 TEST(PresetErrors, UnknownKeysListTheAllowedOnes) {
     EXPECT_EQ(parse_error(R"({"stpes": 5})"), "stpes: unknown key; allowed keys: " + kTopKeys + "; did you mean steps?");
     EXPECT_EQ(parse_error(R"({"scaler": {"grwth_interval": 5}})"),
