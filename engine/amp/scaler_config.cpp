@@ -35,15 +35,23 @@ void validate(const ScalerConfig& c) {
     check_float("backoff_factor", c.backoff_factor, c.backoff_factor > 0.0f && c.backoff_factor < 1.0f,
                 "in (0, 1)");
     check_int("growth_interval", c.growth_interval, 1, 1000000);
-    // The rest configures the hysteresis kind only; other kinds ignore it, so
-    // e.g. a dynamic scaler may start below the default min_scale of 1.
-    if (c.kind != ScalerKind::hysteresis) return;
+    // The hysteresis kind's fields are checked whatever the kind, each in its
+    // own range, so no preset stores a value that no kind could use...
     check_int("hysteresis", c.hysteresis, 1, 1000);
-    check_float("min_scale", c.min_scale, c.min_scale > 0.0f && c.min_scale <= c.init_scale,
-                "> 0 and <= init_scale (" + shortest_number(c.init_scale) + ")");
-    const bool max_ok = c.max_scale == 0.0f || (std::isfinite(c.max_scale) && c.max_scale >= c.init_scale);
-    check_float("max_scale", c.max_scale, max_ok,
-                "0 (no ceiling) or finite and >= init_scale (" + shortest_number(c.init_scale) + ")");
+    check_float("min_scale", c.min_scale, std::isfinite(c.min_scale) && c.min_scale > 0.0f, "finite and > 0");
+    check_float("max_scale", c.max_scale, c.max_scale == 0.0f || (std::isfinite(c.max_scale) && c.max_scale > 0.0f),
+                "0 (no ceiling) or finite and > 0");
+    // ...and tied to init_scale only where they act: other kinds ignore
+    // them, so e.g. a dynamic scaler may start below the default min_scale of 1.
+    if (c.kind == ScalerKind::hysteresis) {
+        check_float("min_scale", c.min_scale, c.min_scale <= c.init_scale,
+                    "> 0 and <= init_scale (" + shortest_number(c.init_scale) + ")");
+        check_float("max_scale", c.max_scale, c.max_scale == 0.0f || c.max_scale >= c.init_scale,
+                    "0 (no ceiling) or finite and >= init_scale (" + shortest_number(c.init_scale) + ")");
+    }
+    if (c.max_scale != 0.0f)
+        check_float("max_scale", c.max_scale, c.max_scale >= c.min_scale,
+                    "0 (no ceiling) or >= min_scale (" + shortest_number(c.min_scale) + ")");
 }
 
 void validate_scale(float scale) {

@@ -604,13 +604,33 @@ TEST(ScalerConfigValidation, ExactMessages) {
               "scaler.max_scale: 0.1 is out of range; allowed 0 (no ceiling) or finite and >= init_scale (65536)");
 }
 
-TEST(ScalerConfigValidation, HysteresisFieldsBindOnlyTheHysteresisKind) {
+// The hysteresis kind's fields are checked in their own ranges whatever the
+// kind (a dynamic scaler stored max_scale -1 and hysteresis 0 before), and
+// tied to init_scale only for the kind that uses them.
+TEST(ScalerConfigValidation, HysteresisFieldsAreCheckedForEveryKindAndBindInitOnlyForTheirs) {
     ScalerConfig c;
-    c.init_scale = 0.5f;  // below the default min_scale of 1
-    c.hysteresis = 0;
+    c.init_scale = 0.5f;  // below the default min_scale of 1: fine for dynamic
     EXPECT_NO_THROW(validate(c));
     c.kind = ScalerKind::hysteresis;
-    EXPECT_THROW(validate(c), Error);
+    EXPECT_EQ(error_of(c), "scaler.min_scale: 1 is out of range; allowed > 0 and <= init_scale (0.5)");
+    for (ScalerKind kind : kAllScalerKinds) {
+        c = {};
+        c.kind = kind;
+        c.hysteresis = 0;
+        EXPECT_EQ(error_of(c), "scaler.hysteresis: 0 is out of range; allowed 1..1000");
+        c = {};
+        c.kind = kind;
+        c.max_scale = -1.0f;
+        EXPECT_EQ(error_of(c), "scaler.max_scale: -1 is out of range; allowed 0 (no ceiling) or finite and > 0");
+        c = {};
+        c.kind = kind;
+        c.min_scale = 0.0f;
+        EXPECT_EQ(error_of(c), "scaler.min_scale: 0 is out of range; allowed finite and > 0");
+    }
+    c = {};
+    c.min_scale = 1e10f;
+    c.max_scale = 5.0f;
+    EXPECT_EQ(error_of(c), "scaler.max_scale: 5 is out of range; allowed 0 (no ceiling) or >= min_scale (1e+10)");
 }
 
 TEST(ScalerConfigValidation, EveryBadValueNamesItsField) {
