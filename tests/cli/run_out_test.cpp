@@ -117,6 +117,32 @@ TEST(RunOut, TwoRunsAtOnceNeverMixTheirLines) {
     fs::remove_all(dir);
 }
 
+// SIGINT or SIGTERM mid-run: the run stops at a step boundary, keeps every
+// whole record under the final name, says how far it got, and exits 128 + N.
+TEST(RunOut, ASignalStopsBetweenStepsAndKeepsTheRecords) {
+    const fs::path dir = scratch_dir();
+    const fs::path out = dir / "r.jsonl", err = dir / "err";
+    for (const char* signal : {"INT", "TERM"}) {
+        const std::string run = "'" + std::string(PLAB_EXE) + "' run --steps 1000000 --quiet --out " + shell_quoted(out) +
+                                " 2> " + shell_quoted(err);
+        const std::string script = run + " & p=$!; sleep 2; kill -" + signal + " $p; wait $p; exit $?";
+        const int status = std::system(("bash -c " + shell_quoted(fs::path(script))).c_str());
+        ASSERT_TRUE(WIFEXITED(status)) << signal;
+        EXPECT_EQ(WEXITSTATUS(status), std::string(signal) == "INT" ? 130 : 143);
+        const std::string records = slurp(out), said = slurp(err);
+        EXPECT_TRUE(every_line_is_json(records)) << signal;
+        const std::size_t at = said.find("after step ");
+        ASSERT_NE(at, std::string::npos) << said;
+        const int steps = std::stoi(said.substr(at + 11));
+        EXPECT_GT(steps, 0);
+        EXPECT_NE(said.find("the records of steps 1-" + std::to_string(steps) + " (a partial run)"), std::string::npos)
+            << said;
+        EXPECT_NE(records.find("{\"type\":\"step\",\"step\":" + std::to_string(steps) + ","), std::string::npos);
+        EXPECT_EQ(records.find("{\"type\":\"step\",\"step\":" + std::to_string(steps + 1) + ","), std::string::npos);
+    }
+    fs::remove_all(dir);
+}
+
 TEST(RunOut, AFullDiskIsAnErrorForEveryCommand) {
     for (const char* args : {"run --steps 20 --quiet", "bits 0.1", "presets", "presets --show spirals-amp-fp16",
                              "run --dump-preset", "ranges"}) {

@@ -19,6 +19,7 @@
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer.h"
 #include "ui/cli/commands.h"
+#include "ui/cli/interrupt.h"
 #include "ui/cli/output_file.h"
 #include "ui/cli/progress_bar.h"
 #include "ui/cli/run_writer.h"
@@ -175,7 +176,17 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
     Totals totals;
     const auto start = std::chrono::steady_clock::now();
     bool nan_reported = false;
+    const InterruptGuard interrupts;
     for (int i = 0; i < config.steps; ++i) {
+        if (const int signal = InterruptGuard::requested()) {
+            // Stopped between steps: every record written so far is whole.
+            writer->flush();
+            bar.finish();
+            const std::string where = o.out.empty() ? std::string("standard output has") : "'" + o.out + "' holds";
+            log << "plab: stopped by " << signal_name(signal) << " after step " << i << " of " << config.steps << "; "
+                << where << " the records of steps 1-" << i << " (a partial run)\n";
+            return 128 + signal;
+        }
         const auto before = std::chrono::steady_clock::now();
         StepRecord r = trainer.step();
         std::optional<double> micros;
@@ -231,7 +242,8 @@ void add_run_command(CLI::App& app) {
         "training and replaced whole when the run ends, never left half written.\n"
         "Exit codes: 0 done; 2 bad input (the message names the field); 3 --trace-nan found a NaN/Inf (with\n"
         "--continue-on-nan too, after the last step);\n"
-        "4 the records could not be written (a full disk).");
+        "4 the records could not be written (a full disk); 130/143 stopped by SIGINT/SIGTERM (Ctrl-C) between\n"
+        "two steps, the records so far kept whole (a second Ctrl-C ends it at once).");
     cmd->add_option("--preset", options->preset, "Preset name (see 'plab presets') or a .json file")
         ->default_val("spirals-amp-fp16");
     cmd->add_option("--steps", raw->steps, "Optimizer steps (overrides the preset's 'steps'), 1..10000000");
