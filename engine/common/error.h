@@ -7,9 +7,15 @@
 
 namespace plab {
 
+// What a message may print of the text it was given: control characters
+// (a NUL would end the C string what() returns, an escape sequence would
+// reach the terminal) written as \0, \t, \x1b...; a message longer than a
+// few screens cut in its middle, keeping its start and its reason at the end.
+std::string printable_message(const std::string& text);
+
 class Error : public std::runtime_error {
 public:
-    explicit Error(const std::string& what) : std::runtime_error(what) {}
+    explicit Error(const std::string& what) : std::runtime_error(printable_message(what)) {}
 };
 
 // An allocation the machine could not satisfy, in host or device memory. An
