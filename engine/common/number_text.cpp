@@ -17,23 +17,29 @@ std::string shortest(T x) {
     return std::string(buf, result.ptr);
 }
 
+// "2^e" for a power of two, else the shortest text of x in its own type.
+template <typename T>
+std::string power_of_two(T x) {
+    int exponent = 0;
+    if (std::isfinite(x) && x > 0 && std::frexp(x, &exponent) == T(0.5)) return "2^" + std::to_string(exponent - 1);
+    return shortest(x);
+}
+
 }  // namespace
 
 std::string shortest_text(float x) { return shortest(x); }
 std::string shortest_text(double x) { return shortest(x); }
 
 std::string significant_text(double x, int digits) {
+    if (std::isnan(x)) return "nan";
     if (!std::isfinite(x)) return shortest_text(x);
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*g", digits, x);
     return buf;
 }
 
-std::string power_of_two_text(double x) {
-    int exponent = 0;
-    if (std::isfinite(x) && x > 0 && std::frexp(x, &exponent) == 0.5) return "2^" + std::to_string(exponent - 1);
-    return shortest_text(x);
-}
+std::string power_of_two_text(double x) { return power_of_two(x); }
+std::string power_of_two_text(float x) { return power_of_two(x); }
 
 std::string mib_text(std::size_t bytes) {
     char text[32];

@@ -8,10 +8,13 @@ namespace plab {
 
 std::string shortest_text(float x);   // "0.1", "65504", "inf", "-inf", "nan"
 std::string shortest_text(double x);  // "0.0999755859375"
-// x to `digits` significant digits, "%g" style: "2.442e-05", "inf".
+// x to `digits` significant digits, "%g" style: "2.442e-05", "inf"; every
+// NaN is "nan", as the records write it (a sign on a NaN is no number's).
 std::string significant_text(double x, int digits);
-// "2^-14" when x is a power of two, else shortest_text(x).
+// "2^-14" when x is a power of two, else shortest_text(x); the float one
+// writes an FP32 value as FP32 (3e+38, not 3.0000000054977558e+38).
 std::string power_of_two_text(double x);
+std::string power_of_two_text(float x);
 // A byte count in MiB with one decimal: "512.0".
 std::string mib_text(std::size_t bytes);
 

@@ -24,6 +24,17 @@ TEST(NumberText, PowersOfTwo) {
     EXPECT_EQ(power_of_two_text(32.0), "2^5");
     EXPECT_EQ(power_of_two_text(3.0), "3");
     EXPECT_EQ(power_of_two_text(0.0), "0");
+    // An FP32 value as FP32: the diagnosis said "scale was 3.0000000054977558e+38".
+    EXPECT_EQ(power_of_two_text(3e38f), "3e+38");
+    EXPECT_EQ(power_of_two_text(65536.0f), "2^16");
+}
+
+// The summary said "-nan" where the records say "nan".
+TEST(NumberText, SignificantNanHasNoSign) {
+    EXPECT_EQ(significant_text(-std::nan(""), 4), "nan");
+    EXPECT_EQ(significant_text(std::nan(""), 4), "nan");
+    EXPECT_EQ(significant_text(-std::numeric_limits<double>::infinity(), 4), "-inf");
+    EXPECT_EQ(significant_text(0.0000244151, 4), "2.442e-05");
 }
 
 }  // namespace
