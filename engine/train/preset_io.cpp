@@ -41,6 +41,10 @@ void apply_setting(RunConfig& config, std::string_view assignment) {
                     " is not allowed; allowed PATH=VALUE, e.g. scaler.init_scale=1024 (paths: plab presets --help)");
     const std::string_view path = assignment.substr(0, eq);
     const std::string_view text = assignment.substr(eq + 1);
+    // A space in the path would only get "unknown key ... did you mean steps?".
+    if (path.find_first_of(" \t") != std::string_view::npos)
+        throw Error("--set: " + json_quote(assignment) +
+                    " has a space in its path; write PATH=VALUE with no space before the '=', e.g. steps=5");
     const std::size_t dot = path.find('.');
     const std::string_view head = path.substr(0, dot);
     const std::string_view rest = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);

@@ -56,6 +56,15 @@ const std::string kScalerKeys =
 // Nesting 400000 deep crashed every front end (a stack overflow freeing the
 // tree); past 64 levels it is an error, whatever the brackets, and 64 itself
 // still parses (and then fails as a preset, not as JSON).
+// " steps=5" answered "did you mean steps?", as if the key were misspelt.
+TEST(PresetErrors, ASpaceInASettingsPathIsNamed) {
+    for (const char* bad : {" steps=5", "steps =5", "scaler. init_scale=2"})
+        EXPECT_EQ(setting_error(bad), "--set: \"" + std::string(bad) +
+                                          "\" has a space in its path; write PATH=VALUE with no space before the "
+                                          "'=', e.g. steps=5");
+    EXPECT_EQ(setting_error("steps=5"), "(no error)");
+}
+
 TEST(PresetErrors, DeepNestingIsAnErrorNotACrash) {
     const std::string deep = std::string(400000, '[') + std::string(400000, ']');
     EXPECT_EQ(parse_error(deep, "d.json"),
