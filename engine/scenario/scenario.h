@@ -1,5 +1,5 @@
 #pragma once
-// Teaching scenarios (issue 7): each is a preset in assets/presets/ with a
+// Teaching scenarios: each is a preset in assets/presets/ with a
 // guided text (RunConfig::guide) and a check that runs it, with its variants,
 // and judges the engine's own records, so that a scenario can never silently
 // stop demonstrating its point. `plab scenario NAME` and the workbench's

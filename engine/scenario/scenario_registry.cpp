@@ -1,4 +1,4 @@
-// The scenario table, in the order of issue 7's table: one line per scenario.
+// The scenario table, one line per scenario, in teaching order.
 #include <algorithm>
 #include <iterator>
 

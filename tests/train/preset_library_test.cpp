@@ -78,7 +78,7 @@ std::vector<std::string> json_names(const fs::path& dir) {
     return names;
 }
 
-// The presets the library started with; scenarios add more (issue 7).
+// The presets the library started with; scenarios add more.
 const std::vector<std::string> kFirstShipped = {"fp16-static-overflow", "scaler-sawtooth", "spirals-amp-fp16",
                                                 "spirals-bf16", "spirals-fp32"};
 

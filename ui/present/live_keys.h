@@ -1,5 +1,5 @@
 #pragma once
-// The live view's keyboard (issue 8): which key does what, in one table so
+// The live view's keyboard: which key does what, in one table so
 // that the key handling and the help overlay cannot disagree, and what each
 // command asks of the Session given the snapshot on screen. Toolkit-free: the
 // ImGui shell maps its key codes to LiveKey and carries out the requests.
