@@ -1,7 +1,7 @@
 // Losses on the CUDA backend: softmax cross-entropy and MSE, FP32 throughout
 // (autocast's FP32 list), with the CPU's formulas (cpu_backend.cpp,
-// cpu_loss_ops.cpp). One thread per row for the softmax, so each row's sums
-// run in index order as on the CPU, with the CPU's exp and log
+// cpu_loss_ops.cpp). One warp per row for the softmax, each row's sums
+// folded in index order as on the CPU, with the CPU's exp and log
 // (numeric/portable_math.h): the probabilities, and so the gradients, are the
 // CPU's bit for bit. The per-row losses and the MSE sum go through the
 // deterministic reduction (not the CPU's order): the loss values are within

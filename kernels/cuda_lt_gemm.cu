@@ -27,13 +27,10 @@ std::uint32_t alignment(const void* p) {
     return address == 0 || low_bit > 256 ? 256u : static_cast<std::uint32_t>(low_bit);
 }
 
+// T must be the attribute's own type (uint64_t for sizes, uint32_t for alignments).
+template <typename T>
 void set_preference(cublasLtMatmulPreference_t preference, cublasLtMatmulPreferenceAttributes_t attribute,
-                    std::uint64_t value) {
-    check_cublas(cublasLtMatmulPreferenceSetAttribute(preference, attribute, &value, sizeof value),
-                 "cublasLtMatmulPreferenceSetAttribute");
-}
-void set_preference(cublasLtMatmulPreference_t preference, cublasLtMatmulPreferenceAttributes_t attribute,
-                    std::uint32_t value) {
+                    const T& value) {
     check_cublas(cublasLtMatmulPreferenceSetAttribute(preference, attribute, &value, sizeof value),
                  "cublasLtMatmulPreferenceSetAttribute");
 }

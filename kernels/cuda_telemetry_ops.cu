@@ -32,7 +32,7 @@ namespace {
 
 constexpr int kMaxThresholds = detail::ScanPlan::kMax;
 constexpr std::uint32_t kInfBits = 0x7f800000u;
-constexpr unsigned kFullWarp = 0xffffffffu;
+using gpu::kFullWarp;
 
 // What the kernels of one request write (zeroed before they run).
 struct DeviceScan {
@@ -60,7 +60,7 @@ struct SumPartial {
 };
 
 constexpr int kScanThreads = 256;
-constexpr int kWarps = kScanThreads / 32;
+constexpr int kWarps = kScanThreads / gpu::kWarp;
 constexpr unsigned kMaxScanBlocks = gpu::kMaxReduceBlocks;
 
 // The reductions' grid (cuda_common.cuh): it depends only on n and the

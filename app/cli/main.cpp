@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <iostream>
 
 #include "engine/common/error.h"
 #include "engine/numeric/cast_path.h"
 #include "ui/cli/commands.h"
+#include "ui/cli/output_file.h"
 
 #ifndef PLAB_VERSION
 #define PLAB_VERSION "0.0.0"
@@ -89,8 +89,7 @@ int main(int argc, char** argv) {
     errno = 0;
     std::cout.flush();
     if (!std::cout) {
-        std::cerr << "plab: could not write standard output" << (errno ? std::string(": ") + std::strerror(errno) : "")
-                  << '\n';
+        std::cerr << "plab: could not write standard output" << plab::write_failure_reason() << '\n';
         return 4;
     }
     return 0;

@@ -1,5 +1,7 @@
 #include "engine/train/memory_ledger.h"
 
+#include <functional>
+
 #include "engine/amp/precision_policy.h"
 #include "engine/common/error.h"
 #include "engine/data/dataset.h"
@@ -106,25 +108,24 @@ std::string_view tensor_class_name(TensorClass c) {
     return "?";
 }
 
-std::int64_t MemoryLedger::bytes(TensorClass c, bool with_twin) const {
-    std::int64_t sum = 0;
+template <typename Keep, typename Bytes>
+std::int64_t MemoryLedger::sum(bool with_twin, Keep keep, Bytes bytes_of) const {
+    std::int64_t total = 0;
     for (const LedgerLine& l : lines)
-        if (l.tensor_class == c && (with_twin || !l.twin)) sum += l.bytes();
-    return sum;
+        if ((with_twin || !l.twin) && keep(l)) total += std::invoke(bytes_of, l);
+    return total;
+}
+
+std::int64_t MemoryLedger::bytes(TensorClass c, bool with_twin) const {
+    return sum(with_twin, [c](const LedgerLine& l) { return l.tensor_class == c; }, &LedgerLine::bytes);
 }
 
 std::int64_t MemoryLedger::total_bytes(bool with_twin) const {
-    std::int64_t sum = 0;
-    for (const LedgerLine& l : lines)
-        if (with_twin || !l.twin) sum += l.bytes();
-    return sum;
+    return sum(with_twin, [](const LedgerLine&) { return true; }, &LedgerLine::bytes);
 }
 
 std::int64_t MemoryLedger::total_stored_bytes(bool with_twin) const {
-    std::int64_t sum = 0;
-    for (const LedgerLine& l : lines)
-        if (with_twin || !l.twin) sum += l.stored_bytes();
-    return sum;
+    return sum(with_twin, [](const LedgerLine&) { return true; }, &LedgerLine::stored_bytes);
 }
 
 MemoryLedger memory_ledger(const RunConfig& config, int inputs, int outputs, int test_rows) {

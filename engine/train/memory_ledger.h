@@ -40,6 +40,11 @@ struct MemoryLedger {
     std::int64_t bytes(TensorClass c, bool with_twin = true) const;
     std::int64_t total_bytes(bool with_twin = true) const;
     std::int64_t total_stored_bytes(bool with_twin = true) const;
+
+private:
+    // bytes_of(line) over the lines keep(line) accepts (the twin's only with_twin).
+    template <typename Keep, typename Bytes>
+    std::int64_t sum(bool with_twin, Keep keep, Bytes bytes_of) const;
 };
 
 // The ledger of `config`'s run for inputs of `inputs` features, `outputs`

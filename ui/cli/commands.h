@@ -72,9 +72,7 @@ struct BenchOptions {
 struct WriteError : Error {
     using Error::Error;
 };
-// Why the last write failed, from errno: ": No space left on device", or
-// " (is the disk full?)" when the system did not say.
-std::string write_failure_reason();
+
 
 struct CommandExit : std::runtime_error {
     explicit CommandExit(int exit_code) : std::runtime_error("exit"), code(exit_code) {}

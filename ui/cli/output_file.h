@@ -38,6 +38,10 @@ private:
     bool committed_ = false;
 };
 
+// Why the last write failed, from errno: ": No space left on device", or
+// " (is the disk full?)" when the system did not say.
+std::string write_failure_reason();
+
 // The file `path` names once its symlinks are followed (the link's target,
 // even when that does not exist yet); plab::Error for a path --out cannot
 // use, with the reason: empty, a folder, a device, a FIFO or socket, a
