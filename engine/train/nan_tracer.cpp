@@ -62,8 +62,12 @@ std::string diagnose(const NanReport& r) {
     if (r.phase == Phase::update)
         return head + "a non-finite gradient was applied to the weights (no scaler to skip the step); "
                       "use a loss scaler or a lower learning rate";
-    return head + "NaN from finite inputs (input amax " + amax +
-           "): Inf - Inf or 0 * Inf inside the op, after an overflow upstream";
+    // Every op before this one was finite (the tracer stops at the first), so
+    // the overflow happened inside this op: an intermediate such as a scaled
+    // logit passed the format's range, then Inf - Inf or 0 * Inf made NaN.
+    return head + "NaN from finite inputs (input amax " + amax + "): an intermediate inside the op passed the " +
+           "largest finite " + std::string(format_name(r.format)) + " value " + max_text(r.format) +
+           ", then Inf - Inf or 0 * Inf gave NaN; compute this op in FP32 (precision.fp32_ops) or use BF16";
 }
 
 }  // namespace plab

@@ -230,7 +230,10 @@ void read_section(RunConfig& config, const JsonNode& node, std::string_view sect
 
 JsonNode setting_value(std::string_view text, bool bare_text_is_string) {
     const JsonNode bare{Kind::string, false, std::string(text), {}, {}};
-    if (bare_text_is_string && (text.empty() || text.front() != '"')) return bare;
+    // A bare null means what it means in a preset file (refused for a text
+    // field); the word itself is written in quotes, as in JSON.
+    const bool json_only = text == "null" || (!text.empty() && text.front() == '"');
+    if (bare_text_is_string && !json_only) return bare;
     try {
         return parse_json(text, "");
     } catch (const Error&) {
@@ -242,7 +245,13 @@ bool set_field(RunConfig& config, std::string_view section, std::string_view key
     bool found = false;
     visit_fields(config, [&](std::string_view s, std::string_view k, auto&& field) {
         if (s != section || k != key) return;
-        read_value(setting_value(text, takes_bare_text(field)), field_path(section, key), field);
+        try {
+            read_value(setting_value(text, takes_bare_text(field)), field_path(section, key), field);
+        } catch (const Error& e) {
+            if (text != "null" || !takes_bare_text(field)) throw;
+            throw Error(std::string(e.what()) + " (for the word null, quote it: " + field_path(section, key) +
+                        "='\"null\"')");
+        }
         found = true;
     });
     return found;

@@ -150,6 +150,42 @@ TEST(RunOut, AFullDiskIsAnErrorForEveryCommand) {
         EXPECT_EQ(r.exit_code, 4) << args;
         EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << args << ": " << r.err;
     }
+    // A run short enough to fail only at its last flush says so, not a summary.
+    const Result r = to_full_disk("run --steps 3");
+    EXPECT_EQ(r.exit_code, 4);
+    EXPECT_NE(r.err.find("writing the records to standard output failed after step 3: No space left on device"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("records:"), std::string::npos) << r.err;
+}
+
+// A file that cannot grow (ulimit -f, the one-file form of a full disk):
+// the run ends with exit 4 naming the file and the reason, the old file is
+// kept, and no summary claims the records are there, however early the
+// write fails (mid-run, or only at the final flush of a short run).
+TEST(RunOut, AFileThatCannotGrowKeepsTheOldOneAndPrintsNoSummary) {
+    const fs::path dir = scratch_dir();
+    const fs::path out = dir / "r.jsonl", err = dir / "err";
+    std::ofstream(out) << "previous run\n";
+    for (const char* steps : {"3", "40"}) {
+        const std::string run = "'" + std::string(PLAB_EXE) + "' run --steps " + steps + " --out " + shell_quoted(out) +
+                                " 2> " + shell_quoted(err);
+        const std::string script = "trap \"\" XFSZ; ulimit -f 1; " + run;
+        const int status = std::system(("bash -c " + shell_quoted(fs::path(script))).c_str());
+        ASSERT_TRUE(WIFEXITED(status)) << steps;
+        EXPECT_EQ(WEXITSTATUS(status), 4) << steps;
+        const std::string said = slurp(err);
+        EXPECT_NE(said.find("plab: writing the records to '" + out.string() + "' failed "), std::string::npos) << said;
+        EXPECT_NE(said.find(": File too large; the run stopped and '" + out.string() + "' is unchanged"),
+                  std::string::npos)
+            << said;
+        EXPECT_EQ(said.find("records:"), std::string::npos) << said;
+        EXPECT_EQ(slurp(out), "previous run\n");
+    }
+    int files = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) files += entry.path().filename() != "err";
+    EXPECT_EQ(files, 1);  // no temporary file left behind
+    fs::remove_all(dir);
 }
 
 }  // namespace

@@ -325,5 +325,26 @@ TEST(NanTracer, TracingDoesNotChangeAnyStepRecord) {
     EXPECT_FALSE(plain.nan_report().has_value());
 }
 
+// The first non-finite value with finite inputs was described both as "from
+// finite inputs" and "after an overflow upstream": the tracer stops at the
+// first op that goes non-finite, so nothing upstream overflowed.
+TEST(NanDiagnosis, NanFromFiniteInputsBlamesTheOpItself) {
+    NanReport r;
+    r.step = 1;
+    r.phase = Phase::forward;
+    r.layer = "attn";
+    r.op = "softmax";
+    r.format = FormatId::fp16;
+    r.nans = 28;
+    r.input_amax = 6.1445312f;
+    r.loss_scale = 1.0f;
+    EXPECT_EQ(diagnose(r),
+              "forward softmax of attn at step 1: 28 NaN in fp16; NaN from finite inputs (input amax 6.14): an "
+              "intermediate inside the op passed the largest finite fp16 value 65504, then Inf - Inf or 0 * Inf "
+              "gave NaN; compute this op in FP32 (precision.fp32_ops) or use BF16");
+    r.format = FormatId::bf16;
+    EXPECT_TRUE(contains(diagnose(r), "largest finite bf16 value 3.38953e+38")) << diagnose(r);
+}
+
 }  // namespace
 }  // namespace plab

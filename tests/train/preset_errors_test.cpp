@@ -53,9 +53,6 @@ const std::string kScalerKeys =
 // ---------------------------------------------------------------------------
 // Unknown and duplicate keys
 
-// Nesting 400000 deep crashed every front end (a stack overflow freeing the
-// tree); past 64 levels it is an error, whatever the brackets, and 64 itself
-// still parses (and then fails as a preset, not as JSON).
 // " steps=5" answered "did you mean steps?", as if the key were misspelt.
 TEST(PresetErrors, ASpaceInASettingsPathIsNamed) {
     for (const char* bad : {" steps=5", "steps =5", "scaler. init_scale=2"})
@@ -65,6 +62,24 @@ TEST(PresetErrors, ASpaceInASettingsPathIsNamed) {
     EXPECT_EQ(setting_error("steps=5"), "(no error)");
 }
 
+// --set description=null stored the word "null", where the same null in a
+// preset file is refused: both refuse it now, and the quoted word still works.
+TEST(PresetErrors, ANullSettingMeansWhatItMeansInAFile) {
+    EXPECT_EQ(setting_error("description=null"),
+              "description: null is not allowed; allowed a string (for the word null, quote it: "
+              "description='\"null\"')");
+    EXPECT_EQ(parse_error(R"({"description": null})"), "description: null is not allowed; allowed a string");
+    EXPECT_PREFIX(setting_error("precision.recipe=null"), "precision.recipe: null is not allowed; allowed ");
+    RunConfig config;
+    apply_setting(config, "description=\"null\"");
+    EXPECT_EQ(config.description, "null");
+    apply_setting(config, "description=nullish");
+    EXPECT_EQ(config.description, "nullish");
+}
+
+// Nesting 400000 deep crashed every front end (a stack overflow freeing the
+// tree); past 64 levels it is an error, whatever the brackets, and 64 itself
+// still parses (and then fails as a preset, not as JSON).
 TEST(PresetErrors, DeepNestingIsAnErrorNotACrash) {
     const std::string deep = std::string(400000, '[') + std::string(400000, ']');
     EXPECT_EQ(parse_error(deep, "d.json"),

@@ -3,6 +3,7 @@
 // the CLI11 app; the subcommand runs from its callback after parsing.
 // Problems with the user's input are thrown as plab::Error (exit code 2).
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -115,9 +116,12 @@ std::vector<std::string> bits_arguments(const std::vector<std::string>& args);
 void run_recipe_comparison(const BenchOptions& options, std::ostream& out, std::ostream& log);
 // Trains `config` (the preset resolved from `options`) and writes its records.
 // Returns the exit code (0, or 3 when --trace-nan stopped the run); throws
-// plab::Error on bad input. `progress` draws a progress bar on `log`.
+// plab::Error on bad input and WriteError when the records could not be
+// written. `progress` draws a progress bar on `log`; `finish_records` (an
+// --out file's commit) runs once the records are flushed, before any
+// message says where they went.
 int run_training(const RunOptions& options, const RunConfig& config, std::ostream& records, std::ostream& log,
-                 bool progress);
+                 bool progress, const std::function<void()>& finish_records = {});
 // Prints the scenario's guide, runs its check and prints one line per verdict
 // (or the list, with options.list). Returns 0 when every verdict holds, 1 when
 // one does not; throws plab::Error for an unknown name. `progress` draws a

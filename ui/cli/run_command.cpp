@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <type_traits>
@@ -142,6 +143,14 @@ void count(Totals& t, const StepRecord& r) {
     t.last = r;
 }
 
+// What a failed write of the records says: where, when, why, and what is
+// left (an --out file is replaced only by a complete run).
+std::string records_failure(const RunOptions& o, const std::string& when) {
+    const std::string to = o.out.empty() ? "standard output" : "'" + o.out + "'";
+    return "writing the records to " + to + " failed " + when + write_failure_reason() + "; the run stopped" +
+           (o.out.empty() ? "" : " and " + to + " is unchanged");
+}
+
 std::string progress_detail(const StepRecord& r) {
     return "loss " + significant_text(r.loss, 4) + "  scale " + power_of_two_text(r.scale_after);
 }
@@ -163,7 +172,7 @@ std::unique_ptr<Backend> make_run_backend(const std::string& choice) {
 }
 
 int run_training(const RunOptions& o, const RunConfig& config, std::ostream& records, std::ostream& log,
-                 bool progress) {
+                 bool progress, const std::function<void()>& finish_records) {
     if (o.dump_preset) {
         records << run_config_to_json(config, true) << '\n';
         return 0;
@@ -177,11 +186,21 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
     const auto start = std::chrono::steady_clock::now();
     bool nan_reported = false;
     const InterruptGuard interrupts;
+    // Every way out first makes sure the records reached their destination,
+    // so no message says where they are before a full disk is found.
+    const auto close_records = [&](int steps_done) {
+        errno = 0;
+        writer->flush();
+        records.flush();
+        if (!records)
+            throw WriteError(records_failure(o, "after step " + std::to_string(steps_done)));
+        if (finish_records) finish_records();
+    };
     for (int i = 0; i < config.steps; ++i) {
         if (const int signal = InterruptGuard::requested()) {
             // Stopped between steps: every record written so far is whole.
-            writer->flush();
             bar.finish();
+            close_records(i);
             const std::string where = o.out.empty() ? std::string("standard output has") : "'" + o.out + "' holds";
             log << "plab: stopped by " << signal_name(signal) << " after step " << i << " of " << config.steps << "; "
                 << where << " the records of steps 1-" << i << " (a partial run)\n";
@@ -196,8 +215,7 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
         writer->step(r, micros);
         if (trainer.has_histograms()) writer->histograms(r.step, trainer.histograms());
         if (!records)
-            throw WriteError("writing the records failed at step " + std::to_string(r.step) + write_failure_reason() +
-                             "; the run stopped");
+            throw WriteError(records_failure(o, "at step " + std::to_string(r.step)));
         count(totals, r);
         bar.update(r.step, progress_detail(r));
         if (!nan_reported && trainer.nan_report()) {
@@ -206,14 +224,14 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
             bar.finish();
             log << "plab: " << trainer.nan_report()->diagnosis << '\n';
             if (!o.continue_on_nan) {
-                writer->flush();
+                close_records(r.step);
                 log << "plab: stopped at the first non-finite value (--continue-on-nan goes on)\n";
                 return 3;
             }
         }
     }
-    writer->flush();
     bar.finish();
+    close_records(config.steps);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!o.quiet)
         log << summary(config, totals, seconds, backend->name(), o.out.empty() ? "standard output" : o.out);
@@ -280,8 +298,7 @@ void add_run_command(CLI::App& app) {
             code = run_training(*options, config, std::cout, std::cerr, tty && !options->dump_preset);
         } else {
             OutputFile file(options->out);  // checked before training: exit 2 for a path it cannot take
-            code = run_training(*options, config, file.stream(), std::cerr, tty);
-            file.commit();
+            code = run_training(*options, config, file.stream(), std::cerr, tty, [&file] { file.commit(); });
         }
         if (code != 0) throw CommandExit(code);
     });
