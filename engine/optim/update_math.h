@@ -15,15 +15,27 @@ namespace plab {
 
 // --- SGD: torch.optim.SGD, dampening 0, nesterov off -----------------------
 
+// Each rule is written once for an FP32 number type T: float itself, or on
+// the CPU SoftFp32 (soft_fp32.h) for elements near the subnormal range,
+// which gives the same bits without the FPU's slow subnormal path.
+PLAB_HD float sqrt_of(float x) { return sqrtf(x); }
+
 // grad = grad.add(param, alpha=weight_decay), skipped when weight_decay == 0.
-PLAB_HD float sgd_decayed_grad(float w, float g, float weight_decay) {
-    return weight_decay != 0.0f ? g + weight_decay * w : g;
+template <typename T>
+PLAB_HD T sgd_decayed_grad(T w, T g, float weight_decay) {
+    return weight_decay != 0.0f ? g + T(weight_decay) * w : g;
 }
 // buf.mul_(momentum).add_(grad). PyTorch's first step clones grad into the
 // buffer; a zero buffer gives the same: momentum * 0 + grad == grad.
-PLAB_HD float sgd_velocity(float velocity, float grad, float momentum) { return momentum * velocity + grad; }
+template <typename T>
+PLAB_HD T sgd_velocity(T velocity, T grad, float momentum) {
+    return T(momentum) * velocity + grad;
+}
 // param.add_(grad, alpha=-lr): w - lr * direction.
-PLAB_HD float sgd_apply(float w, float direction, float lr) { return w - lr * direction; }
+template <typename T>
+PLAB_HD T sgd_apply(T w, T direction, float lr) {
+    return w - T(lr) * direction;
+}
 
 // --- AdamW: torch.optim.AdamW, amsgrad off ----------------------------------
 
@@ -90,8 +102,9 @@ PLAB_HD bool clip_bites(float coef) { return coef < 1.0f; }
 
 // torch.lerp (ATen's scalar form): exact at both ends, and the side nearer
 // the weight is the base.
-PLAB_HD float pytorch_lerp(float start, float end, float weight) {
-    return fabsf(weight) < 0.5f ? start + weight * (end - start) : end - (end - start) * (1.0f - weight);
+template <typename T>
+PLAB_HD T pytorch_lerp(T start, T end, float weight) {
+    return fabsf(weight) < 0.5f ? start + T(weight) * (end - start) : end - (end - start) * T(1.0f - weight);
 }
 
 // One element of PyTorch's _single_tensor_adam with decoupled weight decay,
@@ -102,13 +115,14 @@ PLAB_HD float pytorch_lerp(float start, float end, float weight) {
 //   denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
 //   param.addcdiv_(exp_avg, denom, value=-step_size)
 // Returns the new weight before rounding to the weight's dtype.
-PLAB_HD float adamw_element(float w, float g, float& m, float& v, const AdamWScalars& k) {
-    const float decayed = w * k.decay;
+template <typename T>
+PLAB_HD T adamw_element(T w, T g, T& m, T& v, const AdamWScalars& k) {
+    const T decayed = w * T(k.decay);
     m = pytorch_lerp(m, g, k.lerp_weight);
-    v = v * k.beta2;
-    v = v + k.one_minus_beta2 * g * g;  // addcmul: (value * g) * g, then the add
-    const float denom = sqrtf(v) / k.bias_correction2_sqrt + k.eps;
-    return decayed - k.step_size * m / denom;  // addcdiv: (value * m) / denom, then the add
+    v = v * T(k.beta2);
+    v = v + T(k.one_minus_beta2) * g * g;  // addcmul: (value * g) * g, then the add
+    const T denom = sqrt_of(v) / T(k.bias_correction2_sqrt) + T(k.eps);
+    return decayed - T(k.step_size) * m / denom;  // addcdiv: (value * m) / denom, then the add
 }
 
 }  // namespace plab

@@ -3,12 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
 
 #include "engine/backend/cpu/cpu_backend.h"
+#include "engine/backend/cpu/subnormal_arithmetic.h"
 #include "engine/common/error.h"
+#include "numeric/mxcsr_flags.h"
 #include "optim/optim_test_util.h"
 
 namespace plab {
@@ -23,6 +26,12 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // n values spread over [-scale, scale], fixed by the seed (mt19937's output
 // is fixed by the standard; the conversion here is plain arithmetic).
+float bits_of_float(std::uint32_t b) {
+    float x;
+    std::memcpy(&x, &b, sizeof x);
+    return x;
+}
+
 std::vector<float> spread(std::size_t n, std::uint32_t seed, float scale) {
     std::mt19937 rng(seed);
     std::vector<float> v(n);
@@ -237,6 +246,110 @@ TEST(CpuOptimOps, AdamWMatchesTheTextbookFormulaInDouble) {
 }
 
 // ---------------------------------------------------------------------------
+// state near the subnormal range
+
+// Moments as a long run leaves them: units that stopped learning (gradient
+// 0) whose moments decayed into the subnormal range, where 0.9 * 2^-149
+// rounds back to 2^-149, mixed lane by lane with live ones, tiny gradients,
+// and values at the 2^-126 edge.
+struct NearSubnormalState {
+    std::vector<float> w, m, v, g;
+};
+
+NearSubnormalState near_subnormal_state(std::size_t n) {
+    NearSubnormalState s{spread(n, 31, 1.0f), spread(n, 32, 1e-3f), spread(n, 33, 1e-6f), spread(n, 34, 0.05f)};
+    for (float& x : s.v) x = std::fabs(x);
+    for (std::size_t i = 0; i < n; ++i) {
+        switch (i % 7) {
+            case 0: s.m[i] = bits_of_float(1 + i % 3); s.v[i] = bits_of_float(1 + i % 500); s.g[i] = 0.0f; break;
+            case 1: s.m[i] = -0x1p-130f; s.v[i] = 0x1p-140f; s.g[i] = 0.0f; break;
+            case 2: s.g[i] = 0x1p-70f * s.g[i]; break;               // g * g * (1 - beta2) is subnormal
+            case 3: s.m[i] = 0x1p-126f; s.v[i] = 0x1p-126f; break;  // the edge
+            default: break;                                          // a live lane
+        }
+    }
+    return s;
+}
+
+// Sets the CPU backend's way with subnormals for one scope.
+class SubnormalWay {
+public:
+    explicit SubnormalWay(cpu::SubnormalArithmetic way) { cpu::set_subnormal_arithmetic(way); }
+    ~SubnormalWay() { cpu::set_subnormal_arithmetic(cpu::SubnormalArithmetic::automatic); }
+};
+
+constexpr cpu::SubnormalArithmetic kBothWays[] = {cpu::SubnormalArithmetic::hardware,
+                                                  cpu::SubnormalArithmetic::exact_lanes};
+
+// With exact lanes those lanes go through SoftFp32, the rest through the
+// vectorised loop; with the hardware's way all through the latter. Either
+// way every lane must be PyTorch's FP32 result bit for bit.
+TEST(CpuOptimOps, AdamWOnSubnormalMomentsFollowsPyTorch) {
+    for (const auto way : kBothWays) {
+        SCOPED_TRACE(cpu::subnormal_arithmetic_name(way));
+        const SubnormalWay scope(way);
+        CpuBackend be;
+        const std::size_t n = 1000;
+        const NearSubnormalState start = near_subnormal_state(n);
+        test::RefAdamW ref{2e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, start.m, start.v, 40000};
+        std::vector<float> ref_w = start.w;
+        Tensor w = make(be, FormatId::fp32, start.w), m = make(be, FormatId::fp32, start.m),
+               v = make(be, FormatId::fp32, start.v);
+        for (int step = 40001; step <= 40004; ++step) {
+            const Tensor g = make(be, FormatId::fp32, start.g);
+            be.adamw_update(w, g, m, v, {.lr = 2e-3f, .eps = 1e-8f, .weight_decay = 0.01f, .step = step});
+            test::ref_adamw_step(ref, ref_w, start.g);
+            const std::string at = "step " + std::to_string(step);
+            expect_bitwise(values_of(w), ref_w, at + " weights");
+            expect_bitwise(values_of(m), ref.exp_avg, at + " exp_avg");
+            expect_bitwise(values_of(v), ref.exp_avg_sq, at + " exp_avg_sq");
+        }
+        EXPECT_EQ(bits(m.host()[0]), 1u);  // stuck at 2^-149, as PyTorch's would be
+    }
+}
+
+TEST(CpuOptimOps, SgdMomentumOnSubnormalBuffersFollowsPyTorch) {
+    for (const auto way : kBothWays) {
+        SCOPED_TRACE(cpu::subnormal_arithmetic_name(way));
+        const SubnormalWay scope(way);
+        CpuBackend be;
+        const std::size_t n = 1000;
+        const NearSubnormalState start = near_subnormal_state(n);
+        test::RefSgd ref{0.05f, 0.9f, 1e-4f, start.m};
+        std::vector<float> ref_w = start.w;
+        Tensor w = make(be, FormatId::fp32, start.w), velocity = make(be, FormatId::fp32, start.m);
+        for (int step = 1; step <= 4; ++step) {
+            be.sgd_update(w, make(be, FormatId::fp32, start.g), velocity, {.lr = 0.05f, .momentum = 0.9f,
+                                                                            .weight_decay = 1e-4f});
+            test::ref_sgd_step(ref, ref_w, start.g);
+            expect_bitwise(values_of(w), ref_w, "step " + std::to_string(step) + " weights");
+            expect_bitwise(values_of(velocity), ref.buf, "step " + std::to_string(step) + " buffer");
+        }
+    }
+}
+
+// A long run slowed down (on cores with a slow subnormal path) as more and
+// more moments sat in the subnormal range: with exact lanes an update of
+// such state hands the FPU no subnormal operand and makes no subnormal.
+TEST(CpuOptimOps, UpdatesOfSubnormalStateTakeNoSubnormalArithmetic) {
+    if (!mxcsr::available()) GTEST_SKIP() << "no MXCSR on this architecture";
+    const SubnormalWay scope(cpu::SubnormalArithmetic::exact_lanes);
+    CpuBackend be;
+    const std::size_t n = 1000;
+    std::vector<float> stuck(n), zeros(n, 0.0f);
+    for (std::size_t i = 0; i < n; ++i) stuck[i] = bits_of_float(1 + i % 300);
+    Tensor w = make(be, FormatId::fp32, spread(n, 5, 1.0f)), m = make(be, FormatId::fp32, stuck),
+           v = make(be, FormatId::fp32, stuck), velocity = make(be, FormatId::fp32, stuck);
+    const Tensor g = make(be, FormatId::fp32, zeros);
+    mxcsr::clear();
+    be.adamw_update(w, g, m, v, {.lr = 2e-3f, .step = 1000});  // 0.9^t still a normal double
+    be.sgd_update(w, g, velocity, {.lr = 0.05f, .momentum = 0.9f});
+    EXPECT_EQ(mxcsr::subnormal_flags(), 0u);
+    EXPECT_EQ(bits(m.host()[0]), 1u);  // the state itself is unchanged: still subnormal
+    EXPECT_EQ(bits(velocity.host()[0]), 1u);
+}
+
+// ---------------------------------------------------------------------------
 // lost updates
 
 TEST(CpuOptimOps, LostUpdatesOnFp16Weights) {
@@ -303,6 +416,27 @@ TEST(CpuOptimOps, UpdatesRejectMismatchedTensors) {
     EXPECT_THROW(be.sgd_update(w, be.allocate({2, 3}, FormatId::fp32), none, {.momentum = 0.9f}), Error);
     EXPECT_THROW(be.adamw_update(w, g, m, v, {}), Error);
     EXPECT_THROW(be.adamw_update(w, be.allocate({2, 3}, FormatId::fp32), m, v, {.step = 0}), Error);
+}
+
+}  // namespace
+}  // namespace plab
+
+namespace plab {
+namespace {
+
+// The automatic way is a measurement, made once: what it settles on is one
+// of the two real ways, and stays until set again.
+TEST(SubnormalArithmetic, AutomaticSettlesOnARealWay) {
+    cpu::set_subnormal_arithmetic(cpu::SubnormalArithmetic::automatic);
+    const cpu::SubnormalArithmetic first = cpu::subnormal_arithmetic();
+    EXPECT_NE(first, cpu::SubnormalArithmetic::automatic);
+    EXPECT_EQ(first == cpu::SubnormalArithmetic::exact_lanes, cpu::subnormals_are_slow() ||
+                                                                  first == cpu::SubnormalArithmetic::exact_lanes);
+    EXPECT_EQ(cpu::subnormal_arithmetic(), first);
+    cpu::set_subnormal_arithmetic(cpu::SubnormalArithmetic::hardware);
+    EXPECT_EQ(cpu::subnormal_arithmetic(), cpu::SubnormalArithmetic::hardware);
+    EXPECT_STREQ(cpu::subnormal_arithmetic_name(cpu::SubnormalArithmetic::exact_lanes), "exact-lanes");
+    cpu::set_subnormal_arithmetic(cpu::SubnormalArithmetic::automatic);
 }
 
 }  // namespace

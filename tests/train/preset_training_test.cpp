@@ -3,11 +3,14 @@
 // the sawtooth one saws, and the BF16 and FP32 ones learn.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "engine/backend/cpu/cpu_backend.h"
+#include "engine/backend/cpu/subnormal_arithmetic.h"
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer.h"
 
@@ -144,6 +147,40 @@ TEST(PresetTraining, Fp16StaticOverflowPresetOverflowsFirstAtStep261) {
             EXPECT_EQ(r.scale_after, 65536.0f);
         }
     }
+}
+
+// The CPU backend's two ways with subnormals (subnormal_arithmetic.h) are
+// one definition: the default preset, past the point where stalled units'
+// moments sit in the subnormal range, trains to the same bits either way.
+std::vector<std::uint32_t> master_bits(const Trainer& trainer) {
+    std::vector<std::uint32_t> out;
+    for (const Linear& l : trainer.model().linears())
+        for (const Parameter* p : {&l.weight, &l.bias}) {
+            const Tensor& t = p->master.empty() ? p->value : p->master;
+            for (std::size_t i = 0; i < t.size(); ++i) out.push_back(std::bit_cast<std::uint32_t>(t.host()[i]));
+        }
+    return out;
+}
+
+TEST(PresetTraining, BothWaysWithSubnormalsTrainTheSameBits) {
+    RunConfig config = load_preset("spirals-amp-fp16");
+    config.steps = 2500;
+    config.telemetry.hist_every = 0;
+    std::vector<std::vector<std::uint32_t>> weights;
+    std::vector<std::vector<float>> losses;
+    for (const auto way : {cpu::SubnormalArithmetic::hardware, cpu::SubnormalArithmetic::exact_lanes}) {
+        cpu::set_subnormal_arithmetic(way);
+        CpuBackend backend;
+        Trainer trainer(backend, config);
+        losses.emplace_back();
+        for (int s = 0; s < config.steps; ++s) losses.back().push_back(trainer.step().loss);
+        weights.push_back(master_bits(trainer));
+    }
+    cpu::set_subnormal_arithmetic(cpu::SubnormalArithmetic::automatic);
+    EXPECT_EQ(weights[0], weights[1]);
+    ASSERT_EQ(losses[0].size(), losses[1].size());
+    for (std::size_t i = 0; i < losses[0].size(); ++i)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(losses[0][i]), std::bit_cast<std::uint32_t>(losses[1][i])) << "step " << i + 1;
 }
 
 }  // namespace

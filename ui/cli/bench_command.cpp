@@ -161,8 +161,14 @@ void add_bench_command(CLI::App& app) {
         "at native widths, and on a GPU the step time and test accuracy after --steps steps (default 20),\n"
         "next to the seeds' claim (2-3x faster, about half the memory). Without --preset the model is the\n"
         "seeds' 2-4096x4-3 MLP with batch 8192.\n\n"
+        "--long-run instead trains the preset once for --steps steps (default 1000000) and sets the mean step\n"
+        "time of the first tenth beside the last tenth's: flat, unless something grows with the run. On the\n"
+        "CPU, --subnormals picks how the optimizer meets FP32 subnormals (a stalled unit's moments decay into\n"
+        "them and stay): hardware (plain float), exact-lanes (those elements in software, same bits) or auto\n"
+        "(times this core's subnormal path once and picks).\n\n"
         "Examples:\n  plab bench\n  plab bench --json --steps 2000 --rounds 5\n  plab bench --backend cuda --json\n"
-        "  plab bench --compare-recipes\n  plab bench --compare-recipes --backend cuda --json");
+        "  plab bench --compare-recipes\n  plab bench --compare-recipes --backend cuda --json\n"
+        "  plab bench --long-run --steps 200000 --subnormals hardware");
     CLI::Option* preset = cmd->add_option("--preset", options->preset, "Preset to measure")->default_val("spirals-amp-fp16");
     CLI::Option* steps = cmd->add_option("--steps", options->steps, "Steps per measured run")->default_val(1000);
     cmd->add_option("--rounds", options->rounds, "Interleaved rounds; the best counts")->default_val(3);
@@ -172,7 +178,21 @@ void add_bench_command(CLI::App& app) {
             ->default_val("cpu");
     cmd->add_flag("--compare-recipes", options->compare_recipes,
                   "FP32, TF32, AMP-FP16, AMP-BF16 of one model side by side: memory by tensor class, and on a GPU speed");
-    cmd->callback([options, preset, steps, backend] {
+    cmd->add_flag("--long-run", options->long_run,
+                  "One long run: mean step time of its first and last tenth side by side");
+    CLI::Option* subnormals = cmd->add_option("--subnormals", options->subnormals,
+                                              "With --long-run on the CPU: auto|hardware|exact-lanes")
+                                  ->default_val("auto");
+    cmd->callback([options, preset, steps, backend, subnormals] {
+        if (options->compare_recipes && options->long_run)
+            throw Error("--long-run and --compare-recipes are two different benchmarks; give one");
+        if (subnormals->count() != 0 && !options->long_run)
+            throw Error("--subnormals applies to --long-run only");
+        if (options->long_run) {
+            BenchOptions o = *options;
+            if (steps->count() == 0) o.steps = 1000000;
+            return run_long_run_bench(o, std::cout, std::cerr);
+        }
         if (!options->compare_recipes) return run_bench(*options, std::cout, std::cerr);
         BenchOptions o = *options;
         if (preset->count() == 0) o.preset.clear();  // the seeds' wide MLP

@@ -65,6 +65,8 @@ struct BenchOptions {
     bool json = false;
     std::string backend = "cpu";  // cpu|cuda|auto, as plab run's --backend
     bool compare_recipes = false;  // FP32, TF32, AMP-FP16, AMP-BF16 side by side instead
+    bool long_run = false;         // first and last tenth of one long run instead
+    std::string subnormals = "auto";  // with long_run: auto|hardware|exact-lanes
 };
 
 // A command that finished with a non-zero exit code that is not an error
@@ -114,6 +116,9 @@ std::vector<std::string> bits_arguments(const std::vector<std::string>& args);
 // plab bench --compare-recipes (compare_recipes.cpp); an empty preset is the
 // seeds' 4096-wide MLP.
 void run_recipe_comparison(const BenchOptions& options, std::ostream& out, std::ostream& log);
+// plab bench --long-run (long_run_bench.cpp): the step time of the first and
+// the last tenth of options.steps steps.
+void run_long_run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log);
 // Trains `config` (the preset resolved from `options`) and writes its records.
 // Returns the exit code (0, or 3 when --trace-nan stopped the run); throws
 // plab::Error on bad input and WriteError when the records could not be

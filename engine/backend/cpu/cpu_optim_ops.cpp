@@ -5,11 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/cpu/cpu_tensor_ops.h"
+#include "engine/backend/cpu/subnormal_arithmetic.h"
 #include "engine/numeric/cast_array.h"
+#include "engine/numeric/scalar_cast.h"
+#include "engine/numeric/soft_fp32.h"
 #include "engine/optim/update_math.h"
 
 namespace plab {
@@ -63,6 +67,55 @@ UpdateCount update_in_chunks(Tensor& w, Rule rule) {
     return count;
 }
 
+// Elements near FP32's subnormal range take the update through SoftFp32:
+// the same bits without the FPU's slow subnormal path. A moment of a unit
+// that stopped learning decays into that range and stays there, so a long
+// run would otherwise do a growing share of its updates through it. The
+// tests are on the bits, so that they touch no subnormal themselves.
+// Below 2^-56 (zero excepted) a weight, gradient, first moment or momentum
+// buffer may meet a subnormal within one update (g * g * (1 - beta2), a
+// decayed moment); the second moment, a square, only below 2^-100.
+constexpr std::uint32_t kNearSubnormalBelow = 127 - 56;  // biased exponents
+constexpr std::uint32_t kSquareNearSubnormalBelow = 127 - 100;
+
+bool below_exponent(float x, std::uint32_t biased) {
+    const std::uint32_t magnitude = float_bits(x) & 0x7fffffffu;
+    return magnitude != 0 && (magnitude >> 23) < biased;
+}
+bool near_subnormal(float x) { return below_exponent(x, kNearSubnormalBelow); }
+
+// The lanes of a chunk that need SoftFp32, by index (none unless `wanted`:
+// subnormal_arithmetic.h chooses per core). Most chunks have none:
+// one branch-free pass (it vectorises) says so before any index is taken.
+struct ExactLanes {
+    std::size_t count = 0;
+    std::uint16_t index[kChunk];
+
+    template <typename NeedsExact>
+    ExactLanes(std::size_t n, bool wanted, NeedsExact needs_exact) {
+        if (!wanted) return;  // the hardware's way
+        bool any = false;
+        for (std::size_t i = 0; i < n; ++i) any |= needs_exact(i);
+        if (!any) return;
+        for (std::size_t i = 0; i < n; ++i) {
+            index[count] = static_cast<std::uint16_t>(i);
+            count += needs_exact(i);
+        }
+    }
+    // Sets these lanes of x to 1, for the fast loop to run over without
+    // reading them (their results are replaced afterwards).
+    void mask(float* x) const {
+        for (std::size_t j = 0; j < count; ++j) x[index[j]] = 1.0f;
+    }
+    // These lanes of x, packed, so that their SoftFp32 loop vectorises.
+    void pack(const float* x, float* packed) const {
+        for (std::size_t j = 0; j < count; ++j) packed[j] = x[index[j]];
+    }
+    void unpack(const float* packed, float* x) const {
+        for (std::size_t j = 0; j < count; ++j) x[index[j]] = packed[j];
+    }
+};
+
 // The update rules over one chunk. The arrays never overlap, and saying so
 // (__restrict) is what lets the compiler vectorise the loops.
 void sgd_chunk(const float* __restrict w, const float* __restrict g, float* __restrict fresh, std::size_t n,
@@ -70,22 +123,78 @@ void sgd_chunk(const float* __restrict w, const float* __restrict g, float* __re
     for (std::size_t i = 0; i < n; ++i) fresh[i] = sgd_apply(w[i], sgd_decayed_grad(w[i], g[i], step.weight_decay), step.lr);
 }
 
-void sgd_momentum_chunk(const float* __restrict w, const float* __restrict g, float* __restrict velocity,
+// T = float: the fast loop; T = SoftFp32: the packed exact lanes.
+template <typename T>
+void sgd_momentum_lanes(const float* __restrict w, const float* __restrict g, float* __restrict velocity,
                         float* __restrict fresh, std::size_t n, const SgdStep& step) {
     for (std::size_t i = 0; i < n; ++i) {
-        velocity[i] = sgd_velocity(velocity[i], sgd_decayed_grad(w[i], g[i], step.weight_decay), step.momentum);
-        fresh[i] = sgd_apply(w[i], velocity[i], step.lr);
+        const T vi = sgd_velocity<T>(velocity[i], sgd_decayed_grad<T>(w[i], g[i], step.weight_decay), step.momentum);
+        fresh[i] = fp32_of(sgd_apply<T>(w[i], vi, step.lr));
+        velocity[i] = fp32_of(vi);
     }
 }
 
-void adamw_chunk(const float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v,
+template <typename T>
+void adamw_lanes(const float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v,
                  float* __restrict fresh, std::size_t n, const AdamWScalars& k) {
     for (std::size_t i = 0; i < n; ++i) {
-        float mi = m[i], vi = v[i];
-        fresh[i] = adamw_element(w[i], g[i], mi, vi, k);
-        m[i] = mi;
-        v[i] = vi;
+        T mi = m[i], vi = v[i];
+        fresh[i] = fp32_of(adamw_element<T>(w[i], g[i], mi, vi, k));
+        m[i] = fp32_of(mi);
+        v[i] = fp32_of(vi);
     }
+}
+
+void sgd_momentum_chunk(const float* w, const float* g, float* velocity, float* fresh, std::size_t n,
+                        const SgdStep& step, bool exact_lanes) {
+    const ExactLanes exact(n, exact_lanes, [&](std::size_t i) {
+        return near_subnormal(w[i]) | near_subnormal(g[i]) | near_subnormal(velocity[i]);
+    });
+    if (exact.count == 0) {
+        sgd_momentum_lanes<float>(w, g, velocity, fresh, n, step);
+        return;
+    }
+    float pw[kChunk], pg[kChunk], pv[kChunk], pf[kChunk], sw[kChunk], sg[kChunk];
+    exact.pack(w, pw);
+    exact.pack(g, pg);
+    exact.pack(velocity, pv);
+    std::copy(w, w + n, sw);
+    exact.mask(sw);
+    std::copy(g, g + n, sg);
+    exact.mask(sg);
+    exact.mask(velocity);
+    sgd_momentum_lanes<float>(sw, sg, velocity, fresh, n, step);
+    sgd_momentum_lanes<SoftFp32>(pw, pg, pv, pf, exact.count, step);
+    exact.unpack(pf, fresh);
+    exact.unpack(pv, velocity);
+}
+
+void adamw_chunk(const float* w, const float* g, float* m, float* v, float* fresh, std::size_t n,
+                 const AdamWScalars& k, bool exact_lanes) {
+    const ExactLanes exact(n, exact_lanes, [&](std::size_t i) {
+        return near_subnormal(w[i]) | near_subnormal(g[i]) | near_subnormal(m[i]) |
+               below_exponent(v[i], kSquareNearSubnormalBelow);
+    });
+    if (exact.count == 0) {
+        adamw_lanes<float>(w, g, m, v, fresh, n, k);
+        return;
+    }
+    float pw[kChunk], pg[kChunk], pm[kChunk], pv[kChunk], pf[kChunk], sw[kChunk], sg[kChunk];
+    exact.pack(w, pw);
+    exact.pack(g, pg);
+    exact.pack(m, pm);
+    exact.pack(v, pv);
+    std::copy(w, w + n, sw);
+    exact.mask(sw);
+    std::copy(g, g + n, sg);
+    exact.mask(sg);
+    exact.mask(m);
+    exact.mask(v);
+    adamw_lanes<float>(sw, sg, m, v, fresh, n, k);
+    adamw_lanes<SoftFp32>(pw, pg, pm, pv, pf, exact.count, k);
+    exact.unpack(pf, fresh);
+    exact.unpack(pm, m);
+    exact.unpack(pv, v);
 }
 
 }  // namespace
@@ -143,8 +252,9 @@ UpdateCount CpuBackend::sgd_update(Tensor& w, const Tensor& g, Tensor& velocity,
     require_same_shape(w, velocity, "sgd_update");
     require_fp32(velocity, "sgd_update", "the momentum buffer");
     float* pv = velocity.host();
+    const bool exact_lanes = cpu::subnormal_arithmetic() == cpu::SubnormalArithmetic::exact_lanes;
     return update_in_chunks(w, [&](std::size_t offset, std::size_t n, float* fresh) {
-        sgd_momentum_chunk(pw + offset, pg + offset, pv + offset, fresh, n, step);
+        sgd_momentum_chunk(pw + offset, pg + offset, pv + offset, fresh, n, step, exact_lanes);
     });
 }
 
@@ -161,8 +271,9 @@ UpdateCount CpuBackend::adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tens
     const float* pg = g.host();
     float* pm = m.host();
     float* pv = v.host();
+    const bool exact_lanes = cpu::subnormal_arithmetic() == cpu::SubnormalArithmetic::exact_lanes;
     return update_in_chunks(w, [&](std::size_t offset, std::size_t n, float* fresh) {
-        adamw_chunk(pw + offset, pg + offset, pm + offset, pv + offset, fresh, n, k);
+        adamw_chunk(pw + offset, pg + offset, pm + offset, pv + offset, fresh, n, k, exact_lanes);
     });
 }
 
