@@ -278,19 +278,22 @@ public:
     ~SubnormalWay() { cpu::set_subnormal_arithmetic(cpu::SubnormalArithmetic::automatic); }
 };
 
-constexpr cpu::SubnormalArithmetic kBothWays[] = {cpu::SubnormalArithmetic::hardware,
-                                                  cpu::SubnormalArithmetic::exact_lanes};
+// body(backend, state) once with each way, on a fresh backend.
+template <typename Body>
+void with_both_ways(Body body) {
+    for (const auto way : {cpu::SubnormalArithmetic::hardware, cpu::SubnormalArithmetic::exact_lanes}) {
+        SCOPED_TRACE(cpu::subnormal_arithmetic_name(way));
+        const SubnormalWay scope(way);
+        CpuBackend be;
+        body(be, near_subnormal_state(1000));
+    }
+}
 
 // With exact lanes those lanes go through SoftFp32, the rest through the
 // vectorised loop; with the hardware's way all through the latter. Either
 // way every lane must be PyTorch's FP32 result bit for bit.
 TEST(CpuOptimOps, AdamWOnSubnormalMomentsFollowsPyTorch) {
-    for (const auto way : kBothWays) {
-        SCOPED_TRACE(cpu::subnormal_arithmetic_name(way));
-        const SubnormalWay scope(way);
-        CpuBackend be;
-        const std::size_t n = 1000;
-        const NearSubnormalState start = near_subnormal_state(n);
+    with_both_ways([](CpuBackend& be, const NearSubnormalState& start) {
         test::RefAdamW ref{2e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, start.m, start.v, 40000};
         std::vector<float> ref_w = start.w;
         Tensor w = make(be, FormatId::fp32, start.w), m = make(be, FormatId::fp32, start.m),
@@ -305,16 +308,11 @@ TEST(CpuOptimOps, AdamWOnSubnormalMomentsFollowsPyTorch) {
             expect_bitwise(values_of(v), ref.exp_avg_sq, at + " exp_avg_sq");
         }
         EXPECT_EQ(bits(m.host()[0]), 1u);  // stuck at 2^-149, as PyTorch's would be
-    }
+    });
 }
 
 TEST(CpuOptimOps, SgdMomentumOnSubnormalBuffersFollowsPyTorch) {
-    for (const auto way : kBothWays) {
-        SCOPED_TRACE(cpu::subnormal_arithmetic_name(way));
-        const SubnormalWay scope(way);
-        CpuBackend be;
-        const std::size_t n = 1000;
-        const NearSubnormalState start = near_subnormal_state(n);
+    with_both_ways([](CpuBackend& be, const NearSubnormalState& start) {
         test::RefSgd ref{0.05f, 0.9f, 1e-4f, start.m};
         std::vector<float> ref_w = start.w;
         Tensor w = make(be, FormatId::fp32, start.w), velocity = make(be, FormatId::fp32, start.m);
@@ -325,7 +323,7 @@ TEST(CpuOptimOps, SgdMomentumOnSubnormalBuffersFollowsPyTorch) {
             expect_bitwise(values_of(w), ref_w, "step " + std::to_string(step) + " weights");
             expect_bitwise(values_of(velocity), ref.buf, "step " + std::to_string(step) + " buffer");
         }
-    }
+    });
 }
 
 // A long run slowed down (on cores with a slow subnormal path) as more and

@@ -102,14 +102,18 @@ struct ExactLanes {
             count += needs_exact(i);
         }
     }
-    // Sets these lanes of x to 1, for the fast loop to run over without
-    // reading them (their results are replaced afterwards).
-    void mask(float* x) const {
-        for (std::size_t j = 0; j < count; ++j) x[index[j]] = 1.0f;
+    // An input of the chunk: its lanes packed, and a copy for the fast loop
+    // with these lanes set to 1 (their results are replaced afterwards).
+    void take_input(const float* x, float* packed, float* safe, std::size_t n) const {
+        std::copy(x, x + n, safe);
+        take_state(safe, packed);
     }
-    // These lanes of x, packed, so that their SoftFp32 loop vectorises.
-    void pack(const float* x, float* packed) const {
-        for (std::size_t j = 0; j < count; ++j) packed[j] = x[index[j]];
+    // State updated in place: its lanes packed, then set to 1 there.
+    void take_state(float* x, float* packed) const {
+        for (std::size_t j = 0; j < count; ++j) {
+            packed[j] = x[index[j]];
+            x[index[j]] = 1.0f;
+        }
     }
     void unpack(const float* packed, float* x) const {
         for (std::size_t j = 0; j < count; ++j) x[index[j]] = packed[j];
@@ -155,14 +159,9 @@ void sgd_momentum_chunk(const float* w, const float* g, float* velocity, float* 
         return;
     }
     float pw[kChunk], pg[kChunk], pv[kChunk], pf[kChunk], sw[kChunk], sg[kChunk];
-    exact.pack(w, pw);
-    exact.pack(g, pg);
-    exact.pack(velocity, pv);
-    std::copy(w, w + n, sw);
-    exact.mask(sw);
-    std::copy(g, g + n, sg);
-    exact.mask(sg);
-    exact.mask(velocity);
+    exact.take_input(w, pw, sw, n);
+    exact.take_input(g, pg, sg, n);
+    exact.take_state(velocity, pv);
     sgd_momentum_lanes<float>(sw, sg, velocity, fresh, n, step);
     sgd_momentum_lanes<SoftFp32>(pw, pg, pv, pf, exact.count, step);
     exact.unpack(pf, fresh);
@@ -180,16 +179,10 @@ void adamw_chunk(const float* w, const float* g, float* m, float* v, float* fres
         return;
     }
     float pw[kChunk], pg[kChunk], pm[kChunk], pv[kChunk], pf[kChunk], sw[kChunk], sg[kChunk];
-    exact.pack(w, pw);
-    exact.pack(g, pg);
-    exact.pack(m, pm);
-    exact.pack(v, pv);
-    std::copy(w, w + n, sw);
-    exact.mask(sw);
-    std::copy(g, g + n, sg);
-    exact.mask(sg);
-    exact.mask(m);
-    exact.mask(v);
+    exact.take_input(w, pw, sw, n);
+    exact.take_input(g, pg, sg, n);
+    exact.take_state(m, pm);
+    exact.take_state(v, pv);
     adamw_lanes<float>(sw, sg, m, v, fresh, n, k);
     adamw_lanes<SoftFp32>(pw, pg, pm, pv, pf, exact.count, k);
     exact.unpack(pf, fresh);
