@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/cpu/subnormal_arithmetic.h"
 #include "engine/common/error.h"
+#include "engine/numeric/scalar_cast.h"
 #include "numeric/mxcsr_flags.h"
 #include "optim/optim_test_util.h"
 
@@ -26,12 +26,6 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // n values spread over [-scale, scale], fixed by the seed (mt19937's output
 // is fixed by the standard; the conversion here is plain arithmetic).
-float bits_of_float(std::uint32_t b) {
-    float x;
-    std::memcpy(&x, &b, sizeof x);
-    return x;
-}
-
 std::vector<float> spread(std::size_t n, std::uint32_t seed, float scale) {
     std::mt19937 rng(seed);
     std::vector<float> v(n);
@@ -261,7 +255,7 @@ NearSubnormalState near_subnormal_state(std::size_t n) {
     for (float& x : s.v) x = std::fabs(x);
     for (std::size_t i = 0; i < n; ++i) {
         switch (i % 7) {
-            case 0: s.m[i] = bits_of_float(1 + i % 3); s.v[i] = bits_of_float(1 + i % 500); s.g[i] = 0.0f; break;
+            case 0: s.m[i] = bits_float(1 + i % 3); s.v[i] = bits_float(1 + i % 500); s.g[i] = 0.0f; break;
             case 1: s.m[i] = -0x1p-130f; s.v[i] = 0x1p-140f; s.g[i] = 0.0f; break;
             case 2: s.g[i] = 0x1p-70f * s.g[i]; break;               // g * g * (1 - beta2) is subnormal
             case 3: s.m[i] = 0x1p-126f; s.v[i] = 0x1p-126f; break;  // the edge
@@ -335,7 +329,7 @@ TEST(CpuOptimOps, UpdatesOfSubnormalStateTakeNoSubnormalArithmetic) {
     CpuBackend be;
     const std::size_t n = 1000;
     std::vector<float> stuck(n), zeros(n, 0.0f);
-    for (std::size_t i = 0; i < n; ++i) stuck[i] = bits_of_float(1 + i % 300);
+    for (std::size_t i = 0; i < n; ++i) stuck[i] = bits_float(1 + i % 300);
     Tensor w = make(be, FormatId::fp32, spread(n, 5, 1.0f)), m = make(be, FormatId::fp32, stuck),
            v = make(be, FormatId::fp32, stuck), velocity = make(be, FormatId::fp32, stuck);
     const Tensor g = make(be, FormatId::fp32, zeros);
