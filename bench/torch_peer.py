@@ -244,7 +244,8 @@ def main():
     print(f"PyTorch {result['torch']} on {result['device']}: {args.model} MLP {args.widths}, batch {args.batch}")
     for name, rate in result["steps_per_s"].items():
         print(f"  {rate:10.1f} steps/s  {1000.0 / rate:8.3f} ms/step  {name}")
-    print(f"  peak memory AMP-FP16 / FP32: {result['peak_amp_vs_fp32']:.2f}")
+    print(f"  peak memory AMP-FP16 / FP32: {result['peak_amp_vs_fp32']:.2f} "
+          f"({result['peak_bytes']['amp-fp16'] / 2**20:.0f} MiB / {result['peak_bytes']['fp32'] / 2**20:.0f} MiB)")
     if args.plab:
         print(f"  plab default (twin, telemetry) / torch AMP with telemetry and twin: "
               f"{result['plab_default_vs_torch_telemetry_twin']:.2f}x")

@@ -12,8 +12,9 @@
 
 namespace plab {
 
-using gpu::device_floats;
+using gpu::device_values;
 using gpu::require;
+using gpu::Values;
 
 namespace {
 
@@ -24,25 +25,26 @@ using checks::TokenShape;
 
 // One value of mix_tokens (cpu_attention_ops.cpp) for row r: out[r, i, c] =
 // sum_j w[r, i, j] x[r, j, c], reading w[r, j, i] when `w_transposed`.
-__device__ float mixed_value(const float* w, const float* x, const TokenShape& s, bool w_transposed, std::size_t r,
+__device__ float mixed_value(const Values& w, const Values& x, const TokenShape& s, bool w_transposed, std::size_t r,
                              std::size_t i, std::size_t c) {
     const auto t = static_cast<std::size_t>(s.tokens);
     const auto width = static_cast<std::size_t>(s.width);
-    const float* wr = w + r * s.row_pairs();
-    const float* xr = x + r * s.row_values();
+    const std::size_t wr = r * s.row_pairs();
+    const std::size_t xr = r * s.row_values();
     float sum = 0.0f;
-    for (std::size_t j = 0; j < t; ++j) sum += (w_transposed ? wr[j * t + i] : wr[i * t + j]) * xr[j * width + c];
+    for (std::size_t j = 0; j < t; ++j)
+        sum += (w_transposed ? w[wr + j * t + i] : w[wr + i * t + j]) * x[xr + j * width + c];
     return sum;
 }
 
 // One value of pair_dots for row r: pairs[r, i, j] = sum_c a[r, i, c] b[r, j, c],
 // by the whole warp (both rows read coalesced), in the CPU's order of c.
-__device__ float pair_dot(const float* a, const float* b, const TokenShape& s, std::size_t r, std::size_t i,
+__device__ float pair_dot(const Values& a, const Values& b, const TokenShape& s, std::size_t r, std::size_t i,
                           std::size_t j) {
     const auto width = static_cast<std::size_t>(s.width);
-    const float* ai = a + r * s.row_values() + i * width;
-    const float* bj = b + r * s.row_values() + j * width;
-    return gpu::ordered_warp_sum(s.width, [=](int c) { return ai[c] * bj[c]; });
+    const std::size_t ai = r * s.row_values() + i * width;
+    const std::size_t bj = r * s.row_values() + j * width;
+    return gpu::ordered_warp_sum(s.width, [=](int c) { return a[ai + c] * b[bj + c]; });
 }
 
 }  // namespace
@@ -52,15 +54,14 @@ void CudaBackend::token_scores(const Tensor& q, const Tensor& k, int tokens, Ten
     const TokenShape s = token_shape(q, tokens, op);
     gpu::require_same_shape(q, k, op);
     require_pairs(scores, s, op);
-    const float* pq = device_floats(q, op);
-    const float* pk = device_floats(k, op);
-    float* out = device_floats(scores, op);
-    const FormatParams p = format_params(scores.dtype());
+    const Values pq = device_values(q, op);
+    const Values pk = device_values(k, op);
+    const Values out = device_values(scores, op);
     gpu::for_each_warp(scores.size(), stream_, op, [=] __device__(std::size_t at, int lane) {
         const std::size_t r = at / s.row_pairs(), pair = at % s.row_pairs();
         const auto t = static_cast<std::size_t>(s.tokens);
         const float dot = pair_dot(pq, pk, s, r, pair / t, pair % t);
-        if (lane == 0) out[at] = gpu::round_value(p, dot);
+        if (lane == 0) out.store(at, dot);
     });
 }
 
@@ -72,19 +73,17 @@ void CudaBackend::token_scores_backward(const Tensor& q, const Tensor& k, const 
     gpu::require_same_shape(q, dq, op);
     gpu::require_same_shape(q, dk, op);
     require_pairs(dscores, s, op);
-    const float* pq = device_floats(q, op);
-    const float* pk = device_floats(k, op);
-    const float* ds = device_floats(dscores, op);
-    float* out_q = device_floats(dq, op);
-    float* out_k = device_floats(dk, op);
-    const FormatParams pdq = format_params(dq.dtype());
-    const FormatParams pdk = format_params(dk.dtype());
+    const Values pq = device_values(q, op);
+    const Values pk = device_values(k, op);
+    const Values ds = device_values(dscores, op);
+    const Values out_q = device_values(dq, op);
+    const Values out_k = device_values(dk, op);
     gpu::for_each(q.size(), stream_, op, [=] __device__(std::size_t at) {
         const std::size_t r = at / s.row_values(), within = at % s.row_values();
         const auto width = static_cast<std::size_t>(s.width);
         const std::size_t i = within / width, c = within % width;
-        out_q[at] = gpu::round_value(pdq, mixed_value(ds, pk, s, false, r, i, c));
-        out_k[at] = gpu::round_value(pdk, mixed_value(ds, pq, s, true, r, i, c));
+        out_q.store(at, mixed_value(ds, pk, s, false, r, i, c));
+        out_k.store(at, mixed_value(ds, pq, s, true, r, i, c));
     });
 }
 
@@ -93,14 +92,13 @@ void CudaBackend::token_mix(const Tensor& probs, const Tensor& v, int tokens, Te
     const TokenShape s = token_shape(v, tokens, op);
     gpu::require_same_shape(v, out, op);
     require_pairs(probs, s, op);
-    const float* pp = device_floats(probs, op);
-    const float* pv = device_floats(v, op);
-    float* po = device_floats(out, op);
-    const FormatParams p = format_params(out.dtype());
+    const Values pp = device_values(probs, op);
+    const Values pv = device_values(v, op);
+    const Values po = device_values(out, op);
     gpu::for_each(v.size(), stream_, op, [=] __device__(std::size_t at) {
         const std::size_t r = at / s.row_values(), within = at % s.row_values();
         const auto width = static_cast<std::size_t>(s.width);
-        po[at] = gpu::round_value(p, mixed_value(pp, pv, s, false, r, within / width, within % width));
+        po.store(at, mixed_value(pp, pv, s, false, r, within / width, within % width));
     });
 }
 
@@ -112,23 +110,21 @@ void CudaBackend::token_mix_backward(const Tensor& probs, const Tensor& v, const
     gpu::require_same_shape(v, dv, op);
     require_pairs(probs, s, op);
     require_pairs(dprobs, s, op);
-    const float* pp = device_floats(probs, op);
-    const float* pv = device_floats(v, op);
-    const float* pd = device_floats(dout, op);
-    float* out_p = device_floats(dprobs, op);
-    float* out_v = device_floats(dv, op);
-    const FormatParams pdp = format_params(dprobs.dtype());
-    const FormatParams pdv = format_params(dv.dtype());
+    const Values pp = device_values(probs, op);
+    const Values pv = device_values(v, op);
+    const Values pd = device_values(dout, op);
+    const Values out_p = device_values(dprobs, op);
+    const Values out_v = device_values(dv, op);
     gpu::for_each_warp(dprobs.size(), stream_, op, [=] __device__(std::size_t at, int lane) {
         const std::size_t r = at / s.row_pairs(), pair = at % s.row_pairs();
         const auto t = static_cast<std::size_t>(s.tokens);
         const float dot = pair_dot(pd, pv, s, r, pair / t, pair % t);
-        if (lane == 0) out_p[at] = gpu::round_value(pdp, dot);
+        if (lane == 0) out_p.store(at, dot);
     });
     gpu::for_each(dv.size(), stream_, op, [=] __device__(std::size_t at) {
         const std::size_t r = at / s.row_values(), within = at % s.row_values();
         const auto width = static_cast<std::size_t>(s.width);
-        out_v[at] = gpu::round_value(pdv, mixed_value(pp, pd, s, true, r, within / width, within % width));
+        out_v.store(at, mixed_value(pp, pd, s, true, r, within / width, within % width));
     });
 }
 
@@ -136,22 +132,20 @@ void CudaBackend::scaled_softmax(const Tensor& x, float scale, int group, Format
     constexpr const char* op = "scaled_softmax";
     gpu::require_same_shape(x, probs, op);
     require_groups(x, group, op);
-    const float* in = device_floats(x, op);
-    float* out = device_floats(probs, op);
+    const Values in = device_values(x, op);
+    const Values out = device_values(probs, op);
     const auto g = static_cast<std::size_t>(group);
     const FormatParams pz = format_params(compute);
-    const FormatParams p = format_params(probs.dtype());
     const int width = group;
     gpu::for_each_warp(x.size() / g, stream_, op, [=] __device__(std::size_t k, int lane) {
-        const float* xg = in + k * g;
-        float* pg = out + k * g;
+        const std::size_t first = k * g;
         // z = x * scale rounded to `compute`, recomputed on each pass (the
         // same value each time). The max is std::max_element's: an Inf z
         // makes it Inf and Inf - Inf NaN, the row is lost, as on hardware.
-        auto z = [=](int j) { return gpu::round_value(pz, xg[j] * scale); };
+        auto z = [=](int j) { return gpu::round_value(pz, in[first + j] * scale); };
         const float top = gpu::ordered_warp_fold(1, width, z(0), z, [](float t, float v) { return t < v ? v : t; });
         const float sum = gpu::ordered_warp_sum(width, [=](int j) { return portable_exp(z(j) - top); });
-        for (int j = lane; j < width; j += gpu::kWarp) pg[j] = gpu::round_value(p, portable_exp(z(j) - top) / sum);
+        for (int j = lane; j < width; j += gpu::kWarp) out.store(first + j, portable_exp(z(j) - top) / sum);
     });
 }
 
@@ -161,18 +155,15 @@ void CudaBackend::scaled_softmax_backward(const Tensor& probs, const Tensor& dpr
     gpu::require_same_shape(probs, dprobs, op);
     gpu::require_same_shape(probs, dx, op);
     require_groups(probs, group, op);
-    const float* pp = device_floats(probs, op);
-    const float* pd = device_floats(dprobs, op);
-    float* out = device_floats(dx, op);
+    const Values pp = device_values(probs, op);
+    const Values pd = device_values(dprobs, op);
+    const Values out = device_values(dx, op);
     const auto g = static_cast<std::size_t>(group);
-    const FormatParams p = format_params(dx.dtype());
     gpu::for_each(probs.size() / g, stream_, op, [=] __device__(std::size_t k) {
-        const float* pk = pp + k * g;
-        const float* dk = pd + k * g;
-        float* ok = out + k * g;
+        const std::size_t first = k * g;
         float dot = 0.0f;
-        for (std::size_t j = 0; j < g; ++j) dot += pk[j] * dk[j];
-        for (std::size_t j = 0; j < g; ++j) ok[j] = gpu::round_value(p, scale * (pk[j] * (dk[j] - dot)));
+        for (std::size_t j = first; j < first + g; ++j) dot += pp[j] * pd[j];
+        for (std::size_t j = first; j < first + g; ++j) out.store(j, scale * (pp[j] * (pd[j] - dot)));
     });
 }
 

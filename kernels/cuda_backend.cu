@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "engine/common/number_text.h"
 #include "kernels/cuda_common.cuh"
@@ -25,10 +27,24 @@ namespace {
 
 constexpr const char* kNoDevice = "no CUDA device found; use --backend cpu";
 
-// FP32 device memory, freed with the last tensor that shares it.
+// What DeviceBuffers hold now, and the most they held at once (cuda_peak_tensor_bytes).
+std::atomic<std::uint64_t> held_bytes{0};
+std::atomic<std::uint64_t> peak_bytes{0};
+
+void note_held(std::uint64_t bytes) {
+    const std::uint64_t now = held_bytes += bytes;
+    std::uint64_t peak = peak_bytes.load();
+    while (now > peak && !peak_bytes.compare_exchange_weak(peak, now)) {
+    }
+}
+
+// Device memory, freed with the last tensor that shares it: FP32 words, or
+// a 16-bit format's own bits (element_bytes 2).
 class DeviceBuffer final : public Buffer {
 public:
-    DeviceBuffer(std::size_t bytes, const std::string& gpu_name) {
+    DeviceBuffer(std::size_t elements, std::size_t element_bytes, const std::string& gpu_name)
+        : element_bytes_(element_bytes) {
+        const std::size_t bytes = elements * element_bytes;
         if (bytes == 0) return;
         const cudaError_t status = cudaMalloc(&ptr_, bytes);
         if (status == cudaErrorMemoryAllocation) {
@@ -36,36 +52,76 @@ public:
             throw OutOfMemory("cannot allocate " + mib_text(bytes) + " MiB on " + gpu_name + ": out of device memory");
         }
         check_cuda(status, "cudaMalloc");
+        bytes_ = bytes;
+        note_held(bytes);
     }
-    ~DeviceBuffer() override { cudaFree(ptr_); }
+    ~DeviceBuffer() override {
+        cudaFree(ptr_);
+        held_bytes -= bytes_;
+    }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
     Device device() const override { return Device::cuda; }
     void* data() override { return ptr_; }
+    std::size_t element_bytes() const override { return element_bytes_; }
 
 private:
     void* ptr_ = nullptr;
+    std::size_t element_bytes_;
+    std::size_t bytes_ = 0;
 };
+
+bool is_16bit(FormatId f) { return f == FormatId::fp16 || f == FormatId::bf16; }
+
+// PLAB_CUDA_STORAGE: native (FP16 and BF16 tensors in 16 bits, the default)
+// or fp32 (every tensor in FP32 words: the values are the same, the bytes twice).
+bool native_16bit_from_environment() {
+    const char* value = std::getenv("PLAB_CUDA_STORAGE");
+    if (value == nullptr || std::strcmp(value, "native") == 0) return true;
+    if (std::strcmp(value, "fp32") == 0) return false;
+    throw Error(std::string("PLAB_CUDA_STORAGE: \"") + value + "\" is not a storage; allowed: native, fp32");
+}
 
 // t's values rounded to its dtype in place: the kernel tests/cuda/round_kernel_test.cpp
 // checks bit for bit against the CPU on all 2^32 inputs.
 void round_in_place(Tensor& t, cudaStream_t stream, const char* op) {
-    if (t.dtype() == FormatId::fp32 || t.size() == 0) return;
+    if (t.dtype() == FormatId::fp32 || t.size() == 0 || t.element_bytes() != sizeof(float)) return;
     float* p = device_floats(t, op);
     cuda::round_device_array(t.dtype(), p, p, t.size(), Overflow::saturate, stream);
 }
 
 }  // namespace
 
+void encode_codes(FormatId f, const float* in, std::size_t n, std::uint16_t* codes) {
+    const FormatParams p = format_params(f);
+    for (std::size_t i = 0; i < n; ++i) codes[i] = static_cast<std::uint16_t>(encode(p, in[i]));
+}
+
+void decode_codes(FormatId f, const std::uint16_t* codes, std::size_t n, float* out) {
+    const FormatParams p = format_params(f);
+    for (std::size_t i = 0; i < n; ++i) out[i] = decode(p, codes[i]);
+}
+
+void QueuedUpload::copy() const {
+    if (codes == FormatId::fp32)
+        std::memcpy(staged, host, bytes);
+    else
+        encode_codes(codes, static_cast<const float*>(host), bytes / sizeof(std::uint16_t),
+                     static_cast<std::uint16_t*>(staged));
+}
+
 bool cuda_device_present() { return !cuda::list_devices().empty(); }
+
+std::uint64_t cuda_peak_tensor_bytes() { return peak_bytes.load(); }
+void cuda_reset_peak_tensor_bytes() { peak_bytes = held_bytes.load(); }
 
 std::unique_ptr<Backend> make_cuda_backend() {
     if (!cuda_device_present()) throw Error(kNoDevice);
     return std::make_unique<CudaBackend>();
 }
 
-CudaBackend::CudaBackend() : scratch_(gpu::kScratchSlots) {
+CudaBackend::CudaBackend() : native_16bit_(native_16bit_from_environment()), scratch_(gpu::kScratchSlots) {
     const auto devices = cuda::list_devices();
     if (devices.empty()) throw Error(kNoDevice);
     name_ = devices.front().name;
@@ -182,22 +238,43 @@ const void* CudaBackend::device_table(int slot, const TableKey& key, const void*
 Tensor CudaBackend::device_tensor(Shape shape, FormatId dtype) {
     gpu::require(shape.rows >= 0 && shape.cols >= 0,
                  [&] { return "allocate: negative shape " + shape_text(shape); });
-    return Tensor(shape, dtype, std::make_shared<DeviceBuffer>(shape.size() * sizeof(float), name_));
+    return Tensor(shape, dtype, std::make_shared<DeviceBuffer>(shape.size(), sizeof(float), name_));
 }
 
 Tensor CudaBackend::allocate(Shape shape, FormatId dtype) {
     // A tensor made inside a captured step would be zeroed again by every replay.
     gpu::refuse_while_capturing(stream_, "allocate");
-    Tensor t = device_tensor(shape, dtype);
+    gpu::require(shape.rows >= 0 && shape.cols >= 0,
+                 [&] { return "allocate: negative shape " + shape_text(shape); });
+    const std::size_t element = native_16bit_ && is_16bit(dtype) ? sizeof(std::uint16_t) : sizeof(float);
+    allocated_16bit_ = allocated_16bit_ || is_16bit(dtype);
+    Tensor t(shape, dtype, std::make_shared<DeviceBuffer>(shape.size(), element, name_));
     ++allocations_;
     // Zero-filled, as the interface promises (async on our stream: ordered
-    // before every op that can see the tensor).
-    if (t.size()) check_cuda(cudaMemsetAsync(t.raw(), 0, t.size() * sizeof(float), stream_), "cudaMemsetAsync");
+    // before every op that can see the tensor). All-zero bits are +0 in every format.
+    if (t.size()) check_cuda(cudaMemsetAsync(t.raw(), 0, t.size() * element, stream_), "cudaMemsetAsync");
     return t;
+}
+
+void CudaBackend::set_native_16bit(bool native) {
+    gpu::require(!allocated_16bit_, [] {
+        return std::string("set_native_16bit: the storage is chosen before the first FP16 or BF16 tensor");
+    });
+    native_16bit_ = native;
 }
 
 void CudaBackend::upload(const float* host, Tensor& t) {
     if (t.size() == 0) return;
+    if (t.element_bytes() == sizeof(std::uint16_t)) {  // encoded on the host by the shared cast
+        gpu::require_on_device(t, "upload");
+        std::vector<std::uint16_t> codes(t.size());
+        encode_codes(t.dtype(), host, t.size(), codes.data());
+        check_cuda(cudaMemcpyAsync(t.raw(), codes.data(), codes.size() * sizeof(std::uint16_t), cudaMemcpyHostToDevice,
+                                   stream_),
+                   "upload");
+        gpu::wait_for_stream(stream_, "upload");
+        return;
+    }
     float* p = device_floats(t, "upload");
     check_cuda(cudaMemcpyAsync(p, host, t.size() * sizeof(float), cudaMemcpyHostToDevice, stream_), "upload");
     round_in_place(t, stream_, "upload");
@@ -209,17 +286,28 @@ void CudaBackend::upload(const float* host, Tensor& t) {
 // Through pinned staging, so the copy is asynchronous and `host` free at once.
 void CudaBackend::queue_upload(const float* host, Tensor& t) {
     if (t.size() == 0) return;
-    float* p = device_floats(t, "queue_upload");
-    const std::size_t bytes = t.size() * sizeof(float);
-    void* staged = stage_bytes(bytes);
-    std::memcpy(staged, host, bytes);
-    if (capture_uploads_) capture_uploads_->push_back({host, staged, bytes});  // each replay copies again
-    check_cuda(cudaMemcpyAsync(p, staged, bytes, cudaMemcpyHostToDevice, stream_), "queue_upload");
+    gpu::require_on_device(t, "queue_upload");
+    const bool codes = t.element_bytes() == sizeof(std::uint16_t);
+    const std::size_t bytes = t.size() * t.element_bytes();
+    const QueuedUpload upload{host, stage_bytes(bytes), bytes, codes ? t.dtype() : FormatId::fp32};
+    upload.copy();
+    if (capture_uploads_) capture_uploads_->push_back(upload);  // each replay copies again
+    check_cuda(cudaMemcpyAsync(t.raw(), upload.staged, bytes, cudaMemcpyHostToDevice, stream_), "queue_upload");
     round_in_place(t, stream_, "queue_upload");
 }
 
 void CudaBackend::download(const Tensor& t, float* host) {
     if (t.size() == 0) return;
+    if (t.element_bytes() == sizeof(std::uint16_t)) {
+        gpu::require_on_device(t, "download");
+        std::vector<std::uint16_t> codes(t.size());
+        check_cuda(cudaMemcpyAsync(codes.data(), t.raw(), codes.size() * sizeof(std::uint16_t), cudaMemcpyDeviceToHost,
+                                   stream_),
+                   "download");
+        gpu::wait_for_stream(stream_, "download");
+        decode_codes(t.dtype(), codes.data(), codes.size(), host);
+        return;
+    }
     const float* p = device_floats(t, "download");
     check_cuda(cudaMemcpyAsync(host, p, t.size() * sizeof(float), cudaMemcpyDeviceToHost, stream_), "download");
     gpu::wait_for_stream(stream_, "download");
@@ -228,6 +316,12 @@ void CudaBackend::download(const Tensor& t, float* host) {
 void CudaBackend::convert(const Tensor& src, Tensor& dst) {
     gpu::require_same_shape(src, dst, "convert");
     if (src.size() == 0) return;
+    if (src.element_bytes() != sizeof(float) || dst.element_bytes() != sizeof(float)) {
+        const gpu::Values in = gpu::device_values(src, "convert");
+        const gpu::Values out = gpu::device_values(dst, "convert");
+        gpu::for_each(src.size(), stream_, "convert", [=] __device__(std::size_t i) { out.store(i, in[i]); });
+        return;
+    }
     const float* in = device_floats(src, "convert");
     float* out = device_floats(dst, "convert");
     if (in != out)

@@ -1,12 +1,15 @@
 #pragma once
 // The CUDA backend: the engine's Backend interface on one NVIDIA GPU.
 //
-// Storage, v1: every tensor is an FP32 device array holding values exactly
-// representable in its dtype, the CPU backend's contract; each op rounds its
-// output to the dtype with the shared RNE cast (engine/numeric/scalar_cast.h),
-// so results compare closely with the CPU reference (bit for bit where the op
-// is elementwise or sums in the CPU's order). Native 16/8-bit storage (half
-// the bandwidth, what cuBLASLt reads directly) is the next step.
+// Storage: FP16 and BF16 tensors hold their format's own 16 bits (native
+// storage: half the bytes of FP32, what the tensor cores read and cuBLAS
+// writes directly); every other tensor is an FP32 device array holding
+// values exactly representable in its dtype (TF32, FP8), the CPU backend's
+// contract. Either way each op rounds its output to the dtype with the
+// shared RNE cast (engine/numeric/scalar_cast.h), so a tensor holds the same
+// values in both storages, and results compare closely with the CPU
+// reference (bit for bit where the op is elementwise or sums in the CPU's
+// order). Kernels read and write through gpu::Values (cuda_common.cuh).
 //
 // Plain C++ interface: callers need no CUDA headers (the handles are opaque).
 // Device 0 only; one backend is used by one thread at a time, like the CPU's.
@@ -71,6 +74,14 @@ public:
     // models, where it costs nothing), tensor cores beyond.
     enum class GemmRoute { automatic, fixed_order, tensor_cores };
     void set_gemm_route(GemmRoute route) { gemm_route_ = route; }
+    // Why cuBLASLt last refused a GEMM with a fused bias ("" when it never
+    // did): such a GEMM then takes cublasGemmEx, slower, with the same values.
+    std::string lt_refusal() const;
+    // FP16 / BF16 tensors in 16 bits (the default; PLAB_CUDA_STORAGE=fp32
+    // turns it off) or in FP32 words like the rest: the same values either
+    // way. Chosen before the first FP16 or BF16 tensor (plab::Error after it).
+    void set_native_16bit(bool native);
+    bool native_16bit() const { return native_16bit_; }
 
     // cuda_elementwise_ops.cu
     void activation_forward(Activation a, const Tensor& x, Tensor& y) override;
@@ -196,6 +207,8 @@ private:
     cublasContext* blas_ = nullptr;  // cublasHandle_t, bound to stream_
     std::unique_ptr<gpu::LtBiasGemm> lt_;  // GEMMs with a fused bias
     GemmRoute gemm_route_ = GemmRoute::automatic;
+    bool native_16bit_ = true;
+    bool allocated_16bit_ = false;  // a tensor of a 16-bit dtype exists: the storage is chosen
     // Device scratch kept between calls: GEMM operands in the compute format,
     // reduction partials.
     std::vector<Tensor> scratch_;
@@ -221,5 +234,10 @@ private:
 std::unique_ptr<Backend> make_cuda_backend();
 // Whether make_cuda_backend() would find a device (never throws).
 bool cuda_device_present();
+// Device bytes that the CUDA backends of this process hold in tensors and
+// scratch (not the CUDA context, not cuBLAS's own): the most held at once
+// since the last reset, which starts it again from what is held now.
+std::uint64_t cuda_peak_tensor_bytes();
+void cuda_reset_peak_tensor_bytes();
 
 }  // namespace plab

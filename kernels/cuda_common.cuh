@@ -40,6 +40,7 @@ enum ScratchSlot : int {
     kClipTable,
     kGemmWorkspace,
     kRowTerms,
+    kGemmOut,  // a GEMM's FP32 result before its epilogue (16-bit outputs)
     kScratchSlots
 };
 
@@ -82,12 +83,22 @@ inline void require_tensor_rows(std::size_t tensors, const char* op) {
     });
 }
 
-// The device array of a tensor; plab::Error when it is a CPU tensor (a
-// kernel would fault on its host pointer).
-inline float* device_floats(Tensor& t, const char* op) {
+// plab::Error when t is a CPU tensor (a kernel would fault on its host pointer).
+inline void require_on_device(const Tensor& t, const char* op) {
     require(t.device() == Device::cuda || t.size() == 0, [&] {
         return std::string(op) + ": a " + shape_text(t.shape()) +
                " tensor is on the CPU; allocate it with the CUDA backend";
+    });
+}
+
+// The FP32 words of a tensor kept in FP32 storage (optimizer state, flags,
+// masters, FP32 activations): plab::Error for a tensor stored in 16 bits,
+// which only device_values() reads.
+inline float* device_floats(Tensor& t, const char* op) {
+    require_on_device(t, op);
+    require(t.element_bytes() == sizeof(float), [&] {
+        return std::string(op) + ": needs FP32 storage, and this " + shape_text(t.shape()) + " " +
+               std::string(format_display_name(t.dtype())) + " tensor is stored in 16 bits";
     });
     return static_cast<float*>(t.raw());
 }
@@ -97,6 +108,41 @@ inline const float* device_floats(const Tensor& t, const char* op) {
 
 // x rounded to the format (RNE; FP8 saturates, as the CPU's round_array by default).
 __device__ __forceinline__ float round_value(const FormatParams& p, float x) { return decode(p, encode(p, x)); }
+
+// A tensor's values as a kernel reads and writes them, whatever its storage:
+// FP32 words holding values of its dtype, or an FP16 / BF16 tensor's own 16
+// bits (native storage: half the bytes, what the tensor cores read). Reads
+// give the FP32 value; store() rounds to the dtype (the shared RNE cast) and
+// keeps it in the tensor's storage. Trivially copyable: kernels take it by value.
+// The 16-bit codes go through the shared cast with the format's parameters
+// as constants (FP16 has 10 mantissa bits, BF16 7), which the compiler folds
+// into the cast: several times fewer instructions than reading them from memory.
+struct Values {
+    void* data;
+    FormatParams format;
+    bool bits16;
+
+    __device__ __forceinline__ float operator[](std::size_t i) const {
+        if (!bits16) return static_cast<const float*>(data)[i];
+        const std::uint16_t code = static_cast<const std::uint16_t*>(data)[i];
+        constexpr FormatParams fp16 = format_params(FormatId::fp16), bf16 = format_params(FormatId::bf16);
+        return format.man_bits == fp16.man_bits ? decode(fp16, code) : decode(bf16, code);
+    }
+    __device__ __forceinline__ void store(std::size_t i, float v) const {
+        if (!bits16) {
+            static_cast<float*>(data)[i] = round_value(format, v);
+            return;
+        }
+        constexpr FormatParams fp16 = format_params(FormatId::fp16), bf16 = format_params(FormatId::bf16);
+        const std::uint32_t code = format.man_bits == fp16.man_bits ? encode(fp16, v) : encode(bf16, v);
+        static_cast<std::uint16_t*>(data)[i] = static_cast<std::uint16_t>(code);
+    }
+};
+
+inline Values device_values(const Tensor& t, const char* op) {
+    require_on_device(t, op);
+    return {const_cast<void*>(t.raw()), format_params(t.dtype()), t.element_bytes() == sizeof(std::uint16_t)};
+}
 
 inline constexpr int kThreads = 256;
 // Grid size for n work items: enough blocks to fill an H100 several times

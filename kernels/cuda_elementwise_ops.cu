@@ -9,46 +9,40 @@
 
 namespace plab {
 
-using gpu::device_floats;
-using gpu::round_value;
+using gpu::device_values;
 
 void CudaBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
     constexpr const char* op = "activation_forward";
     gpu::require_same_shape(x, y, op);
-    const float* in = device_floats(x, op);
-    float* out = device_floats(y, op);
-    const FormatParams p = format_params(y.dtype());
-    gpu::for_each(x.size(), stream_, op,
-                  [=] __device__(std::size_t i) { out[i] = round_value(p, activate(a, in[i])); });
+    const gpu::Values in = device_values(x, op);
+    const gpu::Values out = device_values(y, op);
+    gpu::for_each(x.size(), stream_, op, [=] __device__(std::size_t i) { out.store(i, activate(a, in[i])); });
 }
 
 void CudaBackend::activation_backward(Activation a, const Tensor& x, const Tensor& dy, Tensor& dx) {
     constexpr const char* op = "activation_backward";
     gpu::require_same_shape(x, dy, op);
     gpu::require_same_shape(x, dx, op);
-    const float* in = device_floats(x, op);
-    const float* g = device_floats(dy, op);
-    float* out = device_floats(dx, op);
-    const FormatParams p = format_params(dx.dtype());
+    const gpu::Values in = device_values(x, op);
+    const gpu::Values g = device_values(dy, op);
+    const gpu::Values out = device_values(dx, op);
     gpu::for_each(x.size(), stream_, op,
-                  [=] __device__(std::size_t i) { out[i] = round_value(p, activation_grad(a, in[i], g[i])); });
+                  [=] __device__(std::size_t i) { out.store(i, activation_grad(a, in[i], g[i])); });
 }
 
 void CudaBackend::accumulate(const Tensor& src, Tensor& dst, bool overwrite) {
     constexpr const char* op = "accumulate";
     gpu::require_same_shape(src, dst, op);
-    const float* in = device_floats(src, op);
-    float* out = device_floats(dst, op);
-    const FormatParams p = format_params(dst.dtype());
+    const gpu::Values in = device_values(src, op);
+    const gpu::Values out = device_values(dst, op);
     gpu::for_each(src.size(), stream_, op,
-                  [=] __device__(std::size_t i) { out[i] = round_value(p, overwrite ? in[i] : out[i] + in[i]); });
+                  [=] __device__(std::size_t i) { out.store(i, overwrite ? in[i] : out[i] + in[i]); });
 }
 
 void CudaBackend::scale_in_place(Tensor& x, float factor) {
     constexpr const char* op = "scale_in_place";
-    float* v = device_floats(x, op);
-    const FormatParams p = format_params(x.dtype());
-    gpu::for_each(x.size(), stream_, op, [=] __device__(std::size_t i) { v[i] = round_value(p, v[i] * factor); });
+    const gpu::Values v = device_values(x, op);
+    gpu::for_each(x.size(), stream_, op, [=] __device__(std::size_t i) { v.store(i, v[i] * factor); });
 }
 
 }  // namespace plab

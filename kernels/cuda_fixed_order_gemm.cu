@@ -19,28 +19,28 @@ __global__ void fixed_order_gemm_kernel(FixedOrderGemm g) {
     float acc = 0.0f;
     for (int p0 = 0; p0 < g.k; p0 += kTile) {
         const int ai = blockIdx.y * kTile + ty, ap = p0 + tx;
-        a_slab[ty][tx] = ai < g.m && ap < g.k ? g.a[ai * g.a_row + ap * g.a_step] : 0.0f;
+        a_slab[ty][tx] = ai < g.m && ap < g.k ? g.a[static_cast<std::size_t>(ai * g.a_row + ap * g.a_step)] : 0.0f;
         const int bp = p0 + ty, bj = blockIdx.x * kTile + tx;
-        b_slab[ty][tx] = bp < g.k && bj < g.n ? g.b[bp * g.b_row + bj * g.b_step] : 0.0f;
+        b_slab[ty][tx] = bp < g.k && bj < g.n ? g.b[static_cast<std::size_t>(bp * g.b_row + bj * g.b_step)] : 0.0f;
         __syncthreads();
         const int depth = g.k - p0 < kTile ? g.k - p0 : kTile;
         for (int q = 0; q < depth; ++q) acc = fmaf(a_slab[ty][q], b_slab[q][tx], acc);
         __syncthreads();
     }
     if (i >= g.m || j >= g.n) return;
-    float* out = g.c + static_cast<std::size_t>(i) * g.n + j;
+    const std::size_t out = static_cast<std::size_t>(i) * g.n + j;
     // The CPU's epilogue (fixed_order_gemm.cpp, then add_row_bias and the
     // rounding to c's dtype), one rounded operation at a time.
     float v = acc;
     if (g.beta != 0.0f) {
         const float product = g.alpha * acc;
-        const float kept = g.beta * *out;
+        const float kept = g.beta * g.c[out];
         v = product + kept;
     } else if (g.alpha != 1.0f) {
         v = g.alpha * acc;
     }
-    if (g.bias) v += g.bias[j];
-    *out = round_value(g.c_format, v);
+    if (g.bias.data) v += g.bias[j];
+    g.c.store(out, v);
 }
 
 }  // namespace

@@ -14,23 +14,22 @@
 
 #include <cstddef>
 
-#include "engine/numeric/format.h"
+#include "kernels/cuda_common.cuh"
 
 namespace plab::gpu {
 
-// c (m x n, row-major, `c_format`) from operands already rounded as the GEMM
-// reads them (FP32 arrays): a(i, p) = a[i * a_row + p * a_step] and
+// c (m x n, row-major, in its storage) from operands holding values already
+// rounded as the GEMM reads them: a(i, p) = a[i * a_row + p * a_step] and
 // b(p, j) = b[p * b_row + j * b_step].
 struct FixedOrderGemm {
     int m = 0, n = 0, k = 0;
-    const float* a = nullptr;
+    Values a{};
     std::ptrdiff_t a_row = 0, a_step = 0;
-    const float* b = nullptr;
+    Values b{};
     std::ptrdiff_t b_row = 0, b_step = 0;
     float alpha = 1.0f, beta = 0.0f;
-    const float* bias = nullptr;  // n values, or none
-    float* c = nullptr;
-    FormatParams c_format{};
+    Values bias{};  // n values; data null when none
+    Values c{};
 };
 
 void launch_fixed_order_gemm(const FixedOrderGemm& g, cudaStream_t stream);

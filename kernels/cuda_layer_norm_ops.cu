@@ -15,28 +15,28 @@
 namespace plab {
 
 using gpu::device_floats;
+using gpu::device_values;
 using gpu::require;
 
 void CudaBackend::layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
                                      Tensor& mean, Tensor& rstd) {
     constexpr const char* op = "layer_norm_forward";
     checks::require_layer_norm_forward(x, gamma, beta, eps, y, mean, rstd);
-    const float* in = device_floats(x, op);
-    const float* g = device_floats(gamma, op);
-    const float* b = device_floats(beta, op);
-    float* out = device_floats(y, op);
+    const gpu::Values in = device_values(x, op);
+    const gpu::Values g = device_values(gamma, op);
+    const gpu::Values b = device_values(beta, op);
+    const gpu::Values out = device_values(y, op);
     float* mean_out = device_floats(mean, op);
     float* rstd_out = device_floats(rstd, op);
     const int cols = x.cols();
     const float n = static_cast<float>(cols);
-    const FormatParams p = format_params(y.dtype());
     // Every element of a row is read (the sums) before any is written: y may alias x.
     gpu::for_each_warp(static_cast<std::size_t>(x.rows()), stream_, op, [=] __device__(std::size_t r, int lane) {
-        const float* xr = in + r * cols;
-        float* yr = out + r * cols;
-        const float m = gpu::ordered_warp_sum(cols, [=](int j) { return xr[j]; }) / n;
+        const std::size_t first = r * cols;
+        const auto xr = [=](int j) { return in[first + j]; };
+        const float m = gpu::ordered_warp_sum(cols, xr) / n;
         const float squares = gpu::ordered_warp_sum(cols, [=](int j) {
-            const float c = xr[j] - m;
+            const float c = xr(j) - m;
             return c * c;
         });
         const float s = 1.0f / sqrtf(squares / n + eps);
@@ -44,7 +44,7 @@ void CudaBackend::layer_norm_forward(const Tensor& x, const Tensor& gamma, const
             mean_out[r] = m;
             rstd_out[r] = s;
         }
-        for (int j = lane; j < cols; j += gpu::kWarp) yr[j] = gpu::round_value(p, (xr[j] - m) * s * g[j] + b[j]);
+        for (int j = lane; j < cols; j += gpu::kWarp) out.store(first + j, (xr(j) - m) * s * g[j] + b[j]);
     });
 }
 
@@ -52,22 +52,20 @@ void CudaBackend::layer_norm_backward(const Tensor& x, const Tensor& gamma, cons
                                       const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
     constexpr const char* op = "layer_norm_backward";
     checks::require_layer_norm_backward(x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
-    const float* in = device_floats(x, op);
-    const float* g = device_floats(gamma, op);
+    const gpu::Values in = device_values(x, op);
+    const gpu::Values g = device_values(gamma, op);
     const float* mu = device_floats(mean, op);
     const float* rs = device_floats(rstd, op);
-    const float* grad = device_floats(dy, op);
-    float* out = device_floats(dx, op);
-    float* dg = device_floats(dgamma, op);
-    float* db = device_floats(dbeta, op);
+    const gpu::Values grad = device_values(dy, op);
+    const gpu::Values out = device_values(dx, op);
+    const gpu::Values dg = device_values(dgamma, op);
+    const gpu::Values db = device_values(dbeta, op);
     const int rows = x.rows();
     const int cols = x.cols();
     const auto stride = static_cast<std::size_t>(cols);
 
     // The parameter gradients first: dx may alias x or dy, which they read.
     // Each column accumulates over rows in row order in FP32 and is rounded once.
-    const FormatParams pg = format_params(dgamma.dtype());
-    const FormatParams pb = format_params(dbeta.dtype());
     gpu::for_each(stride, stream_, op, [=] __device__(std::size_t j) {
         float sum_dgamma = 0.0f, sum_dbeta = 0.0f;
         for (int i = 0; i < rows; ++i) {
@@ -76,32 +74,31 @@ void CudaBackend::layer_norm_backward(const Tensor& x, const Tensor& gamma, cons
             sum_dbeta += grad[at];
             sum_dgamma += grad[at] * xhat;
         }
-        dg[j] = gpu::round_value(pg, sum_dgamma);
-        db[j] = gpu::round_value(pb, sum_dbeta);
+        dg.store(j, sum_dgamma);
+        db.store(j, sum_dbeta);
     });
 
     const float n = static_cast<float>(cols);
-    const FormatParams p = format_params(dx.dtype());
     gpu::for_each_warp(static_cast<std::size_t>(rows), stream_, op, [=] __device__(std::size_t r, int lane) {
-        const float* xr = in + r * stride;
-        const float* dyr = grad + r * stride;
-        float* dxr = out + r * stride;
+        const std::size_t first = r * stride;
+        const auto xr = [=](int j) { return in[first + j]; };
+        const auto dyr = [=](int j) { return grad[first + j]; };
         const float mean_r = mu[r], rstd_r = rs[r];
         // Both sums in one pass, each in index order.
         const float2 sums = gpu::ordered_warp_fold(
             0, cols, make_float2(0.0f, 0.0f),
             [=](int j) {
-                const float xhat = (xr[j] - mean_r) * rstd_r;
-                const float gj = dyr[j] * g[j];
+                const float xhat = (xr(j) - mean_r) * rstd_r;
+                const float gj = dyr(j) * g[j];
                 return make_float2(gj, gj * xhat);
             },
             [](float2 a, float2 t) { return make_float2(a.x + t.x, a.y + t.y); });
         const float mean_g = sums.x / n;
         const float mean_g_xhat = sums.y / n;
         for (int j = lane; j < cols; j += gpu::kWarp) {
-            const float xhat = (xr[j] - mean_r) * rstd_r;
-            const float gj = dyr[j] * g[j];
-            dxr[j] = gpu::round_value(p, rstd_r * (gj - mean_g - xhat * mean_g_xhat));
+            const float xhat = (xr(j) - mean_r) * rstd_r;
+            const float gj = dyr(j) * g[j];
+            out.store(first + j, rstd_r * (gj - mean_g - xhat * mean_g_xhat));
         }
     });
 }

@@ -16,6 +16,7 @@
 namespace plab {
 
 using gpu::device_floats;
+using gpu::device_values;
 
 namespace {
 
@@ -44,29 +45,26 @@ RowLosses* launch_softmax_rows(cudaStream_t stream, void* row_terms, void* parti
     gpu::require(labels.rows() == logits.rows() && labels.cols() == 1, [&] {
         return std::string(op) + ": labels " + shape_text(labels.shape()) + " for logits " + shape_text(logits.shape());
     });
-    const float* z_all = device_floats(logits, op);
+    const gpu::Values z_all = device_values(logits, op);
     const float* label_values = device_floats(labels, op);
-    float* p_all = device_floats(probs, op);
+    const gpu::Values p_all = device_values(probs, op);
     const int classes = logits.cols();
-    const FormatParams p = format_params(probs.dtype());
     auto* terms = static_cast<RowLosses*>(row_terms);
     const auto rows = static_cast<std::size_t>(logits.rows());
     gpu::for_each_warp(rows, stream, op, [=] __device__(std::size_t row, int lane) {
-        const float* z = z_all + row * classes;
-        float* out = p_all + row * classes;
+        const std::size_t first = row * classes;
+        const auto z = [=](int j) { return z_all[first + j]; };
         // Subtract the row max so exp cannot overflow (FP32 throughout);
         // std::max's comparison from z[0] on, so that a NaN logit propagates
         // (or not) as on the CPU.
-        const float top = gpu::ordered_warp_fold(1, classes, z[0], [=](int j) { return z[j]; },
-                                                 [](float t, float x) { return t < x ? x : t; });
-        const float s = gpu::ordered_warp_sum(classes, [=](int j) { return portable_exp(z[j] - top); });
+        const float top = gpu::ordered_warp_fold(1, classes, z(0), z, [](float t, float x) { return t < x ? x : t; });
+        const float s = gpu::ordered_warp_sum(classes, [=](int j) { return portable_exp(z(j) - top); });
         const float log_sum = portable_log(s);
-        for (int j = lane; j < classes; j += gpu::kWarp)
-            out[j] = gpu::round_value(p, portable_exp(z[j] - top - log_sum));
+        for (int j = lane; j < classes; j += gpu::kWarp) p_all.store(first + j, portable_exp(z(j) - top - log_sum));
         if (lane != 0) return;
         const int label = label_index(label_values[row], classes);
         terms[row] = label < 0 ? RowLosses{0.0f, static_cast<int>(row), label_values[row]}
-                               : RowLosses{log_sum - (z[label] - top), INT_MAX, 0.0f};
+                               : RowLosses{log_sum - (z(label) - top), INT_MAX, 0.0f};
     });
     return gpu::launch_reduce<RowLosses>(
         rows, RowLosses{0.0f, INT_MAX, 0.0f}, stream, partials, op,
@@ -124,17 +122,16 @@ void CudaBackend::softmax_cross_entropy_backward(const Tensor& probs, const Tens
     gpu::require(labels.rows() == probs.rows() && labels.cols() == 1, [&] {
         return std::string(op) + ": labels " + shape_text(labels.shape()) + " for probs " + shape_text(probs.shape());
     });
-    const float* pr = device_floats(probs, op);
+    const gpu::Values pr = device_values(probs, op);
     const float* label_values = device_floats(labels, op);
-    float* d = device_floats(dlogits, op);
+    const gpu::Values d = device_values(dlogits, op);
     const int classes = probs.cols();
     const float factor = scale / static_cast<float>(probs.rows());
-    const FormatParams p = format_params(dlogits.dtype());
     // The forward checked the labels; a bad one here only means no 1 is subtracted.
     gpu::for_each(probs.size(), stream_, op, [=] __device__(std::size_t i) {
         const int j = static_cast<int>(i % classes);
         const int label = label_index(label_values[i / classes], classes);
-        d[i] = gpu::round_value(p, (pr[i] - (j == label ? 1.0f : 0.0f)) * factor);
+        d.store(i, (pr[i] - (j == label ? 1.0f : 0.0f)) * factor);
     });
 }
 
@@ -144,8 +141,8 @@ namespace {
 float* launch_squared_errors(cudaStream_t stream, void* partials, const Tensor& pred, const Tensor& target,
                              const char* op) {
     gpu::require_same_shape(pred, target, op);
-    const float* pp = device_floats(pred, op);
-    const float* pt = device_floats(target, op);
+    const gpu::Values pp = device_values(pred, op);
+    const gpu::Values pt = device_values(target, op);
     return gpu::launch_reduce<float>(
         pred.size(), 0.0f, stream, partials, op,
         [=] __device__(std::size_t i) {
@@ -183,12 +180,10 @@ void CudaBackend::mse_loss_backward(const Tensor& pred, const Tensor& target, fl
     if (pred.size() == 0) return;
     // The CPU's factor, formed the same way (2 / size rounded once, then times the scale).
     const float factor = static_cast<float>(2.0 / static_cast<double>(pred.size())) * scale;
-    const float* pp = device_floats(pred, op);
-    const float* pt = device_floats(target, op);
-    float* d = device_floats(dpred, op);
-    const FormatParams p = format_params(dpred.dtype());
-    gpu::for_each(pred.size(), stream_, op,
-                  [=] __device__(std::size_t i) { d[i] = gpu::round_value(p, (pp[i] - pt[i]) * factor); });
+    const gpu::Values pp = device_values(pred, op);
+    const gpu::Values pt = device_values(target, op);
+    const gpu::Values d = device_values(dpred, op);
+    gpu::for_each(pred.size(), stream_, op, [=] __device__(std::size_t i) { d.store(i, (pp[i] - pt[i]) * factor); });
 }
 
 }  // namespace plab

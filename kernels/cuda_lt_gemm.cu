@@ -41,10 +41,10 @@ void describe(const LtBiasProblem& p, std::size_t workspace_bytes, LtDescriptors
     set_op(s.op, CUBLASLT_MATMUL_DESC_TRANSA, p.trans_a);
     set_op(s.op, CUBLASLT_MATMUL_DESC_TRANSB, p.trans_b);
     set_op(s.op, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS);
-    set_op(s.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, CUDA_R_32F);
+    set_op(s.op, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, p.bias_type);
     make_layout(&s.a, p.a_type, p.trans_a, p.rows, p.k, p.lda);
     make_layout(&s.b, p.b_type, p.trans_b, p.k, p.cols, p.ldb);
-    check_cublas(cublasLtMatrixLayoutCreate(&s.d, CUDA_R_32F, p.rows, p.cols, p.rows), "cublasLtMatrixLayoutCreate");
+    check_cublas(cublasLtMatrixLayoutCreate(&s.d, p.d_type, p.rows, p.cols, p.rows), "cublasLtMatrixLayoutCreate");
     check_cublas(cublasLtMatmulPreferenceCreate(&s.preference), "cublasLtMatmulPreferenceCreate");
     set_preference(s.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, std::uint64_t{workspace_bytes});
     set_preference(s.preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment(p.a));
@@ -62,8 +62,8 @@ LtBiasGemm::~LtBiasGemm() {
 }
 
 LtBiasGemm::Key LtBiasGemm::key_of(const LtBiasProblem& p, std::size_t workspace_bytes) {
-    return {p.trans_a, p.trans_b, p.rows, p.cols, p.k, p.lda, p.ldb, p.a_type, p.b_type, p.compute,
-            alignment(p.a), alignment(p.b), alignment(p.bias), alignment(p.d), workspace_bytes};
+    return {p.trans_a, p.trans_b, p.rows, p.cols, p.k, p.lda, p.ldb, p.a_type, p.b_type, p.bias_type, p.d_type,
+            p.compute, alignment(p.a), alignment(p.b), alignment(p.bias), alignment(p.d), workspace_bytes};
 }
 
 bool LtBiasGemm::run(const LtBiasProblem& p, void* workspace, std::size_t workspace_bytes, cudaStream_t stream) {
@@ -80,6 +80,9 @@ bool LtBiasGemm::run(const LtBiasProblem& p, void* workspace, std::size_t worksp
         if (status == CUBLAS_STATUS_SUCCESS && count > 0) {
             plan->algo = result.algo;
             plan->usable = true;
+        } else {
+            refusal_ = std::string("cublasLtMatmulAlgoGetHeuristic: ") + cublasGetStatusString(status) + ", " +
+                       std::to_string(count) + " algorithms";
         }
         found = plans_.emplace(key, std::move(plan)).first;
     }
@@ -91,6 +94,7 @@ bool LtBiasGemm::run(const LtBiasProblem& p, void* workspace, std::size_t worksp
     const cublasStatus_t status = cublasLtMatmul(handle_, s.op, &p.alpha, p.a, s.a, p.b, s.b, &beta, p.d, s.d, p.d,
                                                  s.d, &plan.algo, workspace, workspace_bytes, stream);
     if (status == CUBLAS_STATUS_SUCCESS) return true;
+    refusal_ = std::string("cublasLtMatmul: ") + cublasGetStatusString(status);
     // A launch cuBLASLt refuses leaves the output untouched: the caller takes
     // cublasGemmEx instead, this time and from now on for this key.
     plan.usable = false;

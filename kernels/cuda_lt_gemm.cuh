@@ -5,7 +5,8 @@
 //
 // The epilogue adds the bias to alpha times the FP32 accumulator in FP32,
 // which is the CPU's order (backend.h): with alpha 1 the sum is rounded once
-// whether or not it is fused, so the result is the same.
+// whether or not it is fused, so the result is the same. D may be FP32 or a
+// 16-bit type (then the sum is rounded once to it, as the CPU rounds c).
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -13,12 +14,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <tuple>
 
 namespace plab::gpu {
 
-// Column-major D (rows x cols, FP32, leading dimension rows) =
-// alpha * op(A) op(B) + bias, the bias (rows values, FP32) added to every column.
+// Column-major D (rows x cols, leading dimension rows) =
+// alpha * op(A) op(B) + bias, the bias (rows values) added to every column.
+// The bias is FP32 or D's own 16-bit type (cuBLASLt reads a bias of D's type).
 struct LtBiasProblem {
     cublasOperation_t trans_a = CUBLAS_OP_N, trans_b = CUBLAS_OP_N;
     int rows = 0, cols = 0, k = 0;
@@ -28,8 +31,10 @@ struct LtBiasProblem {
     const void* b = nullptr;
     int ldb = 0;
     cudaDataType_t b_type = CUDA_R_32F;
-    const float* bias = nullptr;
-    float* d = nullptr;
+    const void* bias = nullptr;
+    cudaDataType_t bias_type = CUDA_R_32F;
+    void* d = nullptr;
+    cudaDataType_t d_type = CUDA_R_32F;
     float alpha = 1.0f;
     cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
 };
@@ -62,12 +67,14 @@ public:
     // algorithm for it within the workspace or refuses the launch, and the
     // caller takes another route.
     bool run(const LtBiasProblem& p, void* workspace, std::size_t workspace_bytes, cudaStream_t stream);
+    // Why the last refused problem was refused ("" when none was): cuBLASLt's status.
+    const std::string& last_refusal() const { return refusal_; }
 
 private:
     // What the heuristic's choice depends on (the shape, the types, the
     // operands' and bias's alignment, the workspace): the descriptors are
     // built and the heuristic asked once per key.
-    using Key = std::tuple<int, int, int, int, int, int, int, int, int, int, std::uint32_t, std::uint32_t,
+    using Key = std::tuple<int, int, int, int, int, int, int, int, int, int, int, int, std::uint32_t, std::uint32_t,
                            std::uint32_t, std::uint32_t, std::size_t>;
     struct Plan {
         LtDescriptors descriptors;
@@ -77,6 +84,7 @@ private:
     static Key key_of(const LtBiasProblem& p, std::size_t workspace_bytes);
     cublasLtHandle_t handle_ = nullptr;
     std::map<Key, std::unique_ptr<Plan>> plans_;
+    std::string refusal_;
 };
 
 }  // namespace plab::gpu

@@ -15,6 +15,7 @@
 namespace plab {
 
 using gpu::device_floats;
+using gpu::device_values;
 using gpu::require;
 
 namespace gpu {
@@ -43,13 +44,14 @@ struct AddCounts {
     }
 };
 
-// w = fresh rounded to w's dtype; an update moved the weight when fresh != w,
-// and was lost when the stored value did not change (cpu_optim_ops.cpp's store_update).
-__device__ __forceinline__ Counts store_update(const FormatParams& p, float fresh, float& w) {
-    const float stored = gpu::round_value(p, fresh);
-    const bool moved = fresh != w;
-    const bool lost = moved && stored == w;
-    w = stored;
+// w[i] (was `old`) = fresh rounded to w's dtype; an update moved the weight
+// when fresh != old, and was lost when the stored value did not change
+// (cpu_optim_ops.cpp's store_update).
+__device__ __forceinline__ Counts store_update(const gpu::Values& w, std::size_t i, float old, float fresh) {
+    const float stored = gpu::round_value(w.format, fresh);
+    const bool moved = fresh != old;
+    const bool lost = moved && stored == old;
+    w.store(i, stored);
     return {moved ? 1LL : 0LL, lost ? 1LL : 0LL};
 }
 
@@ -59,13 +61,12 @@ UpdateCount to_update_count(const Counts& c) { return {c.nonzero, c.lost}; }
 
 // One job of sgd_update_all / adamw_update_all as the kernel reads it.
 struct UpdateSlice {
-    float* w;
+    gpu::Values w;
     const float* g;
-    float* a;     // velocity, or AdamW's m; null for SGD without momentum
-    float* b;     // AdamW's v
-    float* copy;  // the stored copy of a master w, or null
+    float* a;          // velocity, or AdamW's m; null for SGD without momentum
+    float* b;          // AdamW's v
+    gpu::Values copy;  // the stored copy of a master w; data null when none
     std::size_t n;
-    FormatParams w_format, copy_format;
 };
 
 struct SgdElement {
@@ -79,11 +80,12 @@ struct SgdElement {
         weight_decay = s.weight_decay;
     }
     __device__ Counts operator()(const UpdateSlice& s, std::size_t i) const {
-        const float g = sgd_decayed_grad(s.w[i], s.g[i], weight_decay);
+        const float w = s.w[i];
+        const float g = sgd_decayed_grad(w, s.g[i], weight_decay);
         if (s.a == nullptr || momentum == 0.0f)  // no buffer is read or written, as in sgd_update
-            return store_update(s.w_format, sgd_apply(s.w[i], g, lr), s.w[i]);
+            return store_update(s.w, i, w, sgd_apply(w, g, lr));
         s.a[i] = sgd_velocity(s.a[i], g, momentum);
-        return store_update(s.w_format, sgd_apply(s.w[i], s.a[i], lr), s.w[i]);
+        return store_update(s.w, i, w, sgd_apply(w, s.a[i], lr));
     }
 };
 
@@ -100,10 +102,11 @@ struct AdamWElement {
     }
     __device__ Counts operator()(const UpdateSlice& s, std::size_t i) const {
         float m = s.a[i], v = s.b[i];
-        const float fresh = adamw_element(s.w[i], s.g[i], m, v, k);
+        const float w = s.w[i];
+        const float fresh = adamw_element(w, s.g[i], m, v, k);
         s.a[i] = m;
         s.b[i] = v;
-        return store_update(s.w_format, fresh, s.w[i]);
+        return store_update(s.w, i, w, fresh);
     }
 };
 
@@ -123,7 +126,7 @@ __global__ void update_all_kernel(const UpdateSlice* slices, Element element, gp
         const Counts c = element(s, i);
         moved += static_cast<unsigned>(c.nonzero);
         lost += static_cast<unsigned>(c.lost);
-        if (s.copy) s.copy[i] = gpu::round_value(s.copy_format, s.w[i]);
+        if (s.copy.data) s.copy.store(i, s.w[i]);
     }
     const unsigned warp_moved = __reduce_add_sync(0xffffffffu, moved);
     const unsigned warp_lost = __reduce_add_sync(0xffffffffu, lost);
@@ -158,8 +161,8 @@ unsigned long long* CudaBackend::launch_update_all(std::span<const UpdateJob> jo
             key.add(t);
         gpu::require_same_shape(*j.w, *j.g, op);
         require_fp32(*j.g, op, "the gradient");
-        UpdateSlice slice{device_floats(*j.w, op), device_floats(*j.g, op), nullptr, nullptr, nullptr,
-                          j.w->size(), format_params(j.w->dtype()), format_params(FormatId::fp32)};
+        UpdateSlice slice{device_values(*j.w, op), device_floats(*j.g, op), nullptr, nullptr, gpu::Values{},
+                          j.w->size()};
         if (j.state_a) {
             gpu::require_same_shape(*j.w, *j.state_a, op);
             require_fp32(*j.state_a, op, adamw ? "the first moment" : "the momentum buffer");
@@ -173,8 +176,7 @@ unsigned long long* CudaBackend::launch_update_all(std::span<const UpdateJob> jo
         }
         if (j.copy) {
             gpu::require_same_shape(*j.w, *j.copy, op);
-            slice.copy = device_floats(*j.copy, op);
-            slice.copy_format = format_params(j.copy->dtype());
+            slice.copy = device_values(*j.copy, op);
         }
         table.push_back(slice);
         longest = std::max(longest, slice.n);
@@ -249,16 +251,16 @@ UpdateCount CudaBackend::sgd_update(Tensor& w, const Tensor& g, Tensor& velocity
     constexpr const char* op = "sgd_update";
     gpu::require_same_shape(w, g, op);
     require_fp32(g, op, "the gradient");
-    float* pw = device_floats(w, op);
+    const gpu::Values pw = device_values(w, op);
     const float* pg = device_floats(g, op);
-    const FormatParams p = format_params(w.dtype());
     const float lr = step.lr, momentum = step.momentum, weight_decay = step.weight_decay;
     void* partials = scratch(gpu::kReducePartials, gpu::kReduceScratchBytes);
     if (momentum == 0.0f) {  // no buffer is read or written, as in PyTorch
         return to_update_count(gpu::reduce<Counts>(
             w.size(), Counts{0, 0}, stream_, partials, op,
             [=] __device__(std::size_t i) {
-                return store_update(p, sgd_apply(pw[i], sgd_decayed_grad(pw[i], pg[i], weight_decay), lr), pw[i]);
+                const float wi = pw[i];
+                return store_update(pw, i, wi, sgd_apply(wi, sgd_decayed_grad(wi, pg[i], weight_decay), lr));
             },
             AddCounts{}));
     }
@@ -268,8 +270,9 @@ UpdateCount CudaBackend::sgd_update(Tensor& w, const Tensor& g, Tensor& velocity
     return to_update_count(gpu::reduce<Counts>(
         w.size(), Counts{0, 0}, stream_, partials, op,
         [=] __device__(std::size_t i) {
-            pv[i] = sgd_velocity(pv[i], sgd_decayed_grad(pw[i], pg[i], weight_decay), momentum);
-            return store_update(p, sgd_apply(pw[i], pv[i], lr), pw[i]);
+            const float wi = pw[i];
+            pv[i] = sgd_velocity(pv[i], sgd_decayed_grad(wi, pg[i], weight_decay), momentum);
+            return store_update(pw, i, wi, sgd_apply(wi, pv[i], lr));
         },
         AddCounts{}));
 }
@@ -284,19 +287,19 @@ UpdateCount CudaBackend::adamw_update(Tensor& w, const Tensor& g, Tensor& m, Ten
     require_fp32(v, op, "the second moment");
     require(step.step >= 1, [&] { return "adamw_update: step " + std::to_string(step.step) + " must be >= 1"; });
     const AdamWScalars k = adamw_scalars(step);  // on the host, as PyTorch does
-    float* pw = device_floats(w, op);
+    const gpu::Values pw = device_values(w, op);
     const float* pg = device_floats(g, op);
     float* pm = device_floats(m, op);
     float* pv = device_floats(v, op);
-    const FormatParams p = format_params(w.dtype());
     return to_update_count(gpu::reduce<Counts>(
         w.size(), Counts{0, 0}, stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), op,
         [=] __device__(std::size_t i) {
             float mi = pm[i], vi = pv[i];
-            const float fresh = adamw_element(pw[i], pg[i], mi, vi, k);
+            const float wi = pw[i];
+            const float fresh = adamw_element(wi, pg[i], mi, vi, k);
             pm[i] = mi;
             pv[i] = vi;
-            return store_update(p, fresh, pw[i]);
+            return store_update(pw, i, wi, fresh);
         },
         AddCounts{}));
 }

@@ -80,7 +80,7 @@ void CudaBackend::replay_graph(CudaStepGraph& graph) {
         return std::string("replay: the previous captured step has not landed (finish_telemetry)");
     });
     // The last replay's copies out of this staging are done: its finish waited for them.
-    for (const QueuedUpload& u : graph.uploads) std::memcpy(u.staged, u.host, u.bytes);
+    for (const QueuedUpload& u : graph.uploads) u.copy();
     check_cuda(cudaGraphLaunch(reinterpret_cast<cudaGraphExec_t>(graph.exec), stream_), "replay");
     replayed_ = &graph;
 }

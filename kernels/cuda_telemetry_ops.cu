@@ -75,7 +75,7 @@ __device__ double warp_sum(double v) {
 
 // Counts go straight to the slot with integer atomics (exact in any order);
 // each block's sums go to partials[block], folded in order by fold_sums_kernel.
-__global__ void stats_kernel(const float* x, std::size_t n, Thresholds th, DeviceScan* out, SumPartial* partials) {
+__global__ void stats_kernel(gpu::Values x, std::size_t n, Thresholds th, DeviceScan* out, SumPartial* partials) {
     unsigned below[kMaxThresholds] = {};
     unsigned pos_infs = 0, amax = 0;
     double sum_abs = 0, sum_sq = 0;
@@ -132,7 +132,7 @@ __global__ void fold_sums_kernel(const SumPartial* partials, unsigned blocks, De
 
 // Slot counts of one or two views (edges) of x: per block in shared memory,
 // then added to the slot's counts (integer atomics: exact in any order).
-__global__ void histogram_kernel(const float* x, std::size_t n, detail::HistogramEdges e0, detail::HistogramEdges e1,
+__global__ void histogram_kernel(gpu::Values x, std::size_t n, detail::HistogramEdges e0, detail::HistogramEdges e1,
                                  int views, std::uint32_t* counts) {
     constexpr int kSlots = detail::kHistogramSlots;
     __shared__ std::uint32_t local[2 * kSlots];
@@ -257,7 +257,7 @@ void CudaBackend::queue_telemetry(const TelemetryRequest& request) {
     p.slot = telemetry_.pending.size();
     auto* slot = static_cast<TelemetrySlot*>(telemetry_slot(p.slot));
     check_cuda(cudaMemsetAsync(slot, 0, sizeof(TelemetrySlot), stream_), "telemetry: clear");
-    const float* x = gpu::device_floats(*request.x, "telemetry");
+    const gpu::Values x = gpu::device_values(*request.x, "telemetry");
     const unsigned blocks = scan_blocks(p.n);
     plan_stats(p);
     if (p.view_stats[0] && p.n > 0) {
@@ -311,7 +311,13 @@ void CudaBackend::stage_readback(const void* device, std::size_t bytes, void* ho
 }
 
 void CudaBackend::queue_download(const Tensor& t, float* host) {
-    stage_readback(gpu::device_floats(t, "queue_download"), t.size() * sizeof(float), host, "queue_download");
+    constexpr const char* op = "queue_download";
+    if (t.element_bytes() == sizeof(float))
+        return stage_readback(gpu::device_floats(t, op), t.size() * sizeof(float), host, op);
+    gpu::require_on_device(t, op);  // 16-bit codes, decoded when they land
+    if (t.size() == 0) return;
+    stage_readback(t.raw(), t.size() * t.element_bytes(), host, op);
+    telemetry_.readbacks.back().codes = t.dtype();
 }
 
 void CudaBackend::copy_results_to_host(TelemetryQueue& q) {
@@ -329,7 +335,13 @@ std::string CudaBackend::land(const TelemetryQueue& q) {
         const auto* host = static_cast<const TelemetrySlot*>(q.host_chunks[p.slot / kSlotsPerChunk]);
         finish_one(p, host[p.slot % kSlotsPerChunk]);
     }
-    for (const PendingReadback& r : q.readbacks) std::memcpy(r.host, r.staged, r.bytes);
+    for (const PendingReadback& r : q.readbacks) {
+        if (r.codes == FormatId::fp32)
+            std::memcpy(r.host, r.staged, r.bytes);
+        else
+            decode_codes(r.codes, static_cast<const std::uint16_t*>(r.staged), r.bytes / sizeof(std::uint16_t),
+                         static_cast<float*>(r.host));
+    }
     for (const PendingLabelCheck& c : q.label_checks)
         if (c.landed.bad_row != INT_MAX) return bad_label_message(c.landed.bad_label, c.landed.bad_row, c.classes);
     return {};

@@ -4,6 +4,7 @@
 // other work that lands at finish_telemetry() (readbacks, label checks). Plain
 // C++ (no CUDA headers): cuda_backend.h holds one.
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <vector>
@@ -32,7 +33,8 @@ struct PendingTelemetry {
 struct PendingReadback {
     void* host = nullptr;
     const void* staged = nullptr;
-    std::size_t bytes = 0;
+    std::size_t bytes = 0;                // of `staged`
+    FormatId codes = FormatId::fp32;      // FP16 / BF16: `staged` holds codes, decoded into host floats
 };
 
 // Pinned host memory for readbacks and queued uploads: chunks that never
@@ -67,8 +69,17 @@ std::string bad_label_message(float label, int row, int classes);
 struct QueuedUpload {
     const void* host = nullptr;
     void* staged = nullptr;
-    std::size_t bytes = 0;
+    std::size_t bytes = 0;  // of `staged`
+    // fp32: `host`'s bytes as they are; FP16 or BF16: host floats encoded
+    // into that format's 16-bit codes (a tensor in native 16-bit storage).
+    FormatId codes = FormatId::fp32;
+    void copy() const;  // fills `staged` from `host`
 };
+
+// A 16-bit format's codes from host floats and back, by the shared cast
+// (numeric/scalar_cast.h): uploads and downloads of native 16-bit tensors.
+void encode_codes(FormatId f, const float* in, std::size_t n, std::uint16_t* codes);
+void decode_codes(FormatId f, const std::uint16_t* codes, std::size_t n, float* out);
 
 struct TelemetryQueue {
     std::vector<PendingTelemetry> pending;

@@ -177,7 +177,8 @@ int main(int argc, char** argv) {
         return 3;
     }
 #if PLAB_HAVE_CUDA
-    plab::set_cuda_backend_factory({&plab::make_cuda_backend, &plab::cuda_device_present});
+    plab::set_cuda_backend_factory({&plab::make_cuda_backend, &plab::cuda_device_present,
+                                    &plab::cuda_peak_tensor_bytes, &plab::cuda_reset_peak_tensor_bytes});
 #endif
     QApplication app(argc, argv);
     QApplication::setOrganizationName("PrecisionLab");

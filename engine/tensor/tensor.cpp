@@ -11,12 +11,13 @@ Tensor::Tensor(Shape shape, FormatId dtype, std::shared_ptr<Buffer> buffer)
 
 namespace {
 
-// Part of another buffer; elements are FP32 words on every backend.
+// Part of another buffer, elements as wide as the base's.
 class ViewBuffer final : public Buffer {
 public:
     ViewBuffer(std::shared_ptr<Buffer> base, std::size_t first) : base_(std::move(base)), first_(first) {}
     Device device() const override { return base_->device(); }
-    void* data() override { return static_cast<float*>(base_->data()) + first_; }
+    void* data() override { return static_cast<unsigned char*>(base_->data()) + first_ * element_bytes(); }
+    std::size_t element_bytes() const override { return base_->element_bytes(); }
 
 private:
     std::shared_ptr<Buffer> base_;

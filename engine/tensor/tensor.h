@@ -5,8 +5,9 @@
 //
 // On the CPU backend the storage is FP32 holding values that are exactly
 // representable in dtype() (the emulation rounds every write); a GPU backend
-// stores the format's own bits. Tensors share storage when copied, like
-// handles; clone() makes an independent copy.
+// may store a 16-bit format's own bits (Buffer::element_bytes() says which).
+// Tensors share storage when copied, like handles; clone() makes an
+// independent copy.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -31,6 +32,8 @@ public:
     virtual ~Buffer() = default;
     virtual Device device() const = 0;
     virtual void* data() = 0;
+    // Bytes per element: 4 for FP32 words, 2 for a 16-bit format's own bits.
+    virtual std::size_t element_bytes() const { return sizeof(float); }
 };
 
 class Tensor {
@@ -45,6 +48,7 @@ public:
     FormatId dtype() const { return dtype_; }
     Device device() const { return buffer_ ? buffer_->device() : Device::cpu; }
     bool empty() const { return !buffer_; }
+    std::size_t element_bytes() const { return buffer_ ? buffer_->element_bytes() : sizeof(float); }
 
     // FP32 values of a CPU tensor (throws plab::Error for a device tensor).
     float* host();

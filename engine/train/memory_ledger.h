@@ -3,9 +3,9 @@
 // lab's own layout (parameter.h, mlp.h, optimizer.h), computed from the run's
 // configuration alone, so it can be shown for a model far too large to train
 // here. Bytes count each tensor at its format's width (FP32 and TF32 4, FP16
-// and BF16 2, FP8 1): what native storage holds. Today both backends keep
-// every tensor in FP32 arrays (stored_bytes), so the mixed-precision saving
-// is what native storage will bring, not what a run here occupies.
+// and BF16 2, FP8 1): what native storage holds, and what the CUDA backend
+// holds for every format but FP8 (kept in FP32 words there). The CPU
+// emulation keeps every tensor in FP32 words (stored_bytes).
 //
 // Not counted: the batch and test-set inputs, the backends' scratch (GEMM
 // operands, reduction partials, telemetry), and a few scalars per optimizer.
@@ -31,7 +31,7 @@ struct LedgerLine {
     std::string what;         // "fc2.weight and biases' values", "AdamW moments", ...
     std::int64_t elements = 0;
     std::int64_t bytes() const { return elements * storage_bytes(format); }  // numeric/format.h
-    std::int64_t stored_bytes() const { return elements * 4; }  // as both backends hold it today
+    std::int64_t stored_bytes() const { return elements * 4; }  // as the CPU emulation holds it
 };
 
 struct MemoryLedger {

@@ -147,6 +147,51 @@ TEST_F(CudaBackendTest, AllocatesZerosAndRoundsUploadsAndConversionsAsTheCpu) {
     }
 }
 
+// Native storage: FP16 and BF16 tensors take two bytes per value (their own
+// codes), the rest four; the values read back, queued back and viewed are the
+// CPU's bit for bit. A backend told to keep FP32 words keeps four for all.
+TEST_F(CudaBackendTest, SixteenBitTensorsTakeTwoBytesAndHoldTheCpusValues) {
+    const std::vector<float> values = {0.0f, -0.0f, kInf, -kInf, kNan, 65519.0f, 65520.0f, 1e-8f, 6e-8f, -3e-38f,
+                                       1e-45f, 0.1f, 1.0f + 0x1p-11f, -2.5f, 3.0e38f, 300.0f};
+    const Shape s{4, 4};
+    for (FormatId f : kAllFormats) {
+        const bool two = f == FormatId::fp16 || f == FormatId::bf16;
+        const Both t = make(s, f, values);
+        EXPECT_EQ(t.gpu.element_bytes(), two ? 2u : 4u) << format_name(f);
+        expect_identical(t, std::string("native upload and download ") + std::string(format_name(f)));
+        std::vector<float> queued(s.size(), -1.0f);
+        gpu_->queue_download(t.gpu, queued.data());
+        gpu_->finish_telemetry();
+        plab::expect_identical(host(t.cpu), queued, std::string("queued download ") + std::string(format_name(f)));
+        const Tensor row = t.gpu.view(8, {1, 4});  // elements 8..11, whatever their width
+        const std::vector<float> all = host(t.cpu);
+        plab::expect_identical(std::vector<float>(all.begin() + 8, all.begin() + 12), host_gpu(row),
+                               std::string("view ") + std::string(format_name(f)));
+    }
+    CudaBackend words;
+    words.set_native_16bit(false);
+    EXPECT_EQ(words.allocate(s, FormatId::fp16).element_bytes(), 4u);
+    EXPECT_THROW(words.set_native_16bit(true), Error);  // chosen before the first tensor
+}
+
+// Every op between tensors of the two storages gives the same values: an
+// FP16 tensor converted to BF16 and back, and scaled, in either storage.
+TEST_F(CudaBackendTest, ConversionsBetweenStoragesAreTheCpus) {
+    const std::vector<float> values = random_values(257, 40, 70000.0f);
+    const Shape s{1, 257};
+    for (FormatId from : {FormatId::fp32, FormatId::fp16, FormatId::bf16, FormatId::e4m3})
+        for (FormatId to : {FormatId::fp32, FormatId::fp16, FormatId::bf16, FormatId::tf32}) {
+            const Both a = make(s, from, values);
+            Both b = zeros(s, to);
+            cpu_.convert(a.cpu, b.cpu);
+            gpu_->convert(a.gpu, b.gpu);
+            cpu_.scale_in_place(b.cpu, 0.75f);
+            gpu_->scale_in_place(b.gpu, 0.75f);
+            expect_identical(b, std::string("convert ") + std::string(format_name(from)) + " to " +
+                                    std::string(format_name(to)) + ", scaled");
+        }
+}
+
 // The message word for word; after it, scale_in_place bit for bit (one
 // rounded multiply per value).
 TEST_F(CudaBackendTest, OutOfMemoryNamesTheSizeAndTheDevice) {
@@ -244,6 +289,70 @@ TEST_F(CudaBackendTest, GemmOfSmallIntegersIsExactForEveryLayout) {
                 }
             }
         }
+    }
+}
+
+// The same exact integer products with every tensor in 16-bit storage (the
+// operands, the bias, c), as the recipes hold them: cuBLAS reads the codes
+// where they are and writes c's codes itself (cuBLASLt adding the bias
+// before the one rounding), and the CPU's bits come out, FP32 bias or not.
+TEST_F(CudaBackendTest, GemmOfSixteenBitTensorsReadsAndWritesTheirCodes) {
+    auto integers = [](std::size_t n, std::uint32_t seed) {
+        std::mt19937 rng(seed);
+        std::vector<float> v(n);
+        for (float& x : v) x = static_cast<float>(static_cast<int>(rng() % 9) - 4);
+        return v;
+    };
+    const int m = 40, k = 96, n = 24;
+    for (Route route : kRoutes) {
+        gpu_->set_gemm_route(route);
+        for (FormatId f : {FormatId::fp16, FormatId::bf16})
+            for (FormatId bias_dtype : {f, FormatId::fp32})
+                for (FormatId c_dtype : {f, FormatId::fp32})
+                    for (bool ta : {false, true})
+                        for (bool tb : {false, true})
+                            for (float beta : {-1.0f, 0.0f}) {
+                                const Shape as = ta ? Shape{k, m} : Shape{m, k}, bs = tb ? Shape{n, k} : Shape{k, n};
+                                const Both a = make(as, f, integers(as.size(), 17));
+                                const Both b = make(bs, f, integers(bs.size(), 18));
+                                const Both bias = make({1, n}, bias_dtype, integers(n, 19));
+                                Both c = make({m, n}, c_dtype, integers(m * n, 20));
+                                GemmSpec cpu_spec{.compute = f, .trans_a = ta, .trans_b = tb, .beta = beta};
+                                GemmSpec gpu_spec = cpu_spec;
+                                cpu_spec.row_bias = &bias.cpu;
+                                gpu_spec.row_bias = &bias.gpu;
+                                cpu_.gemm(a.cpu, b.cpu, c.cpu, cpu_spec);
+                                gpu_->gemm(a.gpu, b.gpu, c.gpu, gpu_spec);
+                                expect_identical(c, "16-bit gemm " + std::string(format_name(f)) + " bias " +
+                                                        std::string(format_name(bias_dtype)) + " c " +
+                                                        std::string(format_name(c_dtype)) + (ta ? " a^T" : " a") +
+                                                        (tb ? " b^T" : " b") + " beta " + std::to_string(beta) +
+                                                        route_name(route));
+                            }
+    }
+}
+
+// A Linear's forward at tensor-core size with every tensor in 16 bits: one
+// cuBLASLt call with the bias in its epilogue (none refused), and the CPU's
+// bits for exact integer products.
+TEST_F(CudaBackendTest, SixteenBitLinearForwardsFuseTheirBiasInCublasLt) {
+    gpu_->set_gemm_route(Route::tensor_cores);
+    const int m = 512, k = 256, n = 384;
+    std::mt19937 rng(21);
+    auto integers = [&](std::size_t count) {
+        std::vector<float> v(count);
+        for (float& x : v) x = static_cast<float>(static_cast<int>(rng() % 9) - 4);
+        return v;
+    };
+    for (FormatId f : {FormatId::fp16, FormatId::bf16}) {
+        const Both x = make({m, k}, f, integers(static_cast<std::size_t>(m) * k));
+        const Both w = make({k, n}, f, integers(static_cast<std::size_t>(k) * n));
+        const Both bias = make({1, n}, f, integers(n));
+        Both y = zeros({m, n}, f);
+        cpu_.gemm(x.cpu, w.cpu, y.cpu, {.compute = f, .row_bias = &bias.cpu});
+        gpu_->gemm(x.gpu, w.gpu, y.gpu, {.compute = f, .row_bias = &bias.gpu});
+        expect_identical(y, "16-bit linear forward " + std::string(format_name(f)));
+        EXPECT_EQ(gpu_->lt_refusal(), "") << format_name(f);
     }
 }
 
@@ -584,12 +693,18 @@ TEST_F(CudaBackendTest, ScaledSoftmaxMatchesTheCpuAndLosesAnOverflowingRowAlike)
 
 // Bit for bit: a thread per column adds the rows in row order, as the CPU does.
 TEST_F(CudaBackendTest, ColumnSumsAreTheCpusBitForBit) {
-    const Both x = random({300, 45}, FormatId::fp16, 39, 50.0f);
-    for (FormatId f : {FormatId::fp32, FormatId::bf16}) {
-        Both sums = zeros({1, 45}, f);
-        cpu_.column_sums(x.cpu, sums.cpu);
-        gpu_->column_sums(x.gpu, sums.gpu);
-        expect_identical(sums, "column_sums " + std::string(format_name(f)));
+    // Row counts below, at and past the kernel's tiles of rows; column counts off a warp's width.
+    for (const Shape s : {Shape{300, 45}, Shape{1, 3}, Shape{256, 64}, Shape{1000, 97}, Shape{0, 5}}) {
+        for (FormatId in : {FormatId::fp16, FormatId::fp32}) {
+            const Both x = random(s, in, 39, 50.0f);
+            for (FormatId f : {FormatId::fp32, FormatId::bf16}) {
+                Both sums = random({1, s.cols}, f, 41);  // every column written, none kept
+                cpu_.column_sums(x.cpu, sums.cpu);
+                gpu_->column_sums(x.gpu, sums.gpu);
+                expect_identical(sums, "column_sums of " + shape_text(s) + " " + std::string(format_name(in)) +
+                                           " into " + std::string(format_name(f)));
+            }
+        }
     }
 }
 

@@ -231,5 +231,32 @@ std::string preset_test_name(const testing::TestParamInfo<std::string>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Shipped, CudaEveryPreset, testing::ValuesIn(shipped_presets()), preset_test_name);
 
+// Native 16-bit storage changes the bytes, not the values: every op reads the
+// value a 16-bit code holds and rounds its output to the dtype with the same
+// cast, so a run with FP16 / BF16 tensors in 16 bits writes the very records
+// (losses, scales, telemetry, histograms) of the run with every tensor in
+// FP32 words. The shipped presets' GEMMs take the fixed-order route, whose
+// sums do not depend on the storage.
+class CudaNativeStorage : public testing::TestWithParam<std::string> {};
+
+TEST_P(CudaNativeStorage, TrainsTheRecordsOfFp32Storage) {
+    if (!cuda_device_present()) GTEST_SKIP() << cuda::describe_devices();
+    RunConfig config = load_preset(GetParam());
+    config.steps = std::min(config.steps, 40);
+    config.telemetry.hist_every = 5;
+    CudaBackend native, words;
+    words.set_native_16bit(false);
+    ASSERT_TRUE(native.native_16bit());
+    Trainer a(native, config), b(words, config);
+    for (int s = 1; s <= config.steps; ++s) {
+        const StepRecord ra = a.step();
+        const StepRecord rb = b.step();
+        ASSERT_EQ(trainer_test::record_difference(ra, rb), "") << "step " << s;
+        ASSERT_EQ(trainer_test::histograms_difference(a.histograms(), b.histograms()), "") << "step " << s;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, CudaNativeStorage, testing::ValuesIn(shipped_presets()), preset_test_name);
+
 }  // namespace
 }  // namespace plab

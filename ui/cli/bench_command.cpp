@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <iostream>
+#include <optional>
 
 #include "engine/common/error.h"
 #include "engine/common/number_text.h"
@@ -63,12 +64,14 @@ struct Timing {
     std::vector<double> seconds;  // one per round
     std::uint64_t host_waits = 0;  // of the last round
     std::int64_t replayed = 0;     // steps replayed from a graph, of the last round
+    std::optional<std::uint64_t> peak_bytes;  // device bytes the run added at its peak (the most of any round)
     double best() const { return *std::min_element(seconds.begin(), seconds.end()); }
 };
 
 void time_run(Backend& backend, const RunConfig& config, bool step_graphs, Timing& timing) {
     TrainerOptions options;
     options.step_graphs = step_graphs;
+    if (backend.device() == Device::cuda) reset_device_peak();
     Trainer trainer(backend, config, options);
     const std::uint64_t waits = backend.host_waits();
     const auto start = std::chrono::steady_clock::now();
@@ -76,6 +79,8 @@ void time_run(Backend& backend, const RunConfig& config, bool step_graphs, Timin
     timing.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     timing.host_waits = backend.host_waits() - waits;
     timing.replayed = trainer.step_graph_counts().replayed;
+    if (backend.device() != Device::cuda) return;
+    if (const auto peak = device_peak_bytes()) timing.peak_bytes = std::max(timing.peak_bytes.value_or(0), *peak);
 }
 
 }  // namespace
@@ -122,6 +127,12 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
                 .number("host_waits_per_step", waits_per_step)
                 .number("step_graph_speedup", graph_speedup)
                 .number("replayed_step_frac", replayed_frac);
+            if (timings[kAmp].peak_bytes && timings[kFp32].peak_bytes) {
+                j.begin_object("peak_device_mib");
+                for (std::size_t v = 0; v < std::size(kVariants); ++v)
+                    j.number(kVariants[v].name, static_cast<double>(timings[v].peak_bytes.value_or(0)) / (1 << 20));
+                j.end_object();
+            }
         }
         out << line;
         return;
@@ -131,6 +142,9 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
     for (std::size_t v = 0; v < std::size(kVariants); ++v)
         out << "  " << significant_text(rate(v), 5) << " steps/s  " << kVariants[v].name << ": " << kVariants[v].what
             << '\n';
+    if (timings[kAmp].peak_bytes && timings[kFp32].peak_bytes)
+        out << "  device memory at the peak: AMP FP16 " << mib_text(*timings[kAmp].peak_bytes) << " MiB, FP32 "
+            << mib_text(*timings[kFp32].peak_bytes) << " MiB\n";
     out << "  AMP FP16 emulation costs " << significant_text(amp_vs_fp32, 3) << "x plain FP32's time\n";
     out << "  per-step statistics add " << significant_text(100.0 * stats_overhead, 3) << "% to an AMP FP16 step\n";
     out << "  statistics and histograms every " << base.telemetry.hist_every << " steps add "

@@ -88,6 +88,8 @@ struct CommandExit : std::runtime_error {
 struct CudaBackendFactory {
     std::unique_ptr<Backend> (*make)() = nullptr;
     bool (*has_device)() = nullptr;
+    std::uint64_t (*peak_bytes)() = nullptr;  // cuda_peak_tensor_bytes
+    void (*reset_peak)() = nullptr;           // cuda_reset_peak_tensor_bytes
 };
 void set_cuda_backend_factory(CudaBackendFactory factory);
 // The backend a --backend value names: cpu, cuda, or auto (cuda when a device
@@ -98,6 +100,10 @@ std::unique_ptr<Backend> make_run_backend(const std::string& choice);
 // Why --backend cuda cannot run here ("this build has no CUDA backend",
 // "no CUDA device found"); empty when it can.
 std::string cuda_unavailable_reason();
+// The device bytes the CUDA backends' tensors and scratch took at most since
+// reset_device_peak(), beyond what they held then; none in a build without CUDA.
+std::optional<std::uint64_t> device_peak_bytes();
+void reset_device_peak();
 
 void add_bits_command(CLI::App& app);
 void add_ranges_command(CLI::App& app);

@@ -47,6 +47,12 @@ CudaBackendFactory& cuda_factory() {
     return factory;
 }
 
+// What the CUDA backends held when reset_device_peak() was last called.
+std::uint64_t& device_bytes_at_reset() {
+    static std::uint64_t bytes = 0;
+    return bytes;
+}
+
 bool cuda_available() {
     const CudaBackendFactory& f = cuda_factory();
     return f.make && f.has_device && f.has_device();
@@ -158,6 +164,19 @@ std::string progress_detail(const StepRecord& r) {
 }  // namespace
 
 void set_cuda_backend_factory(CudaBackendFactory factory) { cuda_factory() = factory; }
+
+std::optional<std::uint64_t> device_peak_bytes() {
+    const CudaBackendFactory& f = cuda_factory();
+    if (!f.peak_bytes) return std::nullopt;
+    return f.peak_bytes() - device_bytes_at_reset();
+}
+
+void reset_device_peak() {
+    const CudaBackendFactory& f = cuda_factory();
+    if (!f.reset_peak || !f.peak_bytes) return;
+    f.reset_peak();
+    device_bytes_at_reset() = f.peak_bytes();  // the peak starts again from what is held
+}
 
 std::string cuda_unavailable_reason() {
     if (!cuda_factory().make) return "this build has no CUDA backend";

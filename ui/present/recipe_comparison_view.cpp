@@ -78,8 +78,9 @@ RecipeComparisonView recipe_comparison_view(const std::vector<RecipeFigures>& fi
                                    " steps on " + device + " after two untimed ones; accuracy on the test set after " +
                                    std::to_string(base.steps) + " steps.";
     if (!figures.empty())
-        v.storage = "Bytes at each format's width, as native storage holds them; both backends keep FP32 arrays "
-                    "today (" + bytes_text(figures.front().ledger.total_stored_bytes()) + " for every recipe).";
+        v.storage = "Bytes at each format's width, as the CUDA backend holds them (FP16 and BF16 in 16 bits); "
+                    "the CPU emulation keeps FP32 words (" + bytes_text(figures.front().ledger.total_stored_bytes()) +
+                    " for every recipe).";
     return v;
 }
 
