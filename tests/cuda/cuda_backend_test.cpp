@@ -45,6 +45,15 @@ std::vector<float> random_values(std::size_t n, std::uint32_t seed, float scale)
     return v;
 }
 
+// Integers in -4..4: their products and sums are exact in FP32 in any order,
+// and exact in FP16 up to 2048, so a GEMM of them has one right answer.
+std::vector<float> integers(std::size_t n, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<float> v(n);
+    for (float& x : v) x = static_cast<float>(static_cast<int>(rng() % 9) - 4);
+    return v;
+}
+
 // Spacing of format f's values at |v|: one ULP of the output format.
 double ulp_of(FormatId f, double v) {
     const FormatParams p = format_params(f);
@@ -258,12 +267,6 @@ TEST_F(CudaBackendTest, GemmRoundsItsInputsAsTheCpuDoes) {
 // format, alpha, beta and bias must give the CPU's bits (this catches a wrong
 // transpose or leading dimension exactly).
 TEST_F(CudaBackendTest, GemmOfSmallIntegersIsExactForEveryLayout) {
-    auto integers = [](std::size_t n, std::uint32_t seed) {
-        std::mt19937 rng(seed);
-        std::vector<float> v(n);
-        for (float& x : v) x = static_cast<float>(static_cast<int>(rng() % 9) - 4);
-        return v;
-    };
     const int m = 13, k = 64, n = 7;
     for (Route route : kRoutes) {
         gpu_->set_gemm_route(route);
@@ -297,12 +300,6 @@ TEST_F(CudaBackendTest, GemmOfSmallIntegersIsExactForEveryLayout) {
 // where they are and writes c's codes itself (cuBLASLt adding the bias
 // before the one rounding), and the CPU's bits come out, FP32 bias or not.
 TEST_F(CudaBackendTest, GemmOfSixteenBitTensorsReadsAndWritesTheirCodes) {
-    auto integers = [](std::size_t n, std::uint32_t seed) {
-        std::mt19937 rng(seed);
-        std::vector<float> v(n);
-        for (float& x : v) x = static_cast<float>(static_cast<int>(rng() % 9) - 4);
-        return v;
-    };
     const int m = 40, k = 96, n = 24;
     for (Route route : kRoutes) {
         gpu_->set_gemm_route(route);
@@ -338,16 +335,10 @@ TEST_F(CudaBackendTest, GemmOfSixteenBitTensorsReadsAndWritesTheirCodes) {
 TEST_F(CudaBackendTest, SixteenBitLinearForwardsFuseTheirBiasInCublasLt) {
     gpu_->set_gemm_route(Route::tensor_cores);
     const int m = 512, k = 256, n = 384;
-    std::mt19937 rng(21);
-    auto integers = [&](std::size_t count) {
-        std::vector<float> v(count);
-        for (float& x : v) x = static_cast<float>(static_cast<int>(rng() % 9) - 4);
-        return v;
-    };
     for (FormatId f : {FormatId::fp16, FormatId::bf16}) {
-        const Both x = make({m, k}, f, integers(static_cast<std::size_t>(m) * k));
-        const Both w = make({k, n}, f, integers(static_cast<std::size_t>(k) * n));
-        const Both bias = make({1, n}, f, integers(n));
+        const Both x = make({m, k}, f, integers(static_cast<std::size_t>(m) * k, 21));
+        const Both w = make({k, n}, f, integers(static_cast<std::size_t>(k) * n, 22));
+        const Both bias = make({1, n}, f, integers(n, 23));
         Both y = zeros({m, n}, f);
         cpu_.gemm(x.cpu, w.cpu, y.cpu, {.compute = f, .row_bias = &bias.cpu});
         gpu_->gemm(x.gpu, w.gpu, y.gpu, {.compute = f, .row_bias = &bias.gpu});
