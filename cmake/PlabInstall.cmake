@@ -22,20 +22,24 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/telemet
         DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/precision-lab)
 
 # plab(1), written by help2man from plab's own --help and --version, so the
-# manual and the program cannot disagree.
+# manual and the program cannot disagree; installed gzipped (-n: no name or
+# time stamp in it, so the same page gives the same bytes), as Debian's
+# policy asks of manual pages.
 find_program(PLAB_HELP2MAN help2man)
-if(PLAB_HELP2MAN)
+find_program(PLAB_GZIP gzip)
+if(PLAB_HELP2MAN AND PLAB_GZIP)
   set(plab_man ${CMAKE_CURRENT_BINARY_DIR}/plab.1)
-  add_custom_command(OUTPUT ${plab_man}
+  add_custom_command(OUTPUT ${plab_man} ${plab_man}.gz
     COMMAND ${PLAB_HELP2MAN} --no-info --no-discard-stderr
             --name "train small networks in mixed precision, headless, and measure them"
             --output ${plab_man} $<TARGET_FILE:plab>
+    COMMAND ${PLAB_GZIP} -9nkf ${plab_man}
     DEPENDS plab
     COMMENT "Writing the plab(1) manual page from plab --help")
-  add_custom_target(plab_man_page ALL DEPENDS ${plab_man})
-  install(FILES ${plab_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  add_custom_target(plab_man_page ALL DEPENDS ${plab_man}.gz)
+  install(FILES ${plab_man}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 else()
-  message(STATUS "help2man not found: no plab(1) manual page (plab --help has the same text)")
+  message(STATUS "help2man or gzip not found: no plab(1) manual page (plab --help has the same text)")
 endif()
 
 # The .deb: its dependencies are the Debian runtime packages the binaries

@@ -11,11 +11,12 @@ dir=$root$prefix
 fail() { echo "installed_lab_check: $*" >&2; exit 1; }
 
 for f in bin/plab share/applications/precision-lab.desktop share/icons/hicolor/scalable/apps/precision-lab.svg \
-         share/precision-lab/presets/spirals-amp-fp16.json share/man/man1/plab.1; do
+         share/precision-lab/presets/spirals-amp-fp16.json share/man/man1/plab.1.gz; do
   [[ -f $dir/$f ]] || fail "$dir/$f is missing"
 done
 grep -q '^Exec=precision-lab$' "$dir/share/applications/precision-lab.desktop" || fail "the .desktop file runs no precision-lab"
 grep -q '^Icon=precision-lab$' "$dir/share/applications/precision-lab.desktop" || fail "the .desktop file names no icon"
+gzip -dc "$dir/share/man/man1/plab.1.gz" | grep -q '^\.TH PLAB "1"' || fail "plab.1.gz is not a gzipped plab(1) page"
 
 plab=$dir/bin/plab
 version=$("$plab" --version) || fail "plab --version failed"
