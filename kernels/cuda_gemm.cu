@@ -217,20 +217,6 @@ void CudaBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSp
             if (bias_added && out.bits16) finished = true;
             if (bias_added && !out.bits16) result = static_cast<const float*>(out.data);
         }
-        // Refused, with c and the bias in the same 16-bit format: c starts as
-        // the bias in every row and cuBLAS adds alpha * sum to it (beta 1)
-        // before its one rounding, the CPU's order for alpha a power of two.
-        if (!bias_added && bias && out.bits16 && holds_codes_of(*bias, c.dtype()) && spec.beta == 0.0f &&
-            is_power_of_two(alpha)) {
-            const std::size_t cols = static_cast<std::size_t>(n);
-            gpu::for_each(c.size(), stream_, "gemm bias rows",
-                          [=] __device__(std::size_t i) { out.store(i, bias_values[i % cols]); });
-            const float one = 1.0f;
-            check_cublas(cublasGemmEx(blas_, op_b, op_a, n, m, k, &alpha, pb.data, pb.type, b.cols(), pa.data, pa.type,
-                                      a.cols(), &one, out.data, c_type, c.cols(), compute, CUBLAS_GEMM_DEFAULT),
-                         "cublasGemmEx");
-            return;
-        }
         if (!bias_added) {
             // Straight into c unless a bias must still be added before c's rounding.
             const bool into_c = !out.bits16 || !bias;
