@@ -7,14 +7,13 @@
 // included), which under Mesa's software llvmpipe is the slow part; and what
 // a frame submits (vertices, triangles, draw calls, the heaviest draw lists).
 // What costs llvmpipe is triangles by the blocks of pixels they touch, more
-// than pixels covered: added to a frame (two busy cores), one 200 k-pixel
-// rectangle cost 1.1 ms, 1000 quads of 8x8 pixels 0.8 ms, 1000 thin quads of
-// 2x100 pixels (200 k pixels again) 5.1 ms. So the plotted lines (13.6 k
-// triangles but 33 k pixels) were 6.5 ms of a 19 ms draw, the plots' own
-// background fills (375 k pixels) 2.4 ms. Hence: no fill per nested window
-// or plot (the GL clear shows through), lines a whole pixel wide (ImGui's
-// texture path, 2 triangles a segment instead of 6), a column per line
-// width, and a noisy column a bar rather than a stroke there and back.
+// than pixels covered: added to a frame, a thousand thin quads cost several
+// times one rectangle of as many pixels, so plotted lines drawn as many thin
+// triangles and a background fill per plot are each much of a draw
+// (docs/perf.md). Hence: no fill per nested window or plot (the GL clear
+// shows through), lines a whole pixel wide (ImGui's texture path, 2 triangles
+// a segment instead of 6), a column per line width, and a noisy column a bar
+// rather than a stroke there and back.
 // The CPU time by thread (UI, llvmpipe, the rest) moves less than wall time
 // when another process shares the cores: compare that first.
 //   xvfb-run -a -s "-screen 0 1600x1000x24" build/dev/bench/imgui_frame_bench [seconds] [history steps] [--projector|--empty]   (--help: usage)

@@ -1,4 +1,4 @@
-// Throughput of the telemetry scans (engine/numeric/tensor_stats*), per path,
+// Throughput of the telemetry scans (engine/telemetry/tensor_stats*), per path,
 // with two anchors over the same elements: memcpy and a plain FP32 sum.
 // Compare items_per_second within one run.
 //   build/dev/bench/stats_bench --benchmark_min_time=0.2
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "bench/bench_inputs.h"
-#include "engine/numeric/tensor_stats.h"
-#include "engine/numeric/tensor_stats_path.h"
+#include "engine/telemetry/tensor_stats.h"
+#include "engine/telemetry/tensor_stats_path.h"
 
 namespace {
 

@@ -61,7 +61,7 @@ void pass_stats(benchmark::State& state) {
     std::vector<plab::LayerRecord> layers;
     for (auto _ : state) {
         plab::queue_pass_stats(w.backend, w.trainer->model(), w.scale, layers);
-        w.backend.finish_telemetry();
+        w.backend.wait_for_queued();
         benchmark::DoNotOptimize(layers.data());
     }
 }
@@ -71,7 +71,7 @@ void weight_stats(benchmark::State& state) {
     std::vector<plab::LayerRecord> layers;
     for (auto _ : state) {
         plab::queue_weight_stats(w.backend, w.trainer->model(), layers);
-        w.backend.finish_telemetry();
+        w.backend.wait_for_queued();
         benchmark::DoNotOptimize(layers.data());
     }
 }
@@ -81,7 +81,7 @@ void histograms(benchmark::State& state) {
     std::vector<plab::LayerHistograms> hist;
     for (auto _ : state) {
         plab::queue_histograms(w.backend, w.trainer->model(), w.scale, hist);
-        w.backend.finish_telemetry();
+        w.backend.wait_for_queued();
         benchmark::DoNotOptimize(hist.data());
     }
 }

@@ -12,7 +12,7 @@ its table come from one run on one machine.
   python3 bench/torch_peer.py --plab build-gpu/app/plab --json # and the lab's figures beside them
 
 The small model is the lab's default preset (spirals, 2-64-64-3 ReLU MLP,
-AdamW lr 0.002); --batch 512 reproduces the figure the issue quotes for
+AdamW lr 0.002); --batch 512 reproduces the figure README.md quotes for
 PyTorch. Steps/s are the best of --rounds timed runs after --warmup steps,
 with torch.cuda.synchronize() around each timed run.
 """
@@ -25,7 +25,7 @@ import time
 
 import torch
 
-# Quarter-binade log2 histogram from 2^-64 to 2^32 (DESIGN.md, "Telemetry").
+# Quarter-binade log2 histogram from 2^-64 to 2^32 (docs/DESIGN.md, "Telemetry").
 LOW_EXP, HIGH_EXP, BINS_PER_BINADE = -64, 32, 4
 BINS = (HIGH_EXP - LOW_EXP) * BINS_PER_BINADE
 # For each of FP16, BF16, E4M3, E5M2: below this |x| flushes to zero (half the

@@ -1,4 +1,4 @@
-# plab_set_warnings(target): the project's warning flags (DESIGN.md: -Wall -Wextra,
+# plab_set_warnings(target): the project's warning flags (docs/DESIGN.md, "Build and tooling": -Wall -Wextra,
 # errors in CI builds through PLAB_WERROR).
 #
 # GCC 12's -Wrestrict misfires on std::string concatenation once -O3 inlines

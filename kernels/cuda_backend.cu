@@ -200,39 +200,21 @@ void* CudaBackend::scratch(int slot, std::size_t bytes) {
     return s.raw();
 }
 
-namespace {
-// A training step keeps two tables per slot (the mixed run's and the twin's),
-// and an evaluation or a fork a few more: room for all without evicting.
-constexpr std::size_t kTablesPerSlot = 8;
-}
-
 const void* CudaBackend::device_table(int slot, const TableKey& key, const void* host, std::size_t bytes,
                                       const char* op) {
     if (tables_.empty()) tables_.resize(gpu::kScratchSlots);
-    std::vector<CachedTable>& kept = tables_.at(static_cast<std::size_t>(slot));
-    for (CachedTable& t : kept)
-        if (t.key == key.words) {
-            t.last_use = ++table_clock_;
-            return t.device.raw();
+    auto make = [&](const std::vector<std::uint64_t>&) {
+        Tensor device = allocate({1, static_cast<int>((bytes + sizeof(float) - 1) / sizeof(float))}, FormatId::fp32);
+        if (bytes > 0) {
+            void* staged = stage_bytes(bytes);
+            std::memcpy(staged, host, bytes);
+            check_cuda(cudaMemcpyAsync(device.raw(), staged, bytes, cudaMemcpyHostToDevice, stream_), op);
         }
-    if (kept.size() >= kTablesPerSlot) {
-        // The least recently used goes; queued work may still read it.
-        gpu::wait_for_stream(stream_, op);
-        kept.erase(std::min_element(kept.begin(), kept.end(), [](const CachedTable& a, const CachedTable& b) {
-            return a.last_use < b.last_use;
-        }));
-    }
-    CachedTable t;
-    t.key = key.words;
-    t.device = allocate({1, static_cast<int>((bytes + sizeof(float) - 1) / sizeof(float))}, FormatId::fp32);
-    t.last_use = ++table_clock_;
-    if (bytes > 0) {
-        void* staged = stage_bytes(bytes);
-        std::memcpy(staged, host, bytes);
-        check_cuda(cudaMemcpyAsync(t.device.raw(), staged, bytes, cudaMemcpyHostToDevice, stream_), op);
-    }
-    kept.push_back(std::move(t));
-    return kept.back().device.raw();
+        return device;
+    };
+    // Queued work may still read the table that is dropped.
+    auto before_drop = [&](const std::vector<std::uint64_t>&, Tensor&) { gpu::wait_for_stream(stream_, op); };
+    return tables_.at(static_cast<std::size_t>(slot)).use(key.words, make, before_drop).raw();
 }
 
 Tensor CudaBackend::device_tensor(Shape shape, FormatId dtype) {

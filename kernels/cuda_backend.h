@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/common/recently_used.h"
 #include "kernels/cuda_telemetry_queue.h"
 
 // CUDA's and cuBLAS's handle types, declared as their headers do.
@@ -142,7 +143,7 @@ public:
     // cuda_telemetry_ops.cu
     void queue_telemetry(const TelemetryRequest& request) override;
     void queue_download(const Tensor& t, float* host) override;
-    void finish_telemetry() override;
+    void wait_for_queued() override;
     TensorStats tensor_stats(const Tensor& x, double divisor) override;
     TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor) override;
     void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
@@ -157,7 +158,7 @@ private:
     // Device memory for the backend's own use (telemetry results): neither
     // zeroed nor counted by allocations(), and made even while capturing.
     Tensor device_tensor(Shape shape, FormatId dtype = FormatId::fp32);
-    // A captured step launched; its results land at the next finish_telemetry().
+    // A captured step launched; its results land at the next wait_for_queued().
     void replay_graph(CudaStepGraph& graph);
     // The copies of q's result slots to its pinned chunks, on the stream.
     void copy_results_to_host(TelemetryQueue& q);
@@ -178,9 +179,9 @@ private:
     void* telemetry_slot(std::size_t slot);
     void release_telemetry();  // the pinned chunks and the event
     // Copies `bytes` of device memory to pinned staging now (stream-ordered),
-    // and on to `host` at the next finish_telemetry().
+    // and on to `host` at the next wait_for_queued().
     void stage_readback(const void* device, std::size_t bytes, void* host, const char* op);
-    // `bytes` of pinned staging, valid until the next finish_telemetry().
+    // `bytes` of pinned staging, valid until the next wait_for_queued().
     void* stage_bytes(std::size_t bytes);
     // unscale_all's launch (cuda_reduction_ops.cu): the device flags, one int per job.
     int* launch_unscale_all(std::span<const UnscaleJob> jobs, const gpu::UnscaleScalars& k, const char* op);
@@ -195,7 +196,7 @@ private:
     // The same, then the counts copied back (one sync).
     template <typename Element>
     std::vector<UpdateCount> update_all(std::span<const UpdateJob> jobs, Element element, bool adamw);
-    // The same, gated on the device, the counts and the step count left to finish_telemetry().
+    // The same, gated on the device, the counts and the step count left to wait_for_queued().
     template <typename Element>
     void update_all_on_device(std::span<const UpdateJob> jobs, Element element, const UpdateGate& gate, bool adamw);
     void release();  // the stream and cuBLAS handle (destructor, failed constructor)
@@ -213,16 +214,13 @@ private:
     // reduction partials.
     std::vector<Tensor> scratch_;
     // Telemetry scans run on the device as requests are queued; their results
-    // come back in one copy when finish_telemetry() is called.
+    // come back in one copy when wait_for_queued() is called.
     TelemetryQueue telemetry_;
-    // device_table's copies, a few per slot (the mixed run's and the twin's).
-    struct CachedTable {
-        std::vector<std::uint64_t> key;
-        Tensor device;
-        std::uint64_t last_use = 0;
-    };
-    std::vector<std::vector<CachedTable>> tables_;
-    std::uint64_t table_clock_ = 0;
+    // device_table's copies, a few per slot: a training step keeps two per
+    // slot (the mixed run's and the twin's), an evaluation or a fork a few
+    // more; room for all without dropping one.
+    static constexpr std::size_t kTablesPerSlot = 8;
+    std::vector<RecentlyUsed<std::vector<std::uint64_t>, Tensor, kTablesPerSlot>> tables_;
     std::uint64_t allocations_ = 0;
     // While capturing: where queue_upload notes its copies for the replays.
     std::vector<QueuedUpload>* capture_uploads_ = nullptr;

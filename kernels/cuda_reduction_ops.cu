@@ -140,7 +140,8 @@ __global__ void clip_all_kernel(const ClipSlice* slices, const float* coef) {
 
 // column_sums in the CPU's order (each column's rows added one at a time
 // from +0, rounded once at the end), at memory speed: one thread per column
-// alone waits out a load per row (a 8192-row column took 3 ms on an H200).
+// alone waits out a load per row (far too slow for an 8192-row column,
+// docs/perf.md).
 // A block takes kWarp columns; all its warps load a tile of kSumRows rows
 // into shared memory together (coalesced, many loads in flight), then warp 0
 // adds the tile's rows in order, one lane per column.
@@ -398,7 +399,7 @@ static_assert(sizeof(ComparisonSums) == sizeof(TensorComparison));
 TensorComparison CudaBackend::compare(const Tensor& a, const Tensor& b) {
     TensorComparison out;
     queue_compare(a, b, &out);
-    finish_telemetry();
+    wait_for_queued();
     return out;
 }
 

@@ -77,7 +77,7 @@ std::unique_ptr<StepGraph> CudaBackend::capture(const std::function<void()>& lau
 
 void CudaBackend::replay_graph(CudaStepGraph& graph) {
     gpu::require(replayed_ == nullptr, [] {
-        return std::string("replay: the previous captured step has not landed (finish_telemetry)");
+        return std::string("replay: the previous captured step has not landed (wait_for_queued)");
     });
     // The last replay's copies out of this staging are done: its finish waited for them.
     for (const QueuedUpload& u : graph.uploads) u.copy();

@@ -1,7 +1,7 @@
 // Telemetry on the CUDA backend: the scans run on the device, on the
 // backend's stream, as each request is queued, so they overlap whatever the
 // host does next; their raw results land in a device arena, which
-// finish_telemetry() copies to pinned host memory in one go (an event says
+// wait_for_queued() copies to pinned host memory in one go (an event says
 // when) and finishes with the CPU's own code (tensor_stats_finish.h).
 //
 // The kernels classify with the CPU's thresholds and histogram edges
@@ -16,10 +16,10 @@
 #include <climits>
 #include <cstring>
 
-#include "engine/numeric/histogram_slot.h"
+#include "engine/telemetry/histogram_slot.h"
 #include "engine/numeric/scalar_cast.h"
-#include "engine/numeric/tensor_stats_bounds.h"
-#include "engine/numeric/tensor_stats_finish.h"
+#include "engine/telemetry/tensor_stats_bounds.h"
+#include "engine/telemetry/tensor_stats_finish.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"
 #include "kernels/cuda_step_graph.h"
@@ -347,10 +347,10 @@ std::string CudaBackend::land(const TelemetryQueue& q) {
     return {};
 }
 
-void CudaBackend::finish_telemetry() {
+void CudaBackend::wait_for_queued() {
     // The finish waits for the device: inside a captured step it would wait
     // for nothing and land nothing. Refused before anything else is checked.
-    gpu::refuse_while_capturing(stream_, "finish_telemetry");
+    gpu::refuse_while_capturing(stream_, "wait_for_queued");
     // Queued uploads used the staging too: it is reclaimed below, after the wait.
     const bool queued = !telemetry_.pending.empty() || !telemetry_.readbacks.empty() ||
                         !telemetry_.label_checks.empty() || telemetry_.staging.used != 0 ||
@@ -384,26 +384,26 @@ void CudaBackend::finish_telemetry() {
 TensorStats CudaBackend::tensor_stats(const Tensor& x, double divisor) {
     TensorStats s;
     queue_telemetry({.x = &x, .divisor = divisor, .stats_divided = &s});
-    finish_telemetry();
+    wait_for_queued();
     return s;
 }
 
 TensorStatsPair CudaBackend::tensor_stats_pair(const Tensor& x, double divisor) {
     TensorStatsPair pair;
     queue_telemetry({.x = &x, .divisor = divisor, .stats = &pair.held, .stats_divided = &pair.divided});
-    finish_telemetry();
+    wait_for_queued();
     return pair;
 }
 
 void CudaBackend::add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) {
     queue_telemetry({.x = &x, .divisor = divisor, .hist_divided = &hist});
-    finish_telemetry();
+    wait_for_queued();
 }
 
 void CudaBackend::add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held,
                                         Log2Histogram& divided) {
     queue_telemetry({.x = &x, .divisor = divisor, .hist = &held, .hist_divided = &divided});
-    finish_telemetry();
+    wait_for_queued();
 }
 
 }  // namespace plab

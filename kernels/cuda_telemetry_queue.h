@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA backend's queued telemetry (cuda_telemetry_ops.cu): requests
 // whose scans have been launched, and where their raw results land; with the
-// other work that lands at finish_telemetry() (readbacks, label checks). Plain
+// other work that lands at wait_for_queued() (readbacks, label checks). Plain
 // C++ (no CUDA headers): cuda_backend.h holds one.
 #include <cstddef>
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
-#include "engine/numeric/tensor_stats_kernels.h"
+#include "engine/telemetry/tensor_stats_kernels.h"
 
 struct CUevent_st;
 

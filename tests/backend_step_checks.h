@@ -125,7 +125,7 @@ inline void expect_gated_updates_follow_the_host(Backend& be, bool adamw, float 
             be.upload(words, settings);
             be.sgd_update_all_on_device(got.jobs, gate);
         }
-        be.finish_telemetry();  // the counts land
+        be.wait_for_queued();  // the counts land
         std::vector<UpdateCount> wanted(want.jobs.size());
         if (!skipped) {
             wanted = adamw ? ref.adamw_update_all(want.jobs, adam) : ref.sgd_update_all(want.jobs, sgd);
@@ -220,7 +220,7 @@ inline void expect_norm_and_clip_follow_the_host(Backend& be, double rel) {
 }
 
 // queue_download delivers the values as they were when it was queued, by the
-// time finish_telemetry() returns, however the tensor changes after; and the
+// time wait_for_queued() returns, however the tensor changes after; and the
 // other queued copies (queue_upload, queue_compare) keep the same order.
 inline void expect_queued_downloads_land_at_the_finish(Backend& be) {
     Tensor t = tensor_on(be, {2, 3}, FormatId::fp32, {1, 2, 3, 4, 5, 6});
@@ -229,7 +229,7 @@ inline void expect_queued_downloads_land_at_the_finish(Backend& be) {
     const std::vector<float> next{7, 8, 9, 10, 11, 12};
     be.upload(next.data(), t);
     be.queue_download(t, second.data());
-    be.finish_telemetry();
+    be.wait_for_queued();
     EXPECT_EQ(first, (std::vector<float>{1, 2, 3, 4, 5, 6}));
     EXPECT_EQ(second, next);
 
@@ -239,7 +239,7 @@ inline void expect_queued_downloads_land_at_the_finish(Backend& be) {
     be.upload(source.data(), uploaded_fp16);
     be.queue_upload(source.data(), queued_fp16);
     source.assign(4, 0.0f);
-    be.finish_telemetry();
+    be.wait_for_queued();
     EXPECT_EQ(download_all(be, queued_fp16), download_all(be, uploaded_fp16));
     EXPECT_EQ(download_all(be, queued_fp16)[2], INFINITY);  // 70000 overflows FP16
 
@@ -251,7 +251,7 @@ inline void expect_queued_downloads_land_at_the_finish(Backend& be) {
     TensorComparison queued{-1, -1, -1, -1};
     be.queue_compare(a, b, &queued);
     be.upload(random_floats(33 * 17, rng, 1.0f).data(), a);
-    be.finish_telemetry();
+    be.wait_for_queued();
     EXPECT_EQ(queued.diff_sq, now.diff_sq);
     EXPECT_EQ(queued.a_sq, now.a_sq);
     EXPECT_EQ(queued.b_sq, now.b_sq);
@@ -260,7 +260,7 @@ inline void expect_queued_downloads_land_at_the_finish(Backend& be) {
 
 // The losses left on the backend are the values the plain ops return there
 // (the same reduction, so bit for bit), with the same probabilities; a bad
-// label is the plain op's error, by the time finish_telemetry() returns, and
+// label is the plain op's error, by the time wait_for_queued() returns, and
 // the backend works on after it.
 inline void expect_losses_on_device_are_the_returned_ones(Backend& be) {
     std::mt19937 rng(9);
@@ -276,7 +276,7 @@ inline void expect_losses_on_device_are_the_returned_ones(Backend& be) {
     float landed = -1;
     be.softmax_cross_entropy_on_device(logits, labels, probs_on_device, loss);
     be.queue_download(loss, &landed);
-    be.finish_telemetry();
+    be.wait_for_queued();
     EXPECT_EQ(float_bits(landed), float_bits(returned));
     EXPECT_EQ(download_all(be, probs_on_device), download_all(be, probs));
 
@@ -290,12 +290,12 @@ inline void expect_losses_on_device_are_the_returned_ones(Backend& be) {
     std::string error = "(no error)";
     try {
         be.softmax_cross_entropy_on_device(logits, labels, probs_on_device, loss);
-        be.finish_telemetry();
+        be.wait_for_queued();
     } catch (const Error& e) {
         error = e.what();
     }
     EXPECT_EQ(error, "softmax_cross_entropy: label 2.500000 in row 7 is not a class index 0..4");
-    EXPECT_NO_THROW(be.finish_telemetry());
+    EXPECT_NO_THROW(be.wait_for_queued());
 }
 
 }  // namespace plab::testing_support

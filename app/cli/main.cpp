@@ -8,7 +8,7 @@
 #include "engine/common/error.h"
 #include "engine/numeric/cast_path.h"
 #include "ui/cli/commands.h"
-#include "ui/cli/output_file.h"
+#include "ui/records/output_file.h"
 
 #ifndef PLAB_VERSION
 #define PLAB_VERSION "0.0.0"

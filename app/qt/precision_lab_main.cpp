@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/backend/backend_choice.h"
 #include "engine/common/error.h"
-#include "ui/cli/commands.h"
 #include "ui/qt/chart_kit.h"
 #include "ui/qt/main_window.h"
 #if PLAB_HAVE_CUDA

@@ -1,6 +1,6 @@
 #pragma once
 // Per-tensor scaling for the fp8 recipe, Transformer-Engine style delayed
-// scaling (DESIGN.md, "Mixed precision semantics"). Each FP8 tensor of each
+// scaling (docs/DESIGN.md, "Mixed precision semantics"). Each FP8 tensor of each
 // layer (forward input, weight, backward gradient) keeps the amax of its last
 // `history_len` steps; the scale a step uses comes from the largest amax of
 // the steps before it:
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/model/fp8_gemm.h"
+#include "engine/amp/fp8_tensors.h"
 
 namespace plab {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The loss scaler: the S the loss is multiplied by, and how S moves after
-// each optimizer step. DESIGN.md, "Loss scaler (PyTorch rule, exact)".
+// each optimizer step. docs/DESIGN.md, "Loss scaler".
 //
 // All arithmetic on S is FP32 (float), as in PyTorch's
 // _amp_update_scale_ kernel, so a run here follows the same scale sequence

@@ -1,6 +1,6 @@
 #pragma once
 // Which formats a run computes and stores in: the recipe, and the policy's
-// FP32 op list and per-layer overrides (DESIGN.md, "Mixed precision semantics").
+// FP32 op list and per-layer overrides (docs/DESIGN.md, "Mixed precision semantics").
 #include <map>
 #include <optional>
 #include <string>
@@ -25,7 +25,7 @@ std::string_view recipe_description(Recipe r);           // one line for --help 
 // fp8 it is the forward inputs' E4M3; gradients go to the backward matmuls in
 // E5M2 and activations and gradients are stored in FP32 (recipe_uses_fp8).
 FormatId recipe_compute_format(Recipe r);
-// The recipe's matmuls take per-tensor scaled FP8 inputs (engine/model/fp8_gemm.h).
+// The recipe's matmuls take per-tensor scaled FP8 inputs (engine/amp/fp8_tensors.h).
 bool recipe_uses_fp8(Recipe r);
 // Format the model's weights are stored in (FP16 for fp16-pure, else FP32).
 FormatId recipe_weight_format(Recipe r);

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/amp/pass_formats.h"
 #include "engine/amp/precision_config.h"
-#include "engine/model/mlp.h"
 
 namespace plab {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Loss scaler settings: which rule, and its parameters, as a user edits them
-// (CLI flags, presets, the GUIs' scaler panel). DESIGN.md, "Loss scaler".
+// (CLI flags, presets, the GUIs' scaler panel). docs/DESIGN.md, "Loss scaler".
 #include <optional>
 #include <string>
 #include <string_view>

@@ -1,4 +1,5 @@
-#include "engine/backend/backend.h"
+#include "engine/backend/activation.h"
+
 #include "engine/common/enum_names.h"
 
 namespace plab {

@@ -4,7 +4,7 @@
 // torch.nn.GELU() by default).
 #include <cmath>
 
-#include "engine/backend/backend.h"
+#include "engine/backend/activation.h"
 #include "engine/common/host_device.h"
 #include "engine/numeric/portable_math.h"
 

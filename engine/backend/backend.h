@@ -4,7 +4,7 @@
 // run each as one kernel launch. The CPU backend (backend/cpu) is the exact
 // emulation and the reference the GPU is tested against.
 //
-// Rounding contract (DESIGN.md, "Mixed precision semantics"): an op computes
+// Rounding contract (docs/DESIGN.md, "Mixed precision semantics"): an op computes
 // in FP32 from its inputs and rounds its output to the output tensor's dtype;
 // a GEMM first rounds its inputs to the compute format, multiplies them
 // exactly, accumulates in FP32, then rounds to the output dtype.
@@ -17,9 +17,11 @@
 #include <vector>
 
 #include "engine/amp/scaler_rule.h"
+#include "engine/backend/activation.h"
 #include "engine/backend/op_checks.h"
 #include "engine/backend/step_graph.h"
-#include "engine/numeric/tensor_stats.h"
+#include "engine/backend/update_step.h"
+#include "engine/telemetry/tensor_stats.h"
 #include "engine/tensor/tensor.h"
 
 namespace plab {
@@ -46,30 +48,6 @@ struct GemmSpec {
     std::optional<ScaledInput> b_input = std::nullopt;
 };
 
-// Hyper-parameters of one optimizer update, already resolved for this step
-// (learning rate after any schedule, bias corrections from the step count).
-struct SgdStep {
-    float lr = 0.01f;
-    float momentum = 0.0f;      // velocity = momentum * velocity + g (PyTorch's SGD, dampening 0)
-    float weight_decay = 0.0f;  // coupled L2: g += weight_decay * w before the momentum
-};
-struct AdamWStep {
-    float lr = 1e-3f;
-    float beta1 = 0.9f;
-    float beta2 = 0.999f;
-    float eps = 1e-8f;
-    float weight_decay = 0.0f;  // decoupled: w -= lr * weight_decay * w
-    int step = 1;               // 1-based, for the bias corrections 1 - beta^step
-};
-
-// What one optimizer update did to a tensor: how many elements had a
-// non-zero update, and how many of those kept their stored value anyway
-// (lost updates: FP16 weights without master weights).
-struct UpdateCount {
-    std::int64_t nonzero = 0;
-    std::int64_t lost = 0;
-};
-
 // Sums comparing a tensor with a reference of the same shape (FP64
 // accumulation, index order): the twin's distance and cosine come from these.
 struct TensorComparison {
@@ -78,11 +56,6 @@ struct TensorComparison {
     double b_sq = 0;     // sum b^2
     double dot = 0;      // sum a * b
 };
-
-enum class Activation : std::uint8_t { identity, relu, tanh, gelu };
-std::string_view activation_name(Activation a);
-std::optional<Activation> parse_activation(std::string_view name);
-std::string activation_choices();  // "identity|relu|tanh|gelu"
 
 // One parameter tensor of a multi-tensor optimizer update: w from its FP32
 // gradient g with FP32 state (SGD: state_a is the velocity, null without
@@ -104,7 +77,7 @@ struct UnscaleJob {
 
 // How an update kept where the step runs (sgd/adamw_update_all_on_device)
 // is set, gated and counted, with no host round trip: every tensor here lives
-// on the backend, and the counts land by the next finish_telemetry().
+// on the backend, and the counts land by the next wait_for_queued().
 struct UpdateGate {
     // FP32 {1, kSgdSettingsWords} or {1, kAdamWSettingsWords}: the update's
     // hyper-parameters in update_settings.h's order, read where the step
@@ -121,7 +94,7 @@ struct UpdateGate {
     // (adamw_table.h); steps past the last row use the last row.
     const Tensor* adamw_table = nullptr;
     // One per job: the update's counts (zero when skipped), written by the
-    // next finish_telemetry().
+    // next wait_for_queued().
     std::span<UpdateCount> counts;
 };
 inline constexpr int kAdamWTableWords = 2;  // step_size, bias_correction2_sqrt
@@ -189,7 +162,7 @@ public:
     // The same two losses left in `loss` ({1, 1} FP32) on the backend, for
     // queue_download: no host round trip on a GPU. A bad label is
     // softmax_cross_entropy's error, thrown here or, on a GPU, by the next
-    // finish_telemetry(). The defaults call the ops above and upload.
+    // wait_for_queued(). The defaults call the ops above and upload.
     virtual void softmax_cross_entropy_on_device(const Tensor& logits, const Tensor& labels, Tensor& probs,
                                                  Tensor& loss) {
         checks::require_scalar(loss, "softmax_cross_entropy_on_device", "the loss");
@@ -291,12 +264,12 @@ public:
     // --- the step kept where it runs: copies that land at the finish, the norm and clip, the gated
     // updates (defaults of the last three in backend_step_defaults.cpp) ---
     // host receives t's values as they are at this point of the step, by the
-    // time finish_telemetry() returns (a GPU copies them with the telemetry's
+    // time wait_for_queued() returns (a GPU copies them with the telemetry's
     // results, without a sync). The default downloads at once.
     virtual void queue_download(const Tensor& t, float* host) { download(t, host); }
     // upload, with `host` read at once but the copy landing later in the
     // step's order (a GPU: through pinned staging, without a sync; the
-    // staging is reclaimed by finish_telemetry()). The default uploads at once.
+    // staging is reclaimed by wait_for_queued()). The default uploads at once.
     virtual void queue_upload(const float* host, Tensor& t) { upload(host, t); }
     // norm ({1, 1} FP32) = sqrt of the FP32 sum, in order, of each x's
     // sum_of_squares; then, when `max_norm` is given (an FP32 {1, 1} read
@@ -352,11 +325,15 @@ public:
     // --- telemetry and tracing ---
     // Telemetry a backend may compute while the step goes on (a second CPU
     // thread, or a GPU stream): results land in the request's targets by the
-    // time finish_telemetry() returns; until then x must not change and the
+    // time wait_for_queued() returns; until then x must not change and the
     // targets must stay where they are.
     virtual void queue_telemetry(const TelemetryRequest& request) = 0;
-    virtual void finish_telemetry() = 0;
-    // Statistics of x / divisor (numeric/tensor_stats.h).
+    // The step's one host wait: everything queued so far (telemetry, losses,
+    // update counts, comparisons, downloads) has landed where it was asked
+    // to when this returns, and a queued op's error (a bad label) is thrown
+    // here. A backend that runs each op at once has nothing to wait for.
+    virtual void wait_for_queued() = 0;
+    // Statistics of x / divisor (telemetry/tensor_stats.h).
     virtual TensorStats tensor_stats(const Tensor& x, double divisor) = 0;
     // Statistics of x as held and of x / divisor from one pass over x.
     virtual TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor) = 0;
@@ -370,7 +347,7 @@ public:
     virtual float finite_amax(const Tensor& x) = 0;
     // a against b, element by element (shapes must match).
     virtual TensorComparison compare(const Tensor& a, const Tensor& b) = 0;
-    // compare, landing in *out by the time finish_telemetry() returns (a GPU:
+    // compare, landing in *out by the time wait_for_queued() returns (a GPU:
     // no sync per comparison). The default compares at once.
     virtual void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) { *out = compare(a, b); }
 };

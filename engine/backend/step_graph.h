@@ -8,7 +8,7 @@
 // on the same tensors with the scalar arguments they were recorded with. Host
 // memory given to queue_upload is read at the replay; the targets of
 // queue_download, queue_telemetry and queue_compare are written by the
-// finish_telemetry() after it. So whatever changes from step to step must
+// wait_for_queued() after it. So whatever changes from step to step must
 // reach the ops through tensors or those host buffers, and a graph is only
 // reused for a step whose other arguments are the ones it was recorded with
 // (the trainer keys its graphs by them).
@@ -24,7 +24,7 @@ class StepGraph {
 public:
     virtual ~StepGraph() = default;
     // Runs the recorded ops again; their results land by the next
-    // finish_telemetry(), which must come before the next replay.
+    // wait_for_queued(), which must come before the next replay.
     virtual void replay() = 0;
 };
 

@@ -270,8 +270,8 @@ std::vector<UpdateCount> StepRecorder::sgd_update_all(std::span<const UpdateJob>
 std::vector<UpdateCount> StepRecorder::adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) {
     return refused("adamw_update_all", &Backend::adamw_update_all, jobs, step);
 }
-void StepRecorder::finish_telemetry() {
-    return refused("finish_telemetry", &Backend::finish_telemetry);
+void StepRecorder::wait_for_queued() {
+    return refused("wait_for_queued", &Backend::wait_for_queued);
 }
 TensorStats StepRecorder::tensor_stats(const Tensor& x, double divisor) {
     return refused("tensor_stats", &Backend::tensor_stats, x, divisor);

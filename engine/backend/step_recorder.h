@@ -75,7 +75,7 @@ public:
     std::vector<UpdateCount> sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) override;
     std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) override;
     void queue_telemetry(const TelemetryRequest& request) override;
-    void finish_telemetry() override;
+    void wait_for_queued() override;
     TensorStats tensor_stats(const Tensor& x, double divisor) override;
     TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor) override;
     void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;

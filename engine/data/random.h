@@ -5,7 +5,7 @@
 // distributions (uniform_real_distribution, normal_distribution,
 // uniform_int_distribution) are implementation-defined: libstdc++, libc++ and
 // MSVC turn the same engine output into different numbers. A seed must give
-// the same data everywhere (DESIGN.md, "Conventions"), so the three
+// the same data everywhere (docs/DESIGN.md, "Conventions"), so the three
 // distributions the data sets need are written out here.
 #include <cmath>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // A tiny single-head self-attention block with a residual connection, for
-// the lab's "large attention logits overflow FP16" lesson (DESIGN.md, seed
+// the lab's "large attention logits overflow FP16" lesson (docs/DESIGN.md, seed
 // facts). A hidden vector of width d is read as `tokens` tokens of width
 // d / tokens; per row:
 //   Q = x Wq + bq, K = x Wk + bk, V = x Wv + bv     (d x d projections)
@@ -13,18 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "engine/amp/pass_formats.h"
 #include "engine/backend/backend.h"
 #include "engine/model/buffer_sets.h"
 #include "engine/model/linear.h"
 #include "engine/model/op_observer.h"
 
 namespace plab {
-
-struct AttentionFormats {
-    FormatId compute = FormatId::fp32;
-    bool fp32_softmax = true;
-    bool operator==(const AttentionFormats&) const = default;
-};
 
 class SelfAttention {
 public:

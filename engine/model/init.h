@@ -8,7 +8,7 @@
 // freshly allocated tensor already is).
 #include <vector>
 
-#include "engine/backend/backend.h"
+#include "engine/backend/activation.h"
 #include "engine/data/random.h"
 #include "engine/model/model_config.h"
 

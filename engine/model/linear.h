@@ -9,7 +9,7 @@
 #include <string>
 
 #include "engine/backend/backend.h"
-#include "engine/model/fp8_gemm.h"
+#include "engine/amp/fp8_tensors.h"
 #include "engine/model/parameter.h"
 
 namespace plab {
@@ -25,7 +25,7 @@ public:
 
     // y (rows x out) = x W + b: inputs rounded to `compute`, FP32 accumulation
     // with the bias added before the single rounding to y's dtype.
-    // With `fp8`, x and W are instead scaled and cast to E4M3 (fp8_gemm.h).
+    // With `fp8`, x and W are instead scaled and cast to E4M3 (engine/amp/fp8_tensors.h).
     void forward(Backend& backend, const Tensor& x, Tensor& y, FormatId compute,
                  const Fp8Scales* fp8 = nullptr) const;
     // From dy (gradient w.r.t. y): weight.grad = x^T dy and bias.grad = column

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/amp/pass_formats.h"
 #include "engine/backend/backend.h"
 #include "engine/model/attention.h"
 #include "engine/model/buffer_sets.h"
@@ -36,23 +37,6 @@ struct MlpSpec {
     bool master_weights = true;               // FP32 master copies of non-FP32 weights
     int attention_tokens = 0;                 // 0: no attention block
     float attention_logit_scale = 1.0f;
-};
-
-struct PassFormats {
-    std::vector<FormatId> layer_compute;  // one per Linear
-    bool fp32_layer_norm = true;
-    bool fp32_loss = true;
-    // One per Linear, or empty for none: the layer's matmuls take FP8 inputs
-    // scaled by the model's fp8_scales() (fp8_gemm.h); its outputs and
-    // gradients are then stored in layer_compute.
-    std::vector<bool> layer_fp8;
-    AttentionFormats attention;  // read only with an attention block
-
-    static PassFormats uniform(FormatId compute, int layers) {
-        return {std::vector<FormatId>(static_cast<std::size_t>(layers), compute), true, true, {}, {compute, true}};
-    }
-    bool fp8(std::size_t layer) const { return layer < layer_fp8.size() && layer_fp8[layer]; }
-    bool operator==(const PassFormats&) const = default;
 };
 
 class Mlp {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/backend/backend.h"
+#include "engine/backend/activation.h"
 
 namespace plab {
 

@@ -1,6 +1,6 @@
 #pragma once
 // A hook the model calls after every op of a pass, so that the NaN tracer can
-// check each output the moment it is written (DESIGN.md, "NaN tracing")
+// check each output the moment it is written (docs/DESIGN.md, "NaN tracing and diagnosis")
 // without the model knowing about tracing. Null observer: no cost.
 #include <string_view>
 

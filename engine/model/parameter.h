@@ -1,7 +1,7 @@
 #pragma once
 // One trainable tensor and every copy of it a mixed-precision step keeps.
 //
-// DESIGN.md, "Mixed precision semantics": the model computes with `value`;
+// docs/DESIGN.md, "Mixed precision semantics": the model computes with `value`;
 // the GEMMs write this micro-batch's gradient into `grad` in the compute
 // format (scaled by the loss scale: what the hardware holds); it is added to
 // `grad_sum` (PyTorch's .grad: same dtype as `value`, still scaled); the fused

@@ -6,7 +6,7 @@
 // tested bit-for-bit against it). It is written for clarity, not speed: the
 // SIMD paths in cast_avx2.cpp / cast_avx512.cpp are the fast versions.
 //
-// Rules (DESIGN.md, "Number formats"):
+// Rules (docs/DESIGN.md, "Number formats"):
 //  * round to nearest, ties to even, into the subnormal range too;
 //  * overflow -> Inf for IEEE formats; FP8 follows `Overflow`
 //    (saturate: +-max, infinities included; nan: E4M3 -> NaN, E5M2 -> Inf);

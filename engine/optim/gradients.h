@@ -1,6 +1,6 @@
 #pragma once
 // The gradient side of an optimizer step, over a model's parameters, in the
-// order of DESIGN.md "Mixed precision semantics": micro-batch accumulation
+// order of docs/DESIGN.md "Mixed precision semantics": micro-batch accumulation
 // into grad_sum, the fused unscale + finite check into master_grad, and
 // global-norm clipping of the unscaled gradients. Each is one backend call
 // per parameter tensor.

@@ -56,7 +56,7 @@ void Optimizer::copy_state_from(Backend& backend, const Optimizer& other) {
 
 OptimizerStepResult Optimizer::step(Backend& backend, std::span<Parameter* const> params) {
     launch(backend, params, nullptr);
-    backend.finish_telemetry();
+    backend.wait_for_queued();
     return collect();
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The optimizer step of a mixed-precision run (DESIGN.md, "Mixed precision
+// The optimizer step of a mixed-precision run (docs/DESIGN.md, "Mixed precision
 // semantics", steps 6-7): global gradient norm, optional clipping, then the
 // SGD or AdamW update of every parameter's FP32 master (or of its value when
 // there is no master copy, where updates can be lost to rounding).
@@ -60,7 +60,7 @@ public:
     // measured either way. With config.clip_scaled it does not clip:
     // clip_before_unscale did. State is kept per position in `params`: pass
     // the same parameters in the same order.
-    // The results land by backend.finish_telemetry(); collect() reads them.
+    // The results land by backend.wait_for_queued(); collect() reads them.
     // launch is prepare then enqueue:
     void launch(Backend& backend, std::span<Parameter* const> params, const Tensor* skip);
     // The host's part: state tensors made, the step count put on the
@@ -72,9 +72,9 @@ public:
     // The backend's part, ops only (so a recorded step can hold it, and
     // replay it after each prepare): the prepared parameters' step.
     void enqueue(Backend& backend, const Tensor* skip);
-    // After finish_telemetry(): what the launched step did.
+    // After wait_for_queued(): what the launched step did.
     OptimizerStepResult collect();
-    // launch without a skip flag, finish_telemetry, collect: one applied step.
+    // launch without a skip flag, wait_for_queued, collect: one applied step.
     OptimizerStepResult step(Backend& backend, std::span<Parameter* const> params);
     // Call before unscale_gradients on every step: with config.clip_scaled
     // (and clip_norm > 0) it clips the scaled grad_sum by clip_norm, the bug

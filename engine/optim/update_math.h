@@ -8,7 +8,7 @@
 // --fmad=false or the kernels will differ by an ULP).
 #include <cmath>
 
-#include "engine/backend/backend.h"
+#include "engine/backend/update_step.h"
 #include "engine/common/host_device.h"
 
 namespace plab {

@@ -37,7 +37,7 @@ struct ScenarioEntry {
     ScenarioCheck check;
 };
 
-std::span<const ScenarioEntry> scenario_checks();                   // all, in the table order
+std::span<const ScenarioEntry> scenario_checks();                   // all, in teaching order
 const ScenarioEntry* find_scenario_check(std::string_view preset);  // nullptr if none
 
 }  // namespace plab

@@ -1,6 +1,6 @@
 #pragma once
 // The fp8 recipe's part of a training step on the mixed-precision model
-// (DESIGN.md, recipe `fp8`): the step's per-tensor scales go in before its
+// (docs/DESIGN.md, recipe `fp8`): the step's per-tensor scales go in before its
 // passes, the amaxes the passes saw come out after each micro-batch, and the
 // records show the scales and the gradients as the E5M2 cast saw them.
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// The NaN tracer (DESIGN.md, "NaN tracing"): checks the output of every op of
+// The NaN tracer (docs/DESIGN.md, "NaN tracing and diagnosis"): checks the output of every op of
 // the mixed-precision run and keeps the first one holding a NaN or Inf, with
 // where it happened and a diagnosis in words.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Presets (DESIGN.md, "Presets"): a RunConfig read from and written to JSON,
+// Presets (docs/DESIGN.md, "Presets and scenarios"): a RunConfig read from and written to JSON,
 // edited by "path=value" assignments (--set), and the library of preset files.
 // Every problem is a plab::Error that names the field path, the rejected value
 // and what is allowed ("scaler.grwth_interval: unknown key; allowed keys: ...").

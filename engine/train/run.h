@@ -1,5 +1,5 @@
 #pragma once
-// A training run as the Session drives it (DESIGN.md, "Data flow"). The
+// A training run as the Session drives it (docs/DESIGN.md, "Data flow"). The
 // Trainer implements it; tests use a fake. The Session calls every method
 // from its one worker thread, so an implementation needs no locking.
 //

@@ -1,6 +1,6 @@
 #pragma once
 // RunLog: what one run reported, in memory that stays flat however long the
-// run goes (DESIGN.md, "Data flow"):
+// run goes (docs/DESIGN.md, "Data flow"):
 //   - the most recent K full StepRecords (a ring);
 //   - a decimated history of per-step scalars over the whole run, for plots:
 //     at most N points, adjacent points merged pairwise when full, keeping

@@ -1,5 +1,5 @@
 #pragma once
-// Session: drives a training run on its own worker thread (DESIGN.md, "Data
+// Session: drives a training run on its own worker thread (docs/DESIGN.md, "Data
 // flow"). Any thread queues commands; the worker applies them in order at
 // step boundaries. Readers (GUI timers at 60 Hz, the CLI) take snapshots:
 // immutable, published by the worker, never blocking it.

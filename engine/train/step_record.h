@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "engine/amp/loss_scaler.h"
-#include "engine/model/fp8_gemm.h"
-#include "engine/numeric/tensor_stats.h"
+#include "engine/amp/fp8_tensors.h"
+#include "engine/telemetry/tensor_stats.h"
 #include "engine/train/decision_grid.h"
 
 namespace plab {

@@ -1,9 +1,9 @@
 #pragma once
-// Telemetry of one step (DESIGN.md, "Telemetry"), gathered from the model's
+// Telemetry of one step (docs/DESIGN.md, "Telemetry"), gathered from the model's
 // tensors through Backend ops (a GPU backend computes them where the tensors
 // live). Statistics and histograms are queued (Backend::queue_telemetry) so
 // that a backend can compute them while the step goes on; they are complete
-// once Backend::finish_telemetry() returns.
+// once Backend::wait_for_queued() returns.
 #include <vector>
 
 #include "engine/backend/backend.h"
@@ -24,7 +24,7 @@ void queue_histograms(Backend& backend, const Mlp& model, float scale, std::vect
 // Twin comparison: relative L2 distance of the optimizer's weights and of the
 // unscaled gradients, and the gradients' cosine similarity. Queued: the sums
 // comparing each layer with the twin's land in `sums` (weights and gradients,
-// two per layer) by finish_telemetry() (a GPU: no sync per comparison); then
+// two per layer) by wait_for_queued() (a GPU: no sync per comparison); then
 // set_twin_comparison turns them into the layers' fields.
 void queue_twin_comparison(Backend& backend, const Mlp& model, const Mlp& twin, std::vector<TensorComparison>& sums);
 void set_twin_comparison(const std::vector<TensorComparison>& sums, std::vector<LayerRecord>& layers);

@@ -114,7 +114,7 @@ void Trainer::allocate_models_and_data() {
         grid_frame_ = std::make_unique<const DecisionGrid>(make_empty_grid(data_, options_.boundary_resolution));
         // Asked in chunks of the training batch's rows: the models' buffers
         // keep their size, where one batch of every cell would reallocate
-        // them twice per grid (most of a grid's cost: ~50 ms at 64x64).
+        // them twice per grid (most of a grid's cost, docs/perf.md).
         grid_inputs_ = grid_inputs(*grid_frame_);
         grid_x_ = backend_.allocate({config_.batch_size, width}, FormatId::fp32);
         grid_y_ = backend_.allocate({config_.batch_size, 1}, FormatId::fp32);
@@ -221,21 +221,21 @@ namespace {
 
 // Queued telemetry writes into the step's record: whichever way the step
 // ends, nothing may still be writing once the record is gone.
-class TelemetryFence {
+class QueueFence {
 public:
-    explicit TelemetryFence(Backend& backend) : backend_(backend) {}
-    TelemetryFence(const TelemetryFence&) = delete;
-    TelemetryFence& operator=(const TelemetryFence&) = delete;
-    ~TelemetryFence() {
+    explicit QueueFence(Backend& backend) : backend_(backend) {}
+    QueueFence(const QueueFence&) = delete;
+    QueueFence& operator=(const QueueFence&) = delete;
+    ~QueueFence() {
         if (!armed_) return;
         try {
-            backend_.finish_telemetry();
+            backend_.wait_for_queued();
         } catch (...) {  // the step's own error is the one to report
         }
     }
     void finish() {
         armed_ = false;
-        backend_.finish_telemetry();
+        backend_.wait_for_queued();
     }
 
 private:
@@ -286,7 +286,7 @@ StepRecord Trainer::take_step() {
     const bool histograms = t.hist_every > 0 && record.step % t.hist_every == 0;
     prepare_step(histograms);
     // Whichever way the step ends, nothing queued may still be writing once the record is gone.
-    TelemetryFence fence(backend_);
+    QueueFence fence(backend_);
     run_step_ops(scale, histograms);
     ++step_;
     fence.finish();
@@ -314,16 +314,16 @@ void Trainer::prepare_step(bool histograms) {
         if (side->loss.empty()) side->loss = backend_.allocate({1, 1}, FormatId::fp32);
         side->landed_losses.assign(micro_batches, 0.0f);
     }
-    if (step_settings_.empty()) make_step_settings();
+    if (!settings_.allocated()) settings_.allocate(backend_);
     sync_scaler_state();
-    mixed_->optimizer.prepare(backend_, mixed_->params, &optimizer_settings_[0]);
+    mixed_->optimizer.prepare(backend_, mixed_->params, settings_.optimizer(StepSettings::mixed));
     if (twin_) {
         if (unit_state_.empty()) {
             unit_state_ = backend_.allocate({1, kScalerStateWords}, FormatId::fp32);
             twin_found_inf_ = backend_.allocate({1, 1}, FormatId::fp32);
             upload_state(backend_, ScalerState{}, unit_state_);  // scale 1
         }
-        twin_->optimizer.prepare(backend_, twin_->params, &optimizer_settings_[1]);
+        twin_->optimizer.prepare(backend_, twin_->params, settings_.optimizer(StepSettings::twin));
     }
     pre_clip_ = {};
     const std::size_t layers = mixed_->model->linears().size();
@@ -332,16 +332,6 @@ void Trainer::prepare_step(bool histograms) {
     else
         layers_landing_.clear();
     if (histograms) histograms_landing_.assign(layers, LayerHistograms{});
-}
-
-void Trainer::make_step_settings() {
-    step_settings_ = backend_.allocate({1, kStepSettingsWords}, FormatId::fp32);
-    scaler_rule_ = step_settings_.view(0, {1, kScalerRuleWords});
-    for (std::size_t side = 0; side < optimizer_settings_.size(); ++side) {
-        const std::size_t first = kScalerRuleWords + side * kOptimizerSettingsWords;
-        optimizer_settings_[side] = {settings_words_.data() + first,
-                                     step_settings_.view(first, {1, kOptimizerSettingsWords})};
-    }
 }
 
 // What the step's ops hold fixed besides the tensors (step_graph_cache.h);
@@ -363,7 +353,7 @@ void Trainer::run_step_ops(float scale, bool histograms) {
 // them while the update and the twin's step go on; none of those writes what
 // they read), the updates, and the telemetry of the new weights.
 void Trainer::step_ops(float scale, bool histograms) {
-    backend_.queue_upload(settings_words_.data(), step_settings_);
+    settings_.queue_upload(backend_);
     for (int k = 0; k < config_.optimizer.accumulation; ++k) {
         // Queued: a GPU copies the batch in the step's order, without a sync.
         backend_.queue_upload(host_x_[static_cast<std::size_t>(k)].data(), batch_x_);
@@ -397,7 +387,7 @@ void Trainer::sync_scaler_state() {
         scaler_state_ = backend_.allocate({1, kScalerStateWords}, FormatId::fp32);
         found_inf_ = backend_.allocate({1, 1}, FormatId::fp32);
     }
-    store_scaler_rule(scaler_rule(scaler_.config()), settings_words_.data());
+    store_scaler_rule(scaler_rule(scaler_.config()), settings_.scaler_rule_words());
     if (state_on_backend_ && same_bits(*state_on_backend_, scaler_.state())) return;
     upload_state(backend_, scaler_.state(), scaler_state_);
     state_on_backend_ = scaler_.state();
@@ -414,7 +404,7 @@ void Trainer::update_mixed(float scale) {
     if (tracer_)
         for (Parameter* p : side.backward_params)
             tracer_->check(Phase::unscale, p->name, "unscale", p->master_grad, &p->grad_sum, scale);
-    backend_.update_scaler(scaler_rule_, found_inf_, scaler_state_);
+    backend_.update_scaler(settings_.scaler_rule(), found_inf_, scaler_state_);
     // Every kind but none skips a step with a non-finite gradient (LossScaler::update).
     const bool skips = scaler_.config().kind != ScalerKind::none;
     side.optimizer.enqueue(backend_, skips ? &found_inf_ : nullptr);

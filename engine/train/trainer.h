@@ -1,11 +1,31 @@
 #pragma once
 // One training run: the mixed-precision model and, in lock-step, its exact
-// FP32 twin (same init, same batches), stepped as DESIGN.md "Mixed precision
-// semantics" describes:
+// FP32 twin (same init, same batches), stepped as docs/DESIGN.md "Mixed
+// precision semantics" describes:
 //   forward (policy formats) -> loss * S -> backward -> accumulate over
 //   micro-batches -> fused unscale + finite check -> clip -> skip or update
 //   -> scaler update -> telemetry.
 // The twin runs the same step in FP32 without scaling.
+//
+// Life of a step (Trainer::step, on the caller's thread: the Session's
+// worker in the GUIs, the main thread in plab):
+//  1. prepare_step, host only: draw the batches, refresh the scaler rule and
+//     the optimizer settings (StepSettings), upload the scaler state if a
+//     live edit changed it, size the landing places of the statistics.
+//  2. run_step_ops: every backend op of the step, in order, replayed from a
+//     recording (StepGraphCache: a CUDA graph, or StepRecorder on the CPU)
+//     or run op by op (NaN tracer, FP8). Uploads, the losses, the unscale
+//     and found_inf, the scaler's rule, the clip, the gated updates and the
+//     telemetry are all queued on the backend; nothing is read back.
+//  3. Backend::wait_for_queued, the step's one host wait: everything queued
+//     lands on the host (losses, found_inf and the scaler state, update
+//     counts, statistics, histograms, twin comparisons) and a queued error
+//     (a bad label) is thrown here.
+//  4. Settle, host only: the host's scaler takes the landed found_inf and
+//     must agree bit for bit with the backend's state; the optimizers'
+//     counts and the telemetry go into the StepRecord.
+//  5. Every eval_every steps, the test set (reads back at once: not part of
+//     the recorded step), and the decision boundary when asked.
 #include <array>
 #include <memory>
 #include <optional>
@@ -24,6 +44,7 @@
 #include "engine/train/nan_tracer.h"
 #include "engine/train/run.h"
 #include "engine/train/step_graph_cache.h"
+#include "engine/train/step_settings.h"
 #include "engine/train/telemetry.h"
 
 namespace plab {
@@ -157,17 +178,7 @@ private:
     float landed_found_inf_ = 0;
     float landed_state_[kScalerStateWords] = {};
     std::optional<ScalerState> state_on_backend_;
-    // The numbers the step reads on the backend rather than holding them
-    // fixed: the scaler's rule, then each side's optimizer settings (views of
-    // one block, made with it). Their host words are filled before each step
-    // and go up in one copy in the step's order, so a recorded step reads the
-    // current values at each replay (a live edit of them needs no new
-    // recording).
-    static constexpr int kStepSettingsWords = kScalerRuleWords + 2 * kOptimizerSettingsWords;
-    Tensor step_settings_, scaler_rule_;
-    std::array<float, kStepSettingsWords> settings_words_{};
-    std::array<OptimizerSettingsSlot, 2> optimizer_settings_;  // the mixed side's, the twin's
-    void make_step_settings();
+    StepSettings settings_;  // the scaler rule and optimizer settings the step reads on the backend
     ScaledClip pre_clip_;
     std::vector<TensorComparison> twin_sums_;  // the step's queued twin comparison
 };

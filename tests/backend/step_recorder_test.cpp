@@ -24,18 +24,18 @@ TEST(StepRecorder, RecordingRunsNothingAndAReplayReadsTheHostBuffersOfItsMoment)
         recorder.queue_download(t, out.data());
     });
     ASSERT_NE(graph, nullptr);
-    recorder.finish_telemetry();
+    recorder.wait_for_queued();
     EXPECT_EQ(out, std::vector<float>(3, -1.0f)) << "recording ran an op";
 
     in = {10.0f, 1.0f / 3.0f, 65504.0f};
     graph->replay();
-    recorder.finish_telemetry();
+    recorder.wait_for_queued();
     // FP16: 1/3 rounds to 0x3555 = 0.333251953125 on upload; halved exactly.
     EXPECT_EQ(out, (std::vector<float>{5.0f, 0.1666259765625f, 32752.0f}));
 
     in = {-4.0f, 0.0f, 7.0f};
     graph->replay();
-    recorder.finish_telemetry();
+    recorder.wait_for_queued();
     EXPECT_EQ(out, (std::vector<float>{-2.0f, 0.0f, 3.5f}));
 }
 
@@ -60,7 +60,7 @@ TEST(StepRecorder, OpsThatReadBackWaitOrAllocateAreRefusedByName) {
     EXPECT_NE(refusal([&] { recorder.download(t, host); }).find("download"), std::string::npos);
     EXPECT_NE(refusal([&] { (void)recorder.sum_of_squares(t); }).find("sum_of_squares"), std::string::npos);
     EXPECT_NE(refusal([&] { (void)recorder.allocate({1, 1}, FormatId::fp32); }).find("allocate"), std::string::npos);
-    EXPECT_NE(refusal([&] { recorder.finish_telemetry(); }).find("finish_telemetry"), std::string::npos);
+    EXPECT_NE(refusal([&] { recorder.wait_for_queued(); }).find("wait_for_queued"), std::string::npos);
     EXPECT_NE(refusal([&] { (void)recorder.count_non_finite(t); }).find("count_non_finite"), std::string::npos);
     // Nothing of the refused recordings ran, and the recorder passes ops on again.
     EXPECT_EQ(recorder.sum_of_squares(t), 2.0f);

@@ -14,7 +14,7 @@
 #include "engine/train/preset_io.h"
 #include "engine/train/session.h"
 #include "engine/train/trainer_factory.h"
-#include "ui/cli/run_export.h"
+#include "ui/records/run_export.h"
 
 namespace {
 

@@ -170,7 +170,7 @@ TEST_F(CudaBackendTest, SixteenBitTensorsTakeTwoBytesAndHoldTheCpusValues) {
         expect_identical(t, std::string("native upload and download ") + std::string(format_name(f)));
         std::vector<float> queued(s.size(), -1.0f);
         gpu_->queue_download(t.gpu, queued.data());
-        gpu_->finish_telemetry();
+        gpu_->wait_for_queued();
         plab::expect_identical(host(t.cpu), queued, std::string("queued download ") + std::string(format_name(f)));
         const Tensor row = t.gpu.view(8, {1, 4});  // elements 8..11, whatever their width
         const std::vector<float> all = host(t.cpu);
@@ -758,7 +758,7 @@ TEST_F(CudaBackendTest, ViewsShareTheirTensorsStorage) {
     const float seven = 7;
     Tensor fifth = block.view(4, {1, 1});
     gpu_->queue_upload(&seven, fifth);
-    gpu_->finish_telemetry();
+    gpu_->wait_for_queued();
     EXPECT_EQ(testing_support::download_all(*gpu_, block), (std::vector<float>{1, 2, 3, 4, 7, 6}));
 }
 
@@ -1068,13 +1068,13 @@ TEST_F(CudaBackendTest, TelemetryIsTheCpus) {
     TensorStats cs, cd, gs, gd;
     Log2Histogram chq, chd, ghq, ghd;
     cpu_.queue_telemetry({&x.cpu, 256.0, &cs, &cd, &chq, &chd});
-    cpu_.finish_telemetry();
+    cpu_.wait_for_queued();
     gpu_->queue_telemetry({&x.gpu, 256.0, &gs, &gd, &ghq, &ghd});
     const Both y = random({3, 3}, FormatId::fp32, 61);  // a second request before finishing
     TensorStats cy, gy;
     cpu_.queue_telemetry({&y.cpu, 1.0, &cy, nullptr, nullptr, nullptr});
     gpu_->queue_telemetry({&y.gpu, 1.0, &gy, nullptr, nullptr, nullptr});
-    gpu_->finish_telemetry();
+    gpu_->wait_for_queued();
     expect_same_stats(cs, gs, "queued stats");
     expect_same_stats(cd, gd, "queued stats divided");
     expect_same_histogram(chq, ghq, "queued histogram");
@@ -1110,8 +1110,8 @@ TEST_F(CudaBackendTest, TelemetryKernelsAtEverySizeAndManyQueuedRequests) {
                 gpu_->queue_telemetry({&t.gpu, divisor, &again[r], nullptr, nullptr, nullptr});
             }
         }
-        cpu_.finish_telemetry();
-        gpu_->finish_telemetry();
+        cpu_.wait_for_queued();
+        gpu_->wait_for_queued();
     }
     for (std::size_t r = 0; r < requests; ++r) {
         const std::string what = "request " + std::to_string(r) + " of " + std::to_string(sizes[r % sizes.size()]);

@@ -64,7 +64,7 @@ TEST(MseLoss, MatchesFp64ClosedForm) {
 
 // The gradient is computed in FP32 and rounded once to dpred's dtype: in
 // FP16 a small gradient flushes to zero unless the loss scale lifts it, and
-// too large a scale overflows to Inf (DESIGN.md, "Seed facts").
+// too large a scale overflows to Inf (docs/DESIGN.md, "Seed facts").
 TEST(MseLoss, LowPrecisionGradientIsTheFp32GradientRounded) {
     CpuBackend be;
     const Shape shape{64, 1};

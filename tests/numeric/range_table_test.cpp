@@ -1,4 +1,4 @@
-// The range table against the constants of DESIGN.md, written out by hand.
+// The range table against the constants of docs/DESIGN.md, written out by hand.
 #include <gtest/gtest.h>
 
 #include <cmath>

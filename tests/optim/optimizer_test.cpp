@@ -157,7 +157,7 @@ TEST(Optimizer, ASkipFlagOnTheBackendLeavesEverythingAndAdamWCountsOnlyAppliedSt
         const std::vector<float> g = grad_for(4, step, w.size());
         set_grad(be, p, g);
         opt.launch(be, params, &flag);
-        be.finish_telemetry();
+        be.wait_for_queued();
         const OptimizerStepResult r = opt.collect();
         double sq = 0;
         for (float x : g) sq += double(x) * x;

@@ -120,5 +120,17 @@ TEST(ColumnPolyline, LoThenHiPerColumn) {
     EXPECT_TRUE(column_polyline({}).empty());
 }
 
+TEST(Log10Points, TakesTheLogOfYOnlyAndKeepsZeroAndNegativesVisibleAsNonFinite) {
+    const std::vector<XY> in{{1, 100}, {2, 1}, {3, 0.001}, {4, 0}, {5, -1}};
+    const std::vector<XY> out = log10_points(in);
+    ASSERT_EQ(out.size(), in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) EXPECT_EQ(out[i].x, in[i].x);
+    EXPECT_DOUBLE_EQ(out[0].y, 2);
+    EXPECT_EQ(out[1].y, 0);
+    EXPECT_DOUBLE_EQ(out[2].y, -3);
+    EXPECT_EQ(out[3].y, -std::numeric_limits<double>::infinity());
+    EXPECT_TRUE(std::isnan(out[4].y));
+}
+
 }  // namespace
 }  // namespace plab

@@ -4,17 +4,30 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include "ui/present/axis_ticks.h"
+
 namespace plab {
 namespace {
 
-TEST(RoundStepBelow, PicksTheLargestOneTwoFiveStepNotAbove) {
-    EXPECT_DOUBLE_EQ(round_step_below(1717.1), 1000);
-    EXPECT_DOUBLE_EQ(round_step_below(80), 50);
-    EXPECT_DOUBLE_EQ(round_step_below(30), 20);
-    EXPECT_DOUBLE_EQ(round_step_below(2), 2);
-    EXPECT_DOUBLE_EQ(round_step_below(9.99), 5);
-    EXPECT_DOUBLE_EQ(round_step_below(0.19), 0.1);
-    EXPECT_DOUBLE_EQ(round_step_below(0.0045), 0.002);
+TEST(TickRung, AtOrBelowPicksTheLargestOneTwoFiveStepNotAbove) {
+    EXPECT_DOUBLE_EQ(rung_at_or_below(1717.1).value(), 1000);
+    EXPECT_DOUBLE_EQ(rung_at_or_below(80).value(), 50);
+    EXPECT_DOUBLE_EQ(rung_at_or_below(30).value(), 20);
+    EXPECT_DOUBLE_EQ(rung_at_or_below(2).value(), 2);
+    EXPECT_DOUBLE_EQ(rung_at_or_below(9.99).value(), 5);
+    EXPECT_DOUBLE_EQ(rung_at_or_below(0.19).value(), 0.1);
+    EXPECT_DOUBLE_EQ(rung_at_or_below(0.0045).value(), 0.002);
+}
+
+TEST(TickRung, NextClimbsOneTwoFiveThroughTheDecades) {
+    TickRung rung = rung_at_or_below(0.2);
+    std::vector<double> climbed;
+    for (int i = 0; i < 7; ++i, rung = rung.next()) climbed.push_back(rung.value());
+    EXPECT_EQ(climbed, (std::vector<double>{0.2, 0.5, 1, 2, 5, 10, 20}));
+    EXPECT_EQ(rung.multiplier, 5);
+    EXPECT_EQ(rung.decade, 10);
 }
 
 TEST(SteadySpan, FirstRangeTakesHeadroomRoundedUp) {

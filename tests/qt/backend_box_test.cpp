@@ -6,7 +6,7 @@
 #include <QComboBox>
 #include <QStandardItemModel>
 
-#include "ui/cli/commands.h"
+#include "engine/backend/backend_choice.h"
 #include "ui/qt/main_window.h"
 
 namespace {

@@ -1,6 +1,6 @@
 // grad-accumulation: 4 micro-batches, one finite check and one scaler update
 // per optimizer step. The records' scales are replayed against the PyTorch
-// rule (DESIGN.md, "Loss scaler") applied once per optimizer step.
+// rule (docs/DESIGN.md, "Loss scaler") applied once per optimizer step.
 #include "scenario/scenario_test_util.h"
 
 #include "engine/scenario/scenario_checks.h"

@@ -1,4 +1,4 @@
-// The NaN tracer inside a real Trainer (DESIGN.md, "NaN tracing"): a NaN or
+// The NaN tracer inside a real Trainer (docs/DESIGN.md, "NaN tracing and diagnosis"): a NaN or
 // Inf put into a known place must be reported at that layer, phase and op,
 // with counts and an input amax the test works out on its own from the
 // model's tensors, and tracing must not change what a run computes.

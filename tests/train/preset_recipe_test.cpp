@@ -1,5 +1,5 @@
 // Recipes and the FP32 op list (engine/amp/precision_config.cpp), against the
-// table in DESIGN.md, "Mixed precision semantics", written out by hand.
+// table in docs/DESIGN.md, "Mixed precision semantics", written out by hand.
 #include <gtest/gtest.h>
 
 #include <set>

@@ -1,6 +1,6 @@
 // Presets: the shipped files, defaults, the JSON written back, round trips
-// and --set edits. Expected values are written out by hand from the brief
-// and DESIGN.md, not taken from the code under test.
+// and --set edits. Expected values are written out by hand from
+// docs/DESIGN.md, not taken from the code under test.
 #include <gtest/gtest.h>
 
 #include <cfloat>

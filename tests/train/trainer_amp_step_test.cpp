@@ -1,5 +1,5 @@
 // The AMP step of the Trainer against references written in the test
-// (DESIGN.md, "Mixed precision semantics" and "Loss scaler"): a hand-computed
+// (docs/DESIGN.md, "Mixed precision semantics" and "Loss scaler"): a hand-computed
 // FP16 step of a tiny MLP, skipping on Inf, and clipping after the unscale.
 #include <gtest/gtest.h>
 

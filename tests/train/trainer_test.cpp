@@ -1,6 +1,6 @@
 // Trainer behaviour across steps: gradient accumulation, the FP32 twin's
 // exact agreement under the fp32 recipe, and lost updates of FP16 weights
-// without master copies (DESIGN.md, "Mixed precision semantics").
+// without master copies (docs/DESIGN.md, "Mixed precision semantics").
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -289,7 +289,7 @@ TEST(TrainerTelemetry, ScaleOfZeroLeavesTheUnscaledViewsEmpty) {
     plab::queue_pass_stats(backend, trainer.model(), 0.0f, layers);
     std::vector<plab::LayerHistograms> hist;
     plab::queue_histograms(backend, trainer.model(), 0.0f, hist);
-    backend.finish_telemetry();
+    backend.wait_for_queued();
     ASSERT_EQ(layers.size(), 3u);
     for (std::size_t i = 0; i < layers.size(); ++i) {
         EXPECT_GT(layers[i].grad.count, 0) << i;

@@ -13,7 +13,7 @@
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer.h"
 #include "ui/cli/commands.h"
-#include "ui/cli/json_line.h"
+#include "ui/records/json_line.h"
 
 namespace plab {
 
@@ -29,7 +29,7 @@ struct Variant {
     bool step_graphs = true;  // steps replayed from a recorded graph (TrainerOptions::step_graphs)
 };
 
-// The variants the speed targets compare. The first is the preset
+// The variants the speed targets compare. The first is the preset
 // as shipped (histograms too); the others isolate one cost each.
 constexpr Variant kVariants[] = {
     {"default", "preset as shipped: twin, telemetry, histograms", Recipe::amp_fp16, true, true, true},

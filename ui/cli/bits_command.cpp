@@ -13,7 +13,7 @@
 #include "engine/numeric/scalar_cast.h"
 #include "engine/numeric/value_text.h"
 #include "ui/cli/commands.h"
-#include "ui/cli/json_line.h"
+#include "ui/records/json_line.h"
 #include "ui/present/bit_layout.h"
 #include "engine/common/number_text.h"
 

@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "engine/numeric/format.h"
+#include "engine/backend/backend_choice.h"
 #include "engine/train/run_config.h"
-#include "ui/cli/run_writer.h"
+#include "ui/records/run_writer.h"
 #include "ui/cli/terminal.h"
 
 namespace CLI {
@@ -71,39 +72,11 @@ struct BenchOptions {
 
 // A command that finished with a non-zero exit code that is not an error
 // message (plab run's 3 after --trace-nan found a NaN).
-// Output that could not be written (a full disk, a failed rename): exit 4.
-struct WriteError : Error {
-    using Error::Error;
-};
-
 
 struct CommandExit : std::runtime_error {
     explicit CommandExit(int exit_code) : std::runtime_error("exit"), code(exit_code) {}
     int code;
 };
-
-// The CUDA backend, for executables built with it: app/cli/main.cpp registers
-// kernels/'s factory (plab_cli itself links no CUDA). `make` throws
-// plab::Error when there is no device; `has_device` never throws.
-struct CudaBackendFactory {
-    std::unique_ptr<Backend> (*make)() = nullptr;
-    bool (*has_device)() = nullptr;
-    std::uint64_t (*peak_bytes)() = nullptr;  // cuda_peak_tensor_bytes
-    void (*reset_peak)() = nullptr;           // cuda_reset_peak_tensor_bytes
-};
-void set_cuda_backend_factory(CudaBackendFactory factory);
-// The backend a --backend value names: cpu, cuda, or auto (cuda when a device
-// is present, else cpu). plab::Error for an unknown name, and for cuda in a
-// build without it ("this build has no CUDA backend; use --backend cpu") or on
-// a machine without a device ("no CUDA device found; use --backend cpu").
-std::unique_ptr<Backend> make_run_backend(const std::string& choice);
-// Why --backend cuda cannot run here ("this build has no CUDA backend",
-// "no CUDA device found"); empty when it can.
-std::string cuda_unavailable_reason();
-// The device bytes the CUDA backends' tensors and scratch took at most since
-// reset_device_peak(), beyond what they held then; none in a build without CUDA.
-std::optional<std::uint64_t> device_peak_bytes();
-void reset_device_peak();
 
 void add_bits_command(CLI::App& app);
 void add_ranges_command(CLI::App& app);

@@ -6,7 +6,7 @@
 #include "engine/common/error.h"
 #include "engine/train/preset_io.h"
 #include "ui/cli/commands.h"
-#include "ui/cli/json_line.h"
+#include "ui/records/json_line.h"
 #include "ui/present/recipe_comparison_view.h"
 
 namespace plab {

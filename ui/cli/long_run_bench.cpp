@@ -13,7 +13,7 @@
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer.h"
 #include "ui/cli/commands.h"
-#include "ui/cli/json_line.h"
+#include "ui/records/json_line.h"
 #include "ui/cli/progress_bar.h"
 
 namespace plab {

@@ -21,9 +21,9 @@
 #include "engine/train/trainer.h"
 #include "ui/cli/commands.h"
 #include "ui/cli/interrupt.h"
-#include "ui/cli/output_file.h"
+#include "ui/records/output_file.h"
 #include "ui/cli/progress_bar.h"
-#include "ui/cli/run_writer.h"
+#include "ui/records/run_writer.h"
 
 namespace plab {
 
@@ -39,32 +39,6 @@ RunConfig resolve_config(const RunOptions& o) {
     if (o.hist_every) config.telemetry.hist_every = *o.hist_every;
     validate(config);
     return config;
-}
-
-// The CUDA backend's factory, when the executable registered one.
-CudaBackendFactory& cuda_factory() {
-    static CudaBackendFactory factory;
-    return factory;
-}
-
-// What the CUDA backends held when reset_device_peak() was last called.
-std::uint64_t& device_bytes_at_reset() {
-    static std::uint64_t bytes = 0;
-    return bytes;
-}
-
-bool cuda_available() {
-    const CudaBackendFactory& f = cuda_factory();
-    return f.make && f.has_device && f.has_device();
-}
-
-// A --backend value that is not a backend, or cuda where there is none, is
-// bad input (exit 2) found before anything runs or --out is touched.
-void check_backend_choice(const std::string& choice) {
-    if (choice != "auto" && choice != "cpu" && choice != "cuda")
-        throw Error("--backend: '" + choice + "' is not a backend; allowed: auto|cpu|cuda");
-    if (choice != "cuda") return;
-    if (const std::string why = cuda_unavailable_reason(); !why.empty()) throw Error(why + "; use --backend cpu");
 }
 
 void check_options(const RunOptions& o) {
@@ -162,33 +136,6 @@ std::string progress_detail(const StepRecord& r) {
 }
 
 }  // namespace
-
-void set_cuda_backend_factory(CudaBackendFactory factory) { cuda_factory() = factory; }
-
-std::optional<std::uint64_t> device_peak_bytes() {
-    const CudaBackendFactory& f = cuda_factory();
-    if (!f.peak_bytes) return std::nullopt;
-    return f.peak_bytes() - device_bytes_at_reset();
-}
-
-void reset_device_peak() {
-    const CudaBackendFactory& f = cuda_factory();
-    if (!f.reset_peak || !f.peak_bytes) return;
-    f.reset_peak();
-    device_bytes_at_reset() = f.peak_bytes();  // the peak starts again from what is held
-}
-
-std::string cuda_unavailable_reason() {
-    if (!cuda_factory().make) return "this build has no CUDA backend";
-    if (!cuda_available()) return "no CUDA device found";
-    return {};
-}
-
-std::unique_ptr<Backend> make_run_backend(const std::string& choice) {
-    check_backend_choice(choice);
-    if (choice == "cuda" || (choice == "auto" && cuda_available())) return cuda_factory().make();
-    return std::make_unique<CpuBackend>();
-}
 
 int run_training(const RunOptions& o, const RunConfig& config, std::ostream& records, std::ostream& log,
                  bool progress, const std::function<void()>& finish_records) {

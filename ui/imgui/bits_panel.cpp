@@ -63,8 +63,8 @@ void BitsPanel::draw(const Look& look) {
             const bool over = ImGui::IsItemHovered();
             ImGui::PopID();
             // Square corners: a rounded cell is an anti-aliased polygon of
-            // about 30 triangles, a square one 2; the 99 cells' rounding was
-            // 3 k triangles, 1.4 ms a frame under llvmpipe.
+            // about 30 triangles, a square one 2; rounding the 99 cells costs
+            // a visible share of a frame under llvmpipe (docs/perf.md).
             d->AddRectFilled(p, {p.x + cell_w, p.y + cell_h}, bit_colour(c.role, c.set));
             if (over) d->AddRect(p, {p.x + cell_w, p.y + cell_h}, colour::edit, 0.0f, 0, 2.0f);
             const char* digit = c.set ? "1" : "0";

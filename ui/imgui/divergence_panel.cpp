@@ -30,9 +30,7 @@ void DivergencePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
                                        "weight distance to twin"},
                                       look);
         for (std::size_t i = 0; i < v.layers.size(); ++i) {
-            std::vector<XY> points = v.layers[i].rel_dist;
-            for (XY& p : points) p.y = std::log10(p.y);
-            column_line(a, points, layer_colour(i), look.thin() * 1.5f);
+            column_line(a, log10_points(v.layers[i].rel_dist), layer_colour(i), look.thin() * 1.5f);
         }
         end_plot(a);
     }

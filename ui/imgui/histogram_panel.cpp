@@ -19,9 +19,10 @@ const char* const kTensorNames[] = {"weights", "weight grads", "activations", "a
 // only: where values are lost outright stands out from where they only lose
 // precision, and both from the normal range; the bars, drawn over them
 // opaque, stay readable on all three. (A pale tint under the lines added
-// 42 k covered pixels a frame and nothing the lines do not already say.)
+// covered pixels to every frame and nothing the lines do not already say.)
 // Under llvmpipe a long thin line costs by its length: the lines 11 pixels
-// apart rather than 7, a little brighter, read as well for 40% less.
+// apart rather than 7, a little brighter, read as well for a good deal less
+// (docs/perf.md).
 constexpr int kLostAlpha = 90;
 constexpr int kHatchAlpha = 140;
 constexpr float kHatchSpacing = 11.0f;

@@ -12,12 +12,6 @@ namespace plab::imgui {
 
 namespace {
 
-// The plot's y is log10 of the loss.
-std::vector<XY> log10_of(std::vector<XY> points) {
-    for (XY& p : points) p.y = std::log10(p.y);
-    return points;
-}
-
 // Losses the log axis cannot show, at its edges where each run of them
 // begins: NaN and Inf at the top in the colour of non-finite values, 0 at
 // the bottom in the run's colour; the twin's a row further in, so that both
@@ -70,12 +64,12 @@ void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
             if (curve.twin != draw_twin) continue;
             const ImU32 col = curve.twin ? colour::twin : colour::amp;
             if (curve.test)
-                dashed_polyline(a, log10_of(curve.points), col, look.line() * 1.2f, 6.0f * look.scale);
+                dashed_polyline(a, log10_points(curve.points), col, look.line() * 1.2f, 6.0f * look.scale);
             else
-                column_line(a, log10_of(curve.points), col, look.thin() * 1.5f);
+                column_line(a, log10_points(curve.points), col, look.thin() * 1.5f);
         }
     }
-    if (f && !f->loss.empty()) column_line(a, log10_of(f->loss.front().points), colour::fork, look.thin() * 1.5f);
+    if (f && !f->loss.empty()) column_line(a, log10_points(f->loss.front().points), colour::fork, look.thin() * 1.5f);
     draw_marks(a, c.marks, look);
     end_plot(a);
     ImGui::EndChild();

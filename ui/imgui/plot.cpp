@@ -110,8 +110,9 @@ double PlotArea::x_at(float pixel) const {
 
 int line_columns(float pixels, const Look& look) {
     // column_line() draws a column a line wide: columns closer than that
-    // only paint over each other. A column per pixel made the lines 14 k of
-    // a frame's 24 k triangles and 6.5 ms of its 19 ms of GL under llvmpipe.
+    // only paint over each other. A column per pixel made the lines most of
+    // a frame's triangles and a large share of its GL time under llvmpipe
+    // (docs/perf.md).
     return std::max(16, static_cast<int>(pixels / std::max(1.0f, std::round(look.line()))));
 }
 
@@ -146,8 +147,9 @@ PlotArea begin_plot(const char* id, ImVec2 size, const Axis& x, const Axis& y, c
     a.draw = ImGui::GetWindowDrawList();
 
     // No fill of its own: the frame and the grid set the plot apart from the
-    // panel, whose colour (the GL clear) shows through. A darker fill
-    // was 375 k of a frame's 960 k covered pixels, 2.4 ms of GL under llvmpipe.
+    // panel, whose colour (the GL clear) shows through. A darker fill covered
+    // a large share of a frame's pixels, at a cost in GL time under llvmpipe
+    // (docs/perf.md).
     draw_y_ticks(a, fy.ticks, pad, look);
     draw_x_ticks(a, fx.ticks, pad, origin.x, origin.x + size.x, look);
     a.draw->AddRect(a.min, a.max, colour::axis, 0.0f, 0, look.thin());

@@ -65,21 +65,29 @@ double pick_interval(double lo, double hi, const TickRoom& room, double min_inte
     const std::size_t ease = static_cast<std::size_t>(std::max(room.max_ticks, 2));
     const std::size_t most = std::max(ease, static_cast<std::size_t>(std::max(room.most_ticks, 2)));
     const std::size_t least = static_cast<std::size_t>(std::max(room.min_ticks, 0));
-    double decade = std::pow(10.0, std::floor(std::log10((hi - lo) / static_cast<double>(most))) - 1);
     double fallback = 0;
-    for (;;) {
-        for (double m : {1.0, 2.0, 5.0}) {
-            const double interval = m * decade;
-            if (interval < min_interval) continue;
-            const std::size_t n = count(interval);
-            if (n <= ease) return n >= least || fallback == 0 ? interval : fallback;
-            if (n >= least && n <= most) fallback = interval;
-        }
-        decade *= 10;
+    for (TickRung rung{std::pow(10.0, std::floor(std::log10((hi - lo) / static_cast<double>(most))) - 1), 1};;
+         rung = rung.next()) {
+        const double interval = rung.value();
+        if (interval < min_interval) continue;
+        const std::size_t n = count(interval);
+        if (n <= ease) return n >= least || fallback == 0 ? interval : fallback;
+        if (n >= least && n <= most) fallback = interval;
     }
 }
 
 }  // namespace
+
+TickRung TickRung::next() const {
+    if (multiplier == 5) return {decade * 10, 1};
+    return {decade, multiplier == 1 ? 2 : 5};
+}
+
+TickRung rung_at_or_below(double x) {
+    const double decade = std::pow(10.0, std::floor(std::log10(x)));
+    const double m = x / decade;
+    return {decade, m >= 5 ? 5 : m >= 2 ? 2 : 1};
+}
 
 double tick_interval(double lo, double hi, int max_ticks, double min_interval) {
     // The plain rule is the readable one with no crowding room and no least count.

@@ -13,6 +13,18 @@ struct AxisTick {
     std::string text;  // its label
 };
 
+// The 1-2-5 ladder every tick interval and axis grain is taken from: 1, 2
+// and 5 times a power of ten. A rung keeps its decade and multiplier apart,
+// so that its value is one product, the same double however it was reached.
+struct TickRung {
+    double decade = 1;   // a power of ten
+    int multiplier = 1;  // 1, 2 or 5
+    double value() const { return multiplier * decade; }
+    TickRung next() const;  // the rung above: 1 -> 2 -> 5 -> 10 -> ...
+};
+// The largest rung at or below x (x > 0 and finite).
+TickRung rung_at_or_below(double x);
+
 // The tick interval for [lo, hi]: 1, 2 or 5 times a power of ten, the
 // smallest such that at most `max_ticks` (>= 2) ticks fall in the range, and
 // never below `min_interval` (e.g. 1 for steps; 0 for none). 1 when hi <= lo.

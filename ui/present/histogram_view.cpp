@@ -9,7 +9,7 @@
 
 #include "engine/common/number_text.h"
 #include "engine/numeric/scalar_cast.h"
-#include "engine/numeric/tensor_stats_bounds.h"
+#include "engine/telemetry/tensor_stats_bounds.h"
 
 namespace plab {
 

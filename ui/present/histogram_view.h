@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/numeric/format.h"
-#include "engine/numeric/tensor_stats.h"
+#include "engine/telemetry/tensor_stats.h"
 #include "engine/train/run_log.h"
 #include "engine/train/step_record.h"
 
@@ -28,7 +28,7 @@ struct HistBar {
 // Where a format's classes begin, in log2 |x| of the values drawn: below
 // log2_nonzero they flush to zero, below log2_normal they are subnormal, at
 // or above log2_overflow they overflow. Exact boundaries (the rounding
-// midpoints of engine/numeric/tensor_stats_bounds.h), in the same units as
+// midpoints of engine/telemetry/tensor_stats_bounds.h), in the same units as
 // the bars.
 struct FormatBand {
     FormatId format = FormatId::fp16;

@@ -66,4 +66,9 @@ std::vector<XY> column_polyline(const std::vector<ColumnRange>& columns) {
     return line;
 }
 
+std::vector<XY> log10_points(std::vector<XY> points) {
+    for (XY& p : points) p.y = std::log10(p.y);
+    return points;
+}
+
 }  // namespace plab

@@ -33,4 +33,8 @@ std::vector<ColumnRange> min_max_columns(std::span<const double> x, std::span<co
 // at its x (a vertical stroke per column, joined column to column).
 std::vector<XY> column_polyline(const std::vector<ColumnRange>& columns);
 
+// The points with y replaced by log10(y), for a plot whose y axis is drawn
+// in decades (0 becomes -Inf, a negative y NaN: the plots' edge marks show them).
+std::vector<XY> log10_points(std::vector<XY> points);
+
 }  // namespace plab

@@ -3,13 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-namespace plab {
+#include "ui/present/axis_ticks.h"
 
-double round_step_below(double x) {
-    const double decade = std::pow(10.0, std::floor(std::log10(x)));
-    const double m = x / decade;
-    return decade * (m >= 5 ? 5 : m >= 2 ? 2 : 1);
-}
+namespace plab {
 
 namespace {
 
@@ -26,7 +22,7 @@ AxisSpan steady_span(const AxisSpan& fit, const std::optional<AxisSpan>& shown, 
     if (!(span > 0) || !(rule.headroom > 0)) return fit;
     if (shown && holds(*shown, fit, rule)) return *shown;
     const double room = rule.headroom * span;
-    const double grain = round_step_below(room);
+    const double grain = rung_at_or_below(room).value();
     // A bound that is a multiple of the grain but for rounding (0.055 / 0.005 = 11.000000000000002) stays one.
     constexpr double kSlack = 1e-9;
     AxisSpan out = fit;

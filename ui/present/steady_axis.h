@@ -31,7 +31,7 @@ struct SteadyRule {
 // equal to fit's, a free end at or beyond it) and fit spans at least
 // rule.min_fill of it. Otherwise it is `fit` with each free end moved out by
 // rule.headroom of fit's span, then rounded outward to a multiple of
-// round_step_below(rule.headroom * span): the data fills the new range to
+// rung_at_or_below(rule.headroom * span) (axis_ticks.h): the data fills the new range to
 // within one to two headrooms at a free end.
 AxisSpan steady_span(const AxisSpan& fit, const std::optional<AxisSpan>& shown, const SteadyRule& rule);
 
@@ -54,8 +54,5 @@ private:
     std::optional<AxisSpan> shown_;
     std::deque<AxisSpan> recent_;  // the latest updates' fits, newest last
 };
-
-// The largest of 1, 2 and 5 times a power of ten that is at most x (> 0).
-double round_step_below(double x);
 
 }  // namespace plab

@@ -99,9 +99,8 @@ QChartView* make_chart_view(QChart* chart, QWidget* parent) {
     return view;
 }
 
-QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment where) {
+void style_axis(QAbstractAxis* axis, const QString& title) {
     const Theme& t = theme();
-    auto* axis = new QValueAxis(chart);
     axis->setTitleText(title);
     QFont f = axis->labelsFont();
     f.setPointSizeF(11);
@@ -112,6 +111,11 @@ QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment w
     axis->setTitleBrush(t.text);
     axis->setGridLineColor(t.grid);
     axis->setLinePenColor(t.grid);
+}
+
+QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment where) {
+    auto* axis = new QValueAxis(chart);
+    style_axis(axis, title);
     chart->addAxis(axis, where);
     return axis;
 }

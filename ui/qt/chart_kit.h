@@ -31,6 +31,9 @@ void set_dark_theme(bool dark);  // applies the matching QPalette to the applica
 QChart* make_chart();
 QChartView* make_chart_view(QChart* chart, QWidget* parent);
 QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment where);
+// Any axis (value, log, category) in the theme's colours and the charts' one
+// label and title size.
+void style_axis(QAbstractAxis* axis, const QString& title);
 // A step axis over [lo, hi]: ticks on whole steps at 1, 2 or 5 times a power
 // of ten (at most 7), anchored at 0. Touches the axis only when the range or
 // the interval changes (each change relayouts the chart).

@@ -62,19 +62,6 @@ QColor cell_colour(const HeatCell& cell) {
     return shade_colour(cell.shade);
 }
 
-void style_axis(QAbstractAxis* axis, const QString& title) {
-    const Theme& t = theme();
-    axis->setTitleText(title);
-    QFont f = axis->labelsFont();
-    f.setPointSizeF(kFontPt);
-    axis->setLabelsFont(f);
-    axis->setTitleFont(f);
-    axis->setLabelsColor(t.text);
-    axis->setTitleBrush(t.text);
-    axis->setGridLineColor(t.grid);
-    axis->setLinePenColor(t.grid);
-}
-
 QValueAxis* step_axis(QChart* chart, bool titled) {
     QValueAxis* x = make_value_axis(titled ? "step" : "", chart, Qt::AlignBottom);
     x->setLabelFormat("%d");
@@ -105,11 +92,6 @@ void set_decade_labels(QCategoryAxis* y, double lo, double hi, const std::vector
     y->setRange(bottom, top);
     y->setStartValue(bottom);
     for (const ShadeTick& t : ticks) y->append(QString::fromStdString(t.text), lo + t.shade * (hi - lo));
-}
-
-std::vector<XY> log10_points(std::vector<XY> points) {
-    for (XY& p : points) p.y = std::log10(p.y);
-    return points;
 }
 
 void set_cosine_ticks(QValueAxis* y, double lo, double hi, int room) {

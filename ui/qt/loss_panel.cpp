@@ -14,15 +14,8 @@ LossPanel::LossPanel(QWidget* parent) : Panel("loss", "Loss and accuracy", paren
     x_ = make_value_axis("step", chart, Qt::AlignBottom);
     x_->setLabelFormat("%d");
     loss_axis_ = new QLogValueAxis(chart);
-    loss_axis_->setTitleText("loss (log)");
+    style_axis(loss_axis_, "loss (log)");
     loss_axis_->setLabelFormat("%g");
-    loss_axis_->setLabelsColor(t.text);
-    loss_axis_->setTitleBrush(t.text);
-    loss_axis_->setGridLineColor(t.grid);
-    QFont f = loss_axis_->labelsFont();
-    f.setPointSizeF(11);
-    loss_axis_->setLabelsFont(f);
-    loss_axis_->setTitleFont(f);
     chart->addAxis(loss_axis_, Qt::AlignLeft);
     acc_axis_ = make_value_axis("test accuracy % (dotted)", chart, Qt::AlignRight);
     acc_axis_->setRange(0, 100);

@@ -14,11 +14,11 @@
 #include <QStatusBar>
 #include <QToolBar>
 
+#include "engine/backend/backend_choice.h"
 #include "engine/common/error.h"
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer_factory.h"
-#include "ui/cli/commands.h"
-#include "ui/cli/run_export.h"
+#include "ui/records/run_export.h"
 #include "ui/present/live_keys.h"
 #include "ui/present/loss_curves.h"
 #include "ui/present/run_progress.h"
@@ -41,8 +41,8 @@ namespace plab::qt {
 
 namespace {
 
-// Steps between decision-boundary grids: a grid costs about as much as ten
-// steps of the default preset, so every 200 steps it adds some 5%.
+// Steps between decision-boundary grids: a grid costs a handful of steps of
+// the default preset, so one every 200 steps adds a few percent (docs/perf.md).
 constexpr int kBoundaryEvery = 200;
 
 // Each session gets its own backend: while another preset loads, the old

@@ -37,8 +37,8 @@ struct AxisMap {
 // A wide line on an aliased painter goes through QStroker (QDashStroker when
 // dashed): the whole polyline outlined, joins and all, then the outline
 // filled. A min/max column line zigzags, so its outline overlaps itself
-// everywhere, and the fill is most of a dense chart's paint (some 3 ms a
-// line). Such a line is drawn instead as a square brush of its width swept
+// everywhere, and the fill is most of a dense chart's paint (docs/perf.md).
+// Such a line is drawn instead as a square brush of its width swept
 // along it: one 1-pixel polyline (QPainter's fast cosmetic path) per offset of
 // the square. This is the width in whole pixels when that can be done, else 0.
 int square_brush_width(const QPen& pen, const QPainter& painter) {
@@ -120,7 +120,8 @@ void SeriesItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
             painter->drawPolyline(pixels_);
     } else {
         // One marker drawn once, then copied to every point: stroking an
-        // ellipse per point cost 7 ms for a thousand evaluation dots.
+        // ellipse per point costs far more with a thousand evaluation dots
+        // (docs/perf.md).
         const QPixmap& marker = marker_sprite(painter->device()->devicePixelRatioF());
         const double half = marker_px_ / 2 + 1;
         // Only markers that show: a point off the axes (a scale of 0 on a

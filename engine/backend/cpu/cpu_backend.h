@@ -65,7 +65,7 @@ public:
     void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
     void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held, Log2Histogram& divided) override;
     void queue_telemetry(const TelemetryRequest& request) override;
-    void finish_telemetry() override;
+    void wait_for_queued() override;
     std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
 

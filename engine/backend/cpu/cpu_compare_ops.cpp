@@ -10,9 +10,10 @@ namespace plab {
 namespace {
 
 // Element i goes into lane i % kLanes, and the lanes are combined pairwise at
-// the end. One sum in index order was a chain of dependent FP64 adds, four
-// cycles an element: 9 us of the default preset's 180 us step (its twin
-// compares about 9 k weights and gradients a step), where the lanes vectorise.
+// the end. One sum in index order is a chain of dependent FP64 adds, four
+// cycles an element: a visible share of the default preset's step (its twin
+// compares about 9 k weights and gradients a step; docs/perf.md), where the
+// lanes vectorise.
 constexpr std::size_t kLanes = 8;
 
 struct LaneSums {

@@ -1,5 +1,5 @@
 // MSE and LayerNorm on the CPU backend. Both are on autocast's FP32 list
-// (DESIGN.md, "Mixed precision semantics"): every intermediate is FP32 and
+// (docs/DESIGN.md, "Mixed precision semantics"): every intermediate is FP32 and
 // every reduction runs in index order, so a run is bit-for-bit repeatable;
 // only the outputs are rounded, once, to their tensors' dtypes.
 #include <algorithm>
@@ -49,8 +49,8 @@ namespace {
 // The forward runs over blocks of kRowBlock rows. Each row's sums still run
 // in index order, so a row's results do not depend on its neighbours or on
 // the batch size; but the block's independent chains of additions overlap in
-// the pipeline instead of each waiting on the previous add (measured 2x
-// faster on 64x64 and 256x256). In both directions every element a row
+// the pipeline instead of each waiting on the previous add (twice as fast on
+// 64x64 and 256x256, docs/perf.md). In both directions every element a row
 // reads is read before that element is written, so y may alias x and dx may
 // alias x or dy.
 constexpr int kRowBlock = 4;

@@ -1,7 +1,7 @@
 // Telemetry and tracing ops on the CPU backend: the engine/numeric scans over
 // a tensor's FP32 storage (which holds the values of its dtype exactly).
 #include "engine/backend/cpu/cpu_backend.h"
-#include "engine/numeric/tensor_stats_path.h"
+#include "engine/telemetry/tensor_stats_path.h"
 
 namespace plab {
 
@@ -32,15 +32,14 @@ void run_request(const TelemetryRequest& r) {
 
 // Run at once, on the calling thread. A worker thread that took them while
 // the step went on measured slower on the two-vCPU machine this lab targets,
-// twice over. Woken per step, its wake-up cost more than the scans it took
-// over (66% overhead against 24%). Kept awake (spinning), it took 99% of the
-// scans, yet a step with statistics went from 104 to 112 us (the bare step
-// 89): the next step must take back every cache line the other core read.
-// Measured alone: a write pass over 150 KB took 2.4 us, and 20 us when the
-// other core had read the buffer since.
+// twice over (docs/perf.md). Woken per step, its wake-up cost more than the
+// scans it took over. Kept awake (spinning), it took nearly all the scans,
+// yet a step with statistics got slower: the next step must take back every
+// cache line the other core read. Measured alone, a write pass over a buffer
+// is several times slower when the other core has read the buffer since.
 void CpuBackend::queue_telemetry(const TelemetryRequest& request) { run_request(request); }
 
-void CpuBackend::finish_telemetry() {}
+void CpuBackend::wait_for_queued() {}
 
 TensorStats CpuBackend::tensor_stats(const Tensor& x, double divisor) {
     return compute_tensor_stats(x.host(), x.size(), divisor);

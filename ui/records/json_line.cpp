@@ -1,4 +1,4 @@
-#include "ui/cli/json_line.h"
+#include "ui/records/json_line.h"
 
 #include <algorithm>
 #include <charconv>

@@ -9,7 +9,14 @@
 #include <fstream>
 #include <string>
 
+#include "engine/common/error.h"
+
 namespace plab {
+
+// Output that could not be written (a full disk, a failed rename): plab's exit 4.
+struct WriteError : Error {
+    using Error::Error;
+};
 
 class OutputFile {
 public:

@@ -1,8 +1,9 @@
 #pragma once
 // A JSON Lines record written straight into a text buffer. plab bits emits
 // hundreds of thousands of these; building a DOM per record (nlohmann::json)
-// cost 5x the whole command, so records are written field by field here and
-// nlohmann::json stays the reader (tests, presets).
+// cost far more than the rest of the command (docs/perf.md), so records are
+// written field by field here and nlohmann::json stays the reader (tests,
+// presets).
 #include <cstdint>
 #include <string>
 #include <string_view>

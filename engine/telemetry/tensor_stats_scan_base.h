@@ -16,7 +16,7 @@
 #include <immintrin.h>
 #endif
 
-#include "engine/numeric/tensor_stats_kernels.h"
+#include "engine/telemetry/tensor_stats_kernels.h"
 
 namespace plab::detail {
 namespace {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/numeric/tensor_stats.h"
+#include "engine/telemetry/tensor_stats.h"
 
 namespace plab {
 

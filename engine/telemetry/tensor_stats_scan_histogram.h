@@ -1,8 +1,8 @@
 #pragma once
 // The log2-histogram scans (detail::HistogramEdges): a slot per element,
 // computed a chunk at a time, then counted.
-#include "engine/numeric/histogram_slot.h"
-#include "engine/numeric/tensor_stats_scan_base.h"
+#include "engine/telemetry/histogram_slot.h"
+#include "engine/telemetry/tensor_stats_scan_base.h"
 
 namespace plab::detail {
 namespace {
@@ -60,9 +60,9 @@ template <int Bins>
 // computing sixteen, and ReLU outputs and their gradients are half zeros. A
 // block of 16 without a zero gets its slots at once; the non-zero magnitudes
 // of the others are packed (five cycles a block on Zen 4) and get theirs
-// sixteen at a time after. (Measured: one histogram step of the default
-// preset 30 -> 17 us; the plain loop's masked adds also took three
-// operations each.)
+// sixteen at a time after. (One histogram step of the default preset takes
+// little more than half the plain loop's time, docs/perf.md; the plain loop's
+// masked adds also took three operations each.)
 template <int Bins>
 bool normal_slots(const float* x, std::size_t m, const std::uint32_t* mantissa_min, int base, std::uint32_t* slots,
                   ChunkSlots& out) {

@@ -1,7 +1,7 @@
 #pragma once
 // The AVX-512 path's counting on 16-bit keys (tensor_stats_scan.h's count
 // passes take it where it applies); nothing on the other paths.
-#include "engine/numeric/tensor_stats_scan_base.h"
+#include "engine/telemetry/tensor_stats_scan_base.h"
 
 namespace plab::detail {
 namespace {
@@ -68,8 +68,8 @@ bool build_keys(const float* x, std::size_t m, const KeyBasis& b, std::uint16_t*
 
 // out[k] += #{i : keys[i] < kt[k]}, n a multiple of kKeyBlock: a compare into
 // a mask per 32 keys, two masks joined and counted off the vector units
-// (measured 0.16 ns per 16 elements and threshold, against 0.32 for the same
-// on 32-bit values, count_below_n()).
+// (half the time per element and threshold of the same on 32-bit values,
+// count_below_n(); docs/perf.md).
 template <int Count>
 void count_keys_below_n(const std::uint16_t* keys, std::size_t n, const std::uint16_t* kt, std::uint64_t* out) {
     __m512i t[Count];
@@ -92,8 +92,8 @@ void count_keys_below(const std::uint16_t* keys, std::size_t n, const std::uint1
 }
 
 // Below this many thresholds inside a chunk's range the keys cost more to
-// build than they save (measured per 16 elements, keys against 32-bit
-// values: 0.89 against 0.80 ns at two thresholds, 1.04 against 1.12 at three).
+// build than they save (keys against 32-bit values, timed at two thresholds
+// and at three: docs/perf.md).
 constexpr int kKeyMinThresholds = 3;
 
 // below[u] += #{i : bits(|x_i|) < th[u]} for the count thresholds inside the

@@ -1,4 +1,4 @@
-#include "engine/numeric/tensor_stats_bounds.h"
+#include "engine/telemetry/tensor_stats_bounds.h"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "engine/numeric/scalar_cast.h"
-#include "engine/numeric/tensor_stats_exact.h"
+#include "engine/telemetry/tensor_stats_exact.h"
 
 namespace plab {
 

@@ -7,9 +7,9 @@
 // Every path gives the same bits: counts are integers, and the FP64 sums run
 // in kSumLanes interleaved partial sums (element i into lane i % kSumLanes)
 // that are combined in one fixed order at the end.
-#include "engine/numeric/tensor_stats_scan_base.h"
-#include "engine/numeric/tensor_stats_scan_histogram.h"
-#include "engine/numeric/tensor_stats_scan_keys.h"
+#include "engine/telemetry/tensor_stats_scan_base.h"
+#include "engine/telemetry/tensor_stats_scan_histogram.h"
+#include "engine/telemetry/tensor_stats_scan_keys.h"
 
 namespace plab::detail {
 namespace {
@@ -21,10 +21,9 @@ static_assert(kChunk % kSumLanes == 0, "a chunk holds whole blocks of lanes");
 // is a template argument so that a pass compares only the thresholds it has.
 #if defined(__AVX512BW__)
 // Written with intrinsics: each threshold costs a compare into a mask per 16
-// elements, two masks joined and counted off the vector units (measured per
-// 16 elements and threshold: 0.32 ns at 11 thresholds and 0.49 at one,
-// against 0.41 and 0.58 for a compare and a masked add into vector counters,
-// and 0.68 for GCC's vectorisation of the plain loop in place). Chunks of
+// elements, two masks joined and counted off the vector units (faster, at one
+// threshold and at many, than a compare and a masked add into vector counters
+// or GCC's vectorisation of the plain loop in place: docs/perf.md). Chunks of
 // FP16 or BF16 values with three or more thresholds in range are counted on
 // 16-bit keys instead (tensor_stats_scan_keys.h).
 template <int Count>

@@ -1,9 +1,9 @@
-// Telemetry statistics (engine/numeric/tensor_stats*) against slow references
+// Telemetry statistics (engine/telemetry/tensor_stats*) against slow references
 // written plainly here:
 //  * divisor 1: every element cast with round_to() and classified by the result;
 //  * any divisor: y = x / d classified by exact comparisons of |x| with T * d in
 //    long double (exact for the divisors used), T the format's rounding midpoints
-//    taken from DESIGN.md's table, with the tie-to-even direction reasoned out
+//    taken from docs/DESIGN.md's table, with the tie-to-even direction reasoned out
 //    by hand (the two references are also checked against each other);
 //  * histogram: floor(4 log2 y) in long double away from the edges, and exact
 //    integer comparisons x^4 >= d^4 2^t around every edge 2^(t/4).
@@ -22,15 +22,15 @@
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/numeric/scalar_cast.h"
-#include "engine/numeric/tensor_stats.h"
-#include "engine/numeric/tensor_stats_exact.h"
-#include "engine/numeric/tensor_stats_path.h"
+#include "engine/telemetry/tensor_stats.h"
+#include "engine/telemetry/tensor_stats_exact.h"
+#include "engine/telemetry/tensor_stats_path.h"
 
 namespace plab {
 namespace {
 
 // ---------------------------------------------------------------------------
-// Format facts, from DESIGN.md's table ("Number formats").
+// Format facts, from docs/DESIGN.md's table ("Number formats").
 
 struct FormatFacts {
     FormatId format;

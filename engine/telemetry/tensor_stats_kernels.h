@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/numeric/tensor_stats.h"  // Log2Histogram's constants
+#include "engine/telemetry/tensor_stats.h"  // Log2Histogram's constants
 
 namespace plab::detail {
 

@@ -1,10 +1,10 @@
-#include "ui/cli/run_export.h"
+#include "ui/records/run_export.h"
 
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/train/trainer.h"
-#include "ui/cli/output_file.h"
+#include "ui/records/output_file.h"
 
 namespace plab {
 

@@ -1,4 +1,4 @@
-#include "engine/numeric/tensor_stats_exact.h"
+#include "engine/telemetry/tensor_stats_exact.h"
 
 #include <bit>
 #include <cmath>

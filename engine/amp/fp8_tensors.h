@@ -1,5 +1,5 @@
 #pragma once
-// What an FP8 Linear layer needs to run its matmuls (DESIGN.md, recipe
+// The tensors an FP8 Linear layer casts to FP8 for its matmuls (docs/DESIGN.md, recipe
 // `fp8`): forward inputs (activations and weights) are cast to E4M3, the
 // gradients fed to the backward matmuls to E5M2, each after multiplying by
 // its own per-tensor scale; the FP32 products are divided by the scales again.

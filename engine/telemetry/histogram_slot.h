@@ -10,7 +10,7 @@
 
 #include "engine/common/host_device.h"
 #include "engine/numeric/scalar_cast.h"
-#include "engine/numeric/tensor_stats_kernels.h"
+#include "engine/telemetry/tensor_stats_kernels.h"
 
 namespace plab::detail {
 namespace {

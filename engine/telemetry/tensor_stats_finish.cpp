@@ -1,18 +1,18 @@
-#include "engine/numeric/tensor_stats_finish.h"
+#include "engine/telemetry/tensor_stats_finish.h"
 
 #include <cmath>
 
 #include "engine/common/field_check.h"
 #include "engine/numeric/scalar_cast.h"
-#include "engine/numeric/tensor_stats_bounds.h"
+#include "engine/telemetry/tensor_stats_bounds.h"
 
 namespace plab::detail {
 
 namespace {
 
 // Most of a tensor's twelve fractions are 0 (BF16 never flushes an FP16
-// value, few values overflow): those skip the division (measured:
-// stats_from_scan 3.7% -> 3.0% of telemetry_bench's pass_stats).
+// value, few values overflow): those skip the division, which makes
+// stats_from_scan a smaller share of telemetry_bench's pass_stats (docs/perf.md).
 float fraction(std::uint64_t part, std::size_t n) {
     return part == 0 ? 0.0f : static_cast<float>(static_cast<double>(part) / static_cast<double>(n));
 }

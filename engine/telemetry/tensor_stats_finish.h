@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/numeric/tensor_stats.h"
-#include "engine/numeric/tensor_stats_kernels.h"
+#include "engine/telemetry/tensor_stats.h"
+#include "engine/telemetry/tensor_stats_kernels.h"
 
 namespace plab::detail {
 

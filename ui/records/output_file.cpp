@@ -1,4 +1,4 @@
-#include "ui/cli/output_file.h"
+#include "ui/records/output_file.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "engine/common/error.h"
-#include "ui/cli/commands.h"
 
 namespace plab {
 

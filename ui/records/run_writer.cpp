@@ -1,4 +1,4 @@
-#include "ui/cli/run_writer.h"
+#include "ui/records/run_writer.h"
 
 #include "engine/train/preset_io.h"
 
@@ -6,7 +6,7 @@
 
 #include "engine/common/number_text.h"
 #include "engine/model/op_observer.h"
-#include "ui/cli/json_line.h"
+#include "ui/records/json_line.h"
 #include "ui/present/step_fields.h"
 
 namespace plab {

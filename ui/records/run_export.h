@@ -10,7 +10,7 @@
 
 #include "engine/train/run_config.h"
 #include "engine/train/run_log.h"
-#include "ui/cli/run_writer.h"
+#include "ui/records/run_writer.h"
 
 namespace plab {
 

@@ -1,4 +1,4 @@
-#include "engine/numeric/tensor_stats.h"
+#include "engine/telemetry/tensor_stats.h"
 
 #include <algorithm>
 #include <array>
@@ -9,10 +9,10 @@
 #include "engine/common/error.h"
 #include "engine/numeric/cast_path.h"
 #include "engine/numeric/scalar_cast.h"
-#include "engine/numeric/tensor_stats_bounds.h"
-#include "engine/numeric/tensor_stats_finish.h"
-#include "engine/numeric/tensor_stats_kernels.h"
-#include "engine/numeric/tensor_stats_path.h"
+#include "engine/telemetry/tensor_stats_bounds.h"
+#include "engine/telemetry/tensor_stats_finish.h"
+#include "engine/telemetry/tensor_stats_kernels.h"
+#include "engine/telemetry/tensor_stats_path.h"
 
 namespace plab {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Per-tensor telemetry (DESIGN.md, "Telemetry"): counts, magnitudes, and for
+// Per-tensor telemetry (docs/DESIGN.md, "Telemetry"): counts, magnitudes, and for
 // each narrow format the fraction of values that would flush to zero, land
 // subnormal or overflow if cast to it; and the log2-magnitude histogram.
 //
