@@ -119,11 +119,13 @@ public:
 
     // cuda_reduction_ops.cu
     void column_sums(const Tensor& x, Tensor& sums) override;
-    bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) override;
+    // Not in Backend, here as on the CPU: the per-tensor pieces the tests
+    // set beside the CPU's references.
+    bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst);
     int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
     void unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
     void update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) override;
-    float sum_of_squares(const Tensor& x) override;
+    float sum_of_squares(const Tensor& x);
     std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
     void norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
                                  Tensor& norm) override;
@@ -132,11 +134,11 @@ public:
     TensorComparison compare(const Tensor& a, const Tensor& b) override;
     void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) override;
 
-    // cuda_optim_ops.cu
-    UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) override;
-    UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) override;
-    std::vector<UpdateCount> sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) override;
-    std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) override;
+    // cuda_optim_ops.cu (the first four per tensor or ungated, for the tests)
+    UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step);
+    UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step);
+    std::vector<UpdateCount> sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step);
+    std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step);
     void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
     void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
 
@@ -145,7 +147,7 @@ public:
     void queue_download(const Tensor& t, float* host) override;
     void wait_for_queued() override;
     TensorStats tensor_stats(const Tensor& x, double divisor) override;
-    TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor) override;
+    TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor);
     void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
     void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held, Log2Histogram& divided) override;
 

@@ -216,19 +216,12 @@ public:
     // --- optimizer-side ops (one call per parameter tensor) ---
     // dst = src (overwrite) or dst + src, rounded to dst's dtype: .grad accumulation.
     virtual void accumulate(const Tensor& src, Tensor& dst, bool overwrite) = 0;
-    // dst = FP32(src) * inv_scale (FP32 multiply, as PyTorch's fused unscale);
-    // returns true when any element of dst is NaN or +-Inf. dst is FP32.
-    virtual bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) = 0;
-    // unscale_and_check over every job, in one pass where the backend can (a
-    // GPU: one launch for all tensors and one flag copy, not a sync per
-    // tensor). Returns the index of the first job whose output holds a NaN
-    // or Inf, -1 when none does. The default calls unscale_and_check per job.
-    virtual int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) {
-        int first = -1;
-        for (std::size_t i = 0; i < jobs.size(); ++i)
-            if (unscale_and_check(*jobs[i].src, inv_scale, *jobs[i].dst) && first < 0) first = static_cast<int>(i);
-        return first;
-    }
+    // Every job's dst = FP32(src) * inv_scale (FP32 multiply, as PyTorch's
+    // fused unscale; dst is FP32), in one pass where the backend can (a GPU:
+    // one launch for all tensors and one flag copy, not a sync per tensor).
+    // Returns the index of the first job whose output holds a NaN or Inf, -1
+    // when none does.
+    virtual int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) = 0;
     // --- the loss scale kept where the step runs ---
     // On a GPU these leave the verdict and the scale on the device, so that a
     // step needs no host round trip (and can be captured in a graph). `state`
@@ -262,7 +255,7 @@ public:
     }
 
     // --- the step kept where it runs: copies that land at the finish, the norm and clip, the gated
-    // updates (defaults of the last three in backend_step_defaults.cpp) ---
+    // updates ---
     // host receives t's values as they are at this point of the step, by the
     // time wait_for_queued() returns (a GPU copies them with the telemetry's
     // results, without a sync). The default downloads at once.
@@ -277,50 +270,23 @@ public:
     // max_norm > 0 and clip_coefficient(max_norm, norm) < 1, every x is
     // multiplied by it (global_norm.h's rule, the host's).
     virtual void norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
-                                         Tensor& norm);
-    // sgd_update_all / adamw_update_all with gate.settings' hyper-parameters,
-    // gated and counted by `gate`. For AdamW, t comes from gate.step_count
-    // and the t-dependent scalars from gate.adamw_table. The defaults read
-    // the settings, the flag and the count to the host (and check the table's
-    // row against adamw_scalars, so that a table bug shows on the CPU too).
-    virtual void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate);
-    virtual void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate);
+                                         Tensor& norm) = 0;
+    // The optimizer update of every job (w from its FP32 gradient g, with FP32
+    // state; the new w rounded to w's dtype; then the job's copy, when set),
+    // in one pass where the backend can, with gate.settings' hyper-parameters,
+    // gated and counted by `gate`. For AdamW, t comes from gate.step_count and
+    // the t-dependent scalars from gate.adamw_table. The CPU's reads the
+    // settings, the flag and the count to the host (and checks the table's row
+    // against adamw_scalars, so that a table bug shows on the CPU too).
+    virtual void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) = 0;
+    virtual void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) = 0;
 
-    // Sum of squares in FP32, in index order (for global-norm clipping).
-    virtual float sum_of_squares(const Tensor& x) = 0;
-    // sum_of_squares of every tensor, in one pass where the backend can (a
-    // GPU: one launch and one copy, not a sync per tensor).
-    virtual std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) {
-        std::vector<float> sums;
-        for (const Tensor* x : xs) sums.push_back(sum_of_squares(*x));
-        return sums;
-    }
+    // Each tensor's sum of squares in FP32, in index order (for global-norm
+    // clipping), in one pass where the backend can (a GPU: one launch and one
+    // copy, not a sync per tensor).
+    virtual std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) = 0;
     // x *= factor, rounded to x's dtype.
     virtual void scale_in_place(Tensor& x, float factor) = 0;
-    // One update of w from its FP32 gradient g; optimizer state tensors are
-    // FP32. The new w is rounded to w's dtype.
-    virtual UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) = 0;
-    virtual UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) = 0;
-    // The update of every job (and its copy), in one pass where the backend
-    // can (a GPU: one launch and one copy of the counts); a count per job.
-    // The defaults call the single updates and convert per job.
-    virtual std::vector<UpdateCount> sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) {
-        std::vector<UpdateCount> counts;
-        Tensor none;
-        for (const UpdateJob& j : jobs) {
-            counts.push_back(sgd_update(*j.w, *j.g, j.state_a ? *j.state_a : none, step));
-            if (j.copy) convert(*j.w, *j.copy);
-        }
-        return counts;
-    }
-    virtual std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) {
-        std::vector<UpdateCount> counts;
-        for (const UpdateJob& j : jobs) {
-            counts.push_back(adamw_update(*j.w, *j.g, *j.state_a, *j.state_b, step));
-            if (j.copy) convert(*j.w, *j.copy);
-        }
-        return counts;
-    }
 
     // --- telemetry and tracing ---
     // Telemetry a backend may compute while the step goes on (a second CPU
@@ -335,8 +301,6 @@ public:
     virtual void wait_for_queued() = 0;
     // Statistics of x / divisor (telemetry/tensor_stats.h).
     virtual TensorStats tensor_stats(const Tensor& x, double divisor) = 0;
-    // Statistics of x as held and of x / divisor from one pass over x.
-    virtual TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor) = 0;
     virtual void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) = 0;
     // Adds x to `held` and x / divisor to `divided` (one pass where it can).
     virtual void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held,

@@ -246,38 +246,17 @@ float StepRecorder::softmax_cross_entropy(const Tensor& logits, const Tensor& la
 float StepRecorder::mse_loss(const Tensor& pred, const Tensor& target) {
     return refused("mse_loss", &Backend::mse_loss, pred, target);
 }
-bool StepRecorder::unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) {
-    return refused("unscale_and_check", &Backend::unscale_and_check, src, inv_scale, dst);
-}
 int StepRecorder::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) {
     return refused("unscale_all", &Backend::unscale_all, jobs, inv_scale);
 }
-float StepRecorder::sum_of_squares(const Tensor& x) {
-    return refused("sum_of_squares", &Backend::sum_of_squares, x);
-}
 std::vector<float> StepRecorder::sum_of_squares_all(std::span<const Tensor* const> xs) {
     return refused("sum_of_squares_all", &Backend::sum_of_squares_all, xs);
-}
-UpdateCount StepRecorder::sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) {
-    return refused("sgd_update", &Backend::sgd_update, w, g, velocity, step);
-}
-UpdateCount StepRecorder::adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) {
-    return refused("adamw_update", &Backend::adamw_update, w, g, m, v, step);
-}
-std::vector<UpdateCount> StepRecorder::sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) {
-    return refused("sgd_update_all", &Backend::sgd_update_all, jobs, step);
-}
-std::vector<UpdateCount> StepRecorder::adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) {
-    return refused("adamw_update_all", &Backend::adamw_update_all, jobs, step);
 }
 void StepRecorder::wait_for_queued() {
     return refused("wait_for_queued", &Backend::wait_for_queued);
 }
 TensorStats StepRecorder::tensor_stats(const Tensor& x, double divisor) {
     return refused("tensor_stats", &Backend::tensor_stats, x, divisor);
-}
-TensorStatsPair StepRecorder::tensor_stats_pair(const Tensor& x, double divisor) {
-    return refused("tensor_stats_pair", &Backend::tensor_stats_pair, x, divisor);
 }
 void StepRecorder::add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) {
     return refused("add_to_histogram", &Backend::add_to_histogram, x, divisor, hist);

@@ -57,7 +57,6 @@ public:
     void scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
                                  Tensor& dx) override;
     void accumulate(const Tensor& src, Tensor& dst, bool overwrite) override;
-    bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) override;
     int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
     void unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
     void update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) override;
@@ -67,17 +66,11 @@ public:
                                  Tensor& norm) override;
     void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
     void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
-    float sum_of_squares(const Tensor& x) override;
     std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
     void scale_in_place(Tensor& x, float factor) override;
-    UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) override;
-    UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) override;
-    std::vector<UpdateCount> sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) override;
-    std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) override;
     void queue_telemetry(const TelemetryRequest& request) override;
     void wait_for_queued() override;
     TensorStats tensor_stats(const Tensor& x, double divisor) override;
-    TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor) override;
     void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
     void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held,
                                Log2Histogram& divided) override;

@@ -1,5 +1,5 @@
-// The optimizer step kept where it runs, on the CPU backend's host defaults
-// (backend_step_defaults.cpp): the shared checks the CUDA kernels also meet,
+// The optimizer step kept where it runs, on the CPU backend's multi-tensor
+// step ops (cpu_step_ops.cpp): the shared checks the CUDA kernels also meet,
 // and the gate's argument errors.
 #include <gtest/gtest.h>
 

@@ -58,14 +58,15 @@ TEST(StepRecorder, OpsThatReadBackWaitOrAllocateAreRefusedByName) {
     };
     float host[2];
     EXPECT_NE(refusal([&] { recorder.download(t, host); }).find("download"), std::string::npos);
-    EXPECT_NE(refusal([&] { (void)recorder.sum_of_squares(t); }).find("sum_of_squares"), std::string::npos);
+    const Tensor* const only[] = {&t};
+    EXPECT_NE(refusal([&] { (void)recorder.sum_of_squares_all(only); }).find("sum_of_squares_all"), std::string::npos);
     EXPECT_NE(refusal([&] { (void)recorder.allocate({1, 1}, FormatId::fp32); }).find("allocate"), std::string::npos);
     EXPECT_NE(refusal([&] { recorder.wait_for_queued(); }).find("wait_for_queued"), std::string::npos);
     EXPECT_NE(refusal([&] { (void)recorder.count_non_finite(t); }).find("count_non_finite"), std::string::npos);
     // Nothing of the refused recordings ran, and the recorder passes ops on again.
-    EXPECT_EQ(recorder.sum_of_squares(t), 2.0f);
+    EXPECT_EQ(recorder.sum_of_squares_all(only), std::vector<float>{2.0f});
     recorder.scale_in_place(t, 3.0f);
-    EXPECT_EQ(recorder.sum_of_squares(t), 18.0f);
+    EXPECT_EQ(recorder.sum_of_squares_all(only), std::vector<float>{18.0f});
 }
 
 TEST(StepRecorder, AReplayAfterOneOfItsTensorsWasReallocatedIsAnError) {

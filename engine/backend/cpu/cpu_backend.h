@@ -53,15 +53,34 @@ public:
 
     // cpu_optim_ops.cpp
     void accumulate(const Tensor& src, Tensor& dst, bool overwrite) override;
-    bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst) override;
-    float sum_of_squares(const Tensor& x) override;
     void scale_in_place(Tensor& x, float factor) override;
-    UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step) override;
-    UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step) override;
+
+    // cpu_step_ops.cpp: the step's multi-tensor ops, from the per-tensor
+    // references below, reading flags, counts and settings to the host.
+    int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
+    std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
+    void norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
+                                 Tensor& norm) override;
+    void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
+    void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
+
+    // The CPU references the multi-tensor ops are made of, and the oracles
+    // the tests (the GPU's too) compare against; no other backend has them.
+    // dst = FP32(src) * inv_scale; true when any element of dst is NaN or +-Inf.
+    bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst);
+    // Sum of squares in FP32, in index order.
+    float sum_of_squares(const Tensor& x);
+    // One update of w from its FP32 gradient g (FP32 state); the new w rounded to w's dtype.
+    UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step);
+    UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step);
+    // Every job's update (and copy), ungated, with the host's hyper-parameters.
+    std::vector<UpdateCount> sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step);
+    std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step);
+    // Statistics of x as held and of x / divisor from one pass over x.
+    TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor);
 
     // cpu_stats_ops.cpp
     TensorStats tensor_stats(const Tensor& x, double divisor) override;
-    TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor) override;
     void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
     void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held, Log2Histogram& divided) override;
     void queue_telemetry(const TelemetryRequest& request) override;

@@ -1,12 +1,11 @@
-// The host defaults of the ops that keep the optimizer step where it runs
-// (backend.h): they read the flags and counts to the host and call the
-// per-tensor ops, so that a backend without its own versions (the CPU's)
-// runs exactly the rule the GPU kernels follow.
+// The CPU backend's multi-tensor step ops (backend.h): they read the flags,
+// counts and settings to the host and call the per-tensor references, so the
+// CPU runs exactly the rule the GPU kernels follow, one tensor after another.
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "engine/backend/backend.h"
+#include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/global_norm.h"
 #include "engine/backend/update_settings.h"
 #include "engine/optim/update_math.h"
@@ -59,7 +58,39 @@ void check_table_row(Backend& backend, const UpdateGate& gate, float count, cons
 
 }  // namespace
 
-void Backend::norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
+int CpuBackend::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) {
+    int first = -1;
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+        if (unscale_and_check(*jobs[i].src, inv_scale, *jobs[i].dst) && first < 0) first = static_cast<int>(i);
+    return first;
+}
+
+std::vector<float> CpuBackend::sum_of_squares_all(std::span<const Tensor* const> xs) {
+    std::vector<float> sums;
+    for (const Tensor* x : xs) sums.push_back(sum_of_squares(*x));
+    return sums;
+}
+
+std::vector<UpdateCount> CpuBackend::sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step) {
+    std::vector<UpdateCount> counts;
+    Tensor none;
+    for (const UpdateJob& j : jobs) {
+        counts.push_back(sgd_update(*j.w, *j.g, j.state_a ? *j.state_a : none, step));
+        if (j.copy) convert(*j.w, *j.copy);
+    }
+    return counts;
+}
+
+std::vector<UpdateCount> CpuBackend::adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step) {
+    std::vector<UpdateCount> counts;
+    for (const UpdateJob& j : jobs) {
+        counts.push_back(adamw_update(*j.w, *j.g, *j.state_a, *j.state_b, step));
+        if (j.copy) convert(*j.w, *j.copy);
+    }
+    return counts;
+}
+
+void CpuBackend::norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
                                       Tensor& norm) {
     checks::require_scalar(norm, "norm_and_clip_on_device", "the norm");
     if (max_norm) checks::require_scalar(*max_norm, "norm_and_clip_on_device", "the max norm");
@@ -72,7 +103,7 @@ void Backend::norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor*
     clip_to_norm(*this, xs, limit, total);
 }
 
-void Backend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
+void CpuBackend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
     checks::require_update_gate(gate, jobs.size(), false, "sgd_update_all_on_device");
     if (skipped(*this, gate)) return;
     const float count = read_scalar(*this, *gate.step_count);
@@ -82,7 +113,7 @@ void Backend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const Up
     advance(*this, gate, count);
 }
 
-void Backend::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
+void CpuBackend::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
     checks::require_update_gate(gate, jobs.size(), true, "adamw_update_all_on_device");
     if (skipped(*this, gate)) return;
     const float count = read_scalar(*this, *gate.step_count);
