@@ -138,5 +138,13 @@ TEST(SteadyAxis, DataAboveTheRangeMovesItAtOnceAndResetForgetsIt) {
     EXPECT_DOUBLE_EQ(axis.next({0, 0.02}).hi, 0.022);  // no range kept: made for the data
 }
 
+TEST(SteadyAxis, FollowMovesInStepsWhileMovingAndIsExactAtRest) {
+    SteadyAxis axis(SteadyRule{false, true, 0.1, 0.6, 100});
+    EXPECT_DOUBLE_EQ(axis.follow({0, 0.05}, true).hi, 0.055);  // as next()
+    EXPECT_DOUBLE_EQ(axis.follow({0, 0.04}, true).hi, 0.055);  // kept while moving
+    EXPECT_EQ(axis.follow({0, 0.04}, false), (AxisSpan{0, 0.04}));  // at rest: the data's own range
+    EXPECT_DOUBLE_EQ(axis.follow({0, 0.02}, true).hi, 0.022);  // and the kept range was forgotten
+}
+
 }  // namespace
 }  // namespace plab

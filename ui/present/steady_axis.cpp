@@ -48,4 +48,10 @@ void SteadyAxis::reset() {
     recent_.clear();
 }
 
+AxisSpan SteadyAxis::follow(const AxisSpan& fit, bool moving) {
+    if (moving) return next(fit);
+    reset();
+    return fit;
+}
+
 }  // namespace plab

@@ -46,6 +46,9 @@ public:
 
     // The range to show for data that spans `fit` now.
     AxisSpan next(const AxisSpan& fit);
+    // While `moving` (a chart of a run that trains), next(fit); at rest, fit
+    // itself, and the axis forgets what it showed.
+    AxisSpan follow(const AxisSpan& fit, bool moving);
     // Forgets the range shown and the updates seen (a chart at rest shows the exact range).
     void reset();
 

@@ -141,11 +141,7 @@ void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
             QString("fork from step %1: %2").arg(snapshot.fork->forked_at).arg(QString::fromStdString(f->summary)));
     }
     // While training, the axes move in steps (the loss's in decades: its axis is logarithmic).
-    AxisSpan steps{c.step_min, step_max};
-    if (live())
-        steps = steps_.next(steps);
-    else
-        steps_.reset();
+    const AxisSpan steps = steps_.follow({c.step_min, step_max}, live());
     set_step_range(x_, steps.lo, steps.hi);
     const AxisSpan decades{std::log10(loss_min), std::log10(loss_max)};
     if (live() && std::isfinite(decades.lo) && std::isfinite(decades.hi)) {

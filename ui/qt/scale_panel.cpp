@@ -289,11 +289,7 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     const double step_max = f ? std::max(t.step_max, f->step_max) : t.step_max;
     const double log2_min = f ? std::min(t.log2_min, f->log2_min) : t.log2_min;
     const double log2_max = f ? std::max(t.log2_max, f->log2_max) : t.log2_max;
-    AxisSpan steps{t.step_min, step_max};
-    if (live())
-        steps = steps_.next(steps);
-    else
-        steps_.reset();
+    const AxisSpan steps = steps_.follow({t.step_min, step_max}, live());
     set_step_range(x_, steps.lo, steps.hi);
     // Room for the overflow markers above the line; ticks every 1, 2, 4, 8, ... binades.
     set_ticked_range(y_, log2_min, log2_max + 0.5, binade_interval(log2_min, log2_max + 0.5, 8));
