@@ -95,9 +95,9 @@ public:
     void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                         Tensor& dlogits) override;
     float mse_loss(const Tensor& pred, const Tensor& target) override;
-    void softmax_cross_entropy_on_device(const Tensor& logits, const Tensor& labels, Tensor& probs,
-                                         Tensor& loss) override;
-    void mse_loss_on_device(const Tensor& pred, const Tensor& target, Tensor& loss) override;
+    void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                    Tensor& loss) override;
+    void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) override;
     void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
 
     // cuda_layer_norm_ops.cu
@@ -123,15 +123,15 @@ public:
     // set beside the CPU's references.
     bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst);
     int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
-    void unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
+    void unscale_all_flagged(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
     void update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) override;
     float sum_of_squares(const Tensor& x);
     std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
-    void norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
-                                 Tensor& norm) override;
+    void norm_and_clip(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
+                       Tensor& norm) override;
     std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
-    TensorComparison compare(const Tensor& a, const Tensor& b) override;
+    TensorComparison compare(const Tensor& a, const Tensor& b);
     void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) override;
 
     // cuda_optim_ops.cu (the first four per tensor or ungated, for the tests)
@@ -139,8 +139,8 @@ public:
     UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step);
     std::vector<UpdateCount> sgd_update_all(std::span<const UpdateJob> jobs, const SgdStep& step);
     std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step);
-    void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
-    void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
+    void sgd_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
+    void adamw_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
 
     // cuda_telemetry_ops.cu
     void queue_telemetry(const TelemetryRequest& request) override;
@@ -148,8 +148,8 @@ public:
     void wait_for_queued() override;
     TensorStats tensor_stats(const Tensor& x, double divisor) override;
     TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor);
-    void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
-    void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held, Log2Histogram& divided) override;
+    void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist);
+    void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held, Log2Histogram& divided);
 
     // cuda_step_graph.cu: the step captured from the stream into a CUDA graph.
     std::unique_ptr<StepGraph> capture(const std::function<void()>& launches) override;

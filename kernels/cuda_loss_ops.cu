@@ -100,9 +100,9 @@ float CudaBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& lab
 }
 
 // The loss stays on the device; the label check waits for the finish.
-void CudaBackend::softmax_cross_entropy_on_device(const Tensor& logits, const Tensor& labels, Tensor& probs,
-                                                  Tensor& loss) {
-    constexpr const char* op = "softmax_cross_entropy_on_device";
+void CudaBackend::softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                             Tensor& loss) {
+    constexpr const char* op = "softmax_cross_entropy_into";
     checks::require_scalar(loss, op, "the loss");
     void* terms = scratch(gpu::kRowTerms, logits.rows() * sizeof(RowLosses));
     RowLosses* sum = launch_softmax_rows(stream_, terms, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes),
@@ -164,8 +164,8 @@ float CudaBackend::mse_loss(const Tensor& pred, const Tensor& target) {
     return pred.size() ? sum / static_cast<float>(pred.size()) : 0.0f;
 }
 
-void CudaBackend::mse_loss_on_device(const Tensor& pred, const Tensor& target, Tensor& loss) {
-    constexpr const char* op = "mse_loss_on_device";
+void CudaBackend::mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) {
+    constexpr const char* op = "mse_loss_into";
     checks::require_scalar(loss, op, "the loss");
     const float* sum =
         launch_squared_errors(stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), pred, target, op);

@@ -230,11 +230,11 @@ void CudaBackend::update_all_on_device(std::span<const UpdateJob> jobs, Element 
 }
 
 // The elements' scalars come from the gate's settings and table on the device (bind).
-void CudaBackend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
+void CudaBackend::sgd_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
     update_all_on_device(jobs, SgdElement{}, gate, false);
 }
 
-void CudaBackend::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
+void CudaBackend::adamw_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
     update_all_on_device(jobs, AdamWElement{}, gate, true);
 }
 

@@ -24,7 +24,7 @@ using gpu::device_values;
 namespace gpu {
 // Where unscale_all_kernel reads the inverse scale and leaves its verdict:
 // inv_scale as given, or inverse_scale() of the scaler state's scale on the
-// device (unscale_all_on_device); found_inf, when given, is set to 1 by any
+// device (unscale_all_flagged); found_inf, when given, is set to 1 by any
 // block that saw a NaN or Inf (all write the same value).
 struct UnscaleScalars {
     float inv_scale = 1.0f;
@@ -121,7 +121,7 @@ __global__ void norm_and_coefficient_kernel(const float* sums, unsigned count, c
     *coef = limit > 0.0f && !skipped ? clip_coefficient(limit, n) : 1.0f;
 }
 
-// One tensor of norm_and_clip_on_device's clip.
+// One tensor of norm_and_clip's clip.
 struct ClipSlice {
     gpu::Values x;
     std::size_t n;
@@ -257,8 +257,8 @@ int CudaBackend::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) 
 }
 
 // No copy and no sync: the scale is read and the verdict left on the device.
-void CudaBackend::unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) {
-    constexpr const char* op = "unscale_all_on_device";
+void CudaBackend::unscale_all_flagged(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) {
+    constexpr const char* op = "unscale_all_flagged";
     checks::require_scaler_state(state, op);
     checks::require_flag(found_inf, op);
     gpu::UnscaleScalars k;
@@ -325,9 +325,9 @@ std::vector<float> CudaBackend::sum_of_squares_all(std::span<const Tensor* const
 // The norm, and the clip decided on the device: one thread sums the
 // tensors' sums in order (the host's order), a launch over all tensors
 // applies the coefficient it left. No copy, no sync.
-void CudaBackend::norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
-                                          Tensor& norm) {
-    constexpr const char* op = "norm_and_clip_on_device";
+void CudaBackend::norm_and_clip(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
+                                Tensor& norm) {
+    constexpr const char* op = "norm_and_clip";
     checks::require_scalar(norm, op, "the norm");
     if (max_norm) checks::require_scalar(*max_norm, op, "the max norm");
     if (skip) checks::require_scalar(*skip, op, "the skip flag");

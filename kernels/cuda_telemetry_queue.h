@@ -50,7 +50,7 @@ struct PinnedStaging {
     std::size_t used = 0;   // bytes of it taken
 };
 
-// softmax_cross_entropy_on_device's label check, made at the finish from
+// softmax_cross_entropy_into's label check, made at the finish from
 // what its reduction left: the first bad row (INT_MAX: none) and its label.
 struct PendingLabelCheck {
     struct Landed {

@@ -1,5 +1,5 @@
 #pragma once
-// The loss scale kept by a backend (Backend::unscale_all_on_device,
+// The loss scale kept by a backend (Backend::unscale_all_flagged,
 // update_scaler) against the host's LossScaler, for any backend: the CPU
 // test runs it on the defaults, the CUDA test on the device kernels.
 #include <gtest/gtest.h>
@@ -95,11 +95,11 @@ inline void expect_update_scaler_follows_loss_scaler(Backend& be) {
     }
 }
 
-// unscale_all_on_device reads the scale from the state, writes what
+// unscale_all_flagged reads the scale from the state, writes what
 // unscale_all writes, and leaves found_inf 1 exactly when some output is not
 // finite (a stale 1 from the step before is cleared). Scale 3 checks the
 // inverse is PyTorch's, not a division.
-inline void expect_unscale_on_device_is_unscale_all(Backend& be) {
+inline void expect_unscale_flagged_is_unscale_all(Backend& be) {
     const std::vector<Shape> shapes = {{64, 2}, {64, 64}, {0, 5}, {1, 3}};
     for (float scale : {65536.0f, 3.0f}) {
         for (int dirty : {-1, 1, 3}) {
@@ -125,7 +125,7 @@ inline void expect_unscale_on_device_is_unscale_all(Backend& be) {
             const float stale = 1.0f;
             be.upload(s, state);
             be.upload(&stale, found_inf);
-            be.unscale_all_on_device(jobs, state, found_inf);
+            be.unscale_all_flagged(jobs, state, found_inf);
             const int first = be.unscale_all(ref_jobs, inverse_scale(scale));
             EXPECT_EQ(first, dirty);
             EXPECT_EQ(download_all(be, found_inf)[0], dirty >= 0 ? 1.0f : 0.0f) << "dirty " << dirty;

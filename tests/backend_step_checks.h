@@ -1,6 +1,6 @@
 #pragma once
-// The optimizer step kept where it runs (Backend::norm_and_clip_on_device,
-// sgd/adamw_update_all_on_device, queue_download) against the host's rules,
+// The optimizer step kept where it runs (Backend::norm_and_clip,
+// sgd/adamw_update_gated, queue_download) against the host's rules,
 // for any backend: the CPU test runs these on the defaults, the CUDA test on
 // the device kernels. The references are the plain per-step ops on a
 // CpuBackend (the updates) and a slow loop written here (the norm and clip).
@@ -119,11 +119,11 @@ inline void expect_gated_updates_follow_the_host(Backend& be, bool adamw, float 
             gate.adamw_table = &table.cover(be, adam, applied + 1);
             if (step == 1) table_storage = gate.adamw_table->raw();
             ASSERT_EQ(gate.adamw_table->raw(), table_storage) << what << ": the table moved";
-            be.adamw_update_all_on_device(got.jobs, gate);
+            be.adamw_update_gated(got.jobs, gate);
         } else {
             store_update_settings(sgd, words);
             be.upload(words, settings);
-            be.sgd_update_all_on_device(got.jobs, gate);
+            be.sgd_update_gated(got.jobs, gate);
         }
         be.wait_for_queued();  // the counts land
         std::vector<UpdateCount> wanted(want.jobs.size());
@@ -207,7 +207,7 @@ inline void expect_norm_and_clip_follow_the_host(Backend& be, double rel) {
         Tensor skip = tensor_on(be, {1, 1}, FormatId::fp32, {flag});
         const bool given = !std::isnan(c.max_norm);
         Tensor max_norm = tensor_on(be, {1, 1}, FormatId::fp32, {given ? c.max_norm : 0.0f});
-        be.norm_and_clip_on_device(ptrs, given ? &max_norm : nullptr, &skip, norm);
+        be.norm_and_clip(ptrs, given ? &max_norm : nullptr, &skip, norm);
         const ClipReference want = clip_reference(host, given ? c.max_norm : 0.0f, c.skip);
         expect_close(scalar_on(be, norm), want.norm, rel, what + " norm");
         for (std::size_t t = 0; t < xs.size(); ++t) {
@@ -243,11 +243,15 @@ inline void expect_queued_downloads_land_at_the_finish(Backend& be) {
     EXPECT_EQ(download_all(be, queued_fp16), download_all(be, uploaded_fp16));
     EXPECT_EQ(download_all(be, queued_fp16)[2], INFINITY);  // 70000 overflows FP16
 
-    // A queued comparison: compare's sums, as the tensors were when it was queued.
+    // A queued comparison: its sums are those of the tensors as they were when
+    // it was queued, not when the step's wait comes (a lands a new value first).
     std::mt19937 rng(4);
     Tensor a = tensor_on(be, {33, 17}, FormatId::fp32, random_floats(33 * 17, rng, 1.0f));
     Tensor b = tensor_on(be, {33, 17}, FormatId::fp32, random_floats(33 * 17, rng, 1.0f));
-    const TensorComparison now = be.compare(a, b);
+    TensorComparison now{-1, -1, -1, -1};
+    be.queue_compare(a, b, &now);
+    be.wait_for_queued();
+    EXPECT_GT(now.a_sq, 0.0);
     TensorComparison queued{-1, -1, -1, -1};
     be.queue_compare(a, b, &queued);
     be.upload(random_floats(33 * 17, rng, 1.0f).data(), a);
@@ -262,7 +266,7 @@ inline void expect_queued_downloads_land_at_the_finish(Backend& be) {
 // (the same reduction, so bit for bit), with the same probabilities; a bad
 // label is the plain op's error, by the time wait_for_queued() returns, and
 // the backend works on after it.
-inline void expect_losses_on_device_are_the_returned_ones(Backend& be) {
+inline void expect_losses_into_tensors_are_the_returned_ones(Backend& be) {
     std::mt19937 rng(9);
     const int rows = 300, classes = 5;
     Tensor logits = tensor_on(be, {rows, classes}, FormatId::fp32, random_floats(rows * classes, rng, 6.0f));
@@ -274,14 +278,14 @@ inline void expect_losses_on_device_are_the_returned_ones(Backend& be) {
     Tensor loss = be.allocate({1, 1}, FormatId::fp32);
     const float returned = be.softmax_cross_entropy(logits, labels, probs);
     float landed = -1;
-    be.softmax_cross_entropy_on_device(logits, labels, probs_on_device, loss);
+    be.softmax_cross_entropy_into(logits, labels, probs_on_device, loss);
     be.queue_download(loss, &landed);
     be.wait_for_queued();
     EXPECT_EQ(float_bits(landed), float_bits(returned));
     EXPECT_EQ(download_all(be, probs_on_device), download_all(be, probs));
 
     Tensor target = tensor_on(be, {rows, classes}, FormatId::fp32, random_floats(rows * classes, rng, 6.0f));
-    be.mse_loss_on_device(logits, target, loss);
+    be.mse_loss_into(logits, target, loss);
     EXPECT_EQ(float_bits(scalar_on(be, loss)), float_bits(be.mse_loss(logits, target)));
 
     label_values[7] = 2.5f;
@@ -289,7 +293,7 @@ inline void expect_losses_on_device_are_the_returned_ones(Backend& be) {
     be.upload(label_values.data(), labels);
     std::string error = "(no error)";
     try {
-        be.softmax_cross_entropy_on_device(logits, labels, probs_on_device, loss);
+        be.softmax_cross_entropy_into(logits, labels, probs_on_device, loss);
         be.wait_for_queued();
     } catch (const Error& e) {
         error = e.what();

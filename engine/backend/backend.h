@@ -75,7 +75,7 @@ struct UnscaleJob {
     Tensor* dst = nullptr;  // FP32, src's shape
 };
 
-// How an update kept where the step runs (sgd/adamw_update_all_on_device)
+// How an update kept where the step runs (sgd/adamw_update_gated)
 // is set, gated and counted, with no host round trip: every tensor here lives
 // on the backend, and the counts land by the next wait_for_queued().
 struct UpdateGate {
@@ -106,7 +106,7 @@ struct TelemetryRequest {
     double divisor = 1.0;
     TensorStats* stats = nullptr;
     TensorStats* stats_divided = nullptr;
-    Log2Histogram* hist = nullptr;  // added to, like add_to_histogram
+    Log2Histogram* hist = nullptr;  // added to (its counts grow)
     Log2Histogram* hist_divided = nullptr;
 };
 
@@ -163,14 +163,14 @@ public:
     // queue_download: no host round trip on a GPU. A bad label is
     // softmax_cross_entropy's error, thrown here or, on a GPU, by the next
     // wait_for_queued(). The defaults call the ops above and upload.
-    virtual void softmax_cross_entropy_on_device(const Tensor& logits, const Tensor& labels, Tensor& probs,
-                                                 Tensor& loss) {
-        checks::require_scalar(loss, "softmax_cross_entropy_on_device", "the loss");
+    virtual void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                            Tensor& loss) {
+        checks::require_scalar(loss, "softmax_cross_entropy_into", "the loss");
         const float value = softmax_cross_entropy(logits, labels, probs);
         upload(&value, loss);
     }
-    virtual void mse_loss_on_device(const Tensor& pred, const Tensor& target, Tensor& loss) {
-        checks::require_scalar(loss, "mse_loss_on_device", "the loss");
+    virtual void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) {
+        checks::require_scalar(loss, "mse_loss_into", "the loss");
         const float value = mse_loss(pred, target);
         upload(&value, loss);
     }
@@ -230,9 +230,9 @@ public:
     // unscale_all with inv_scale = inverse_scale(state's scale), read where
     // the state is; found_inf = 1 when some output holds a NaN or Inf, else 0.
     // The default reads the scale to the host and writes the flag back.
-    virtual void unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) {
-        checks::require_scaler_state(state, "unscale_all_on_device");
-        checks::require_flag(found_inf, "unscale_all_on_device");
+    virtual void unscale_all_flagged(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) {
+        checks::require_scaler_state(state, "unscale_all_flagged");
+        checks::require_flag(found_inf, "unscale_all_flagged");
         float s[kScalerStateWords];
         download(state, s);
         const float flag = unscale_all(jobs, inverse_scale(s[0])) >= 0 ? 1.0f : 0.0f;
@@ -269,8 +269,8 @@ public:
     // where the step runs), unless `skip` is given and non-zero, when
     // max_norm > 0 and clip_coefficient(max_norm, norm) < 1, every x is
     // multiplied by it (global_norm.h's rule, the host's).
-    virtual void norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
-                                         Tensor& norm) = 0;
+    virtual void norm_and_clip(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
+                               Tensor& norm) = 0;
     // The optimizer update of every job (w from its FP32 gradient g, with FP32
     // state; the new w rounded to w's dtype; then the job's copy, when set),
     // in one pass where the backend can, with gate.settings' hyper-parameters,
@@ -278,8 +278,8 @@ public:
     // the t-dependent scalars from gate.adamw_table. The CPU's reads the
     // settings, the flag and the count to the host (and checks the table's row
     // against adamw_scalars, so that a table bug shows on the CPU too).
-    virtual void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) = 0;
-    virtual void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) = 0;
+    virtual void sgd_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) = 0;
+    virtual void adamw_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) = 0;
 
     // Each tensor's sum of squares in FP32, in index order (for global-norm
     // clipping), in one pass where the backend can (a GPU: one launch and one
@@ -301,19 +301,14 @@ public:
     virtual void wait_for_queued() = 0;
     // Statistics of x / divisor (telemetry/tensor_stats.h).
     virtual TensorStats tensor_stats(const Tensor& x, double divisor) = 0;
-    virtual void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) = 0;
-    // Adds x to `held` and x / divisor to `divided` (one pass where it can).
-    virtual void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held,
-                                       Log2Histogram& divided) = 0;
     // Number of NaN and +-Inf elements (the NaN tracer's per-op check).
     virtual std::int64_t count_non_finite(const Tensor& x) = 0;
     // max |x| over finite elements (the NaN tracer's input amax).
     virtual float finite_amax(const Tensor& x) = 0;
-    // a against b, element by element (shapes must match).
-    virtual TensorComparison compare(const Tensor& a, const Tensor& b) = 0;
-    // compare, landing in *out by the time wait_for_queued() returns (a GPU:
-    // no sync per comparison). The default compares at once.
-    virtual void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) { *out = compare(a, b); }
+    // a against b, element by element (shapes must match; TensorComparison's
+    // sums), landing in *out by the time wait_for_queued() returns (a GPU: no
+    // sync per comparison).
+    virtual void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) = 0;
 };
 
 }  // namespace plab

@@ -2,7 +2,7 @@
 // torch.nn.utils.clip_grad_norm_'s two halves over tensors on any backend,
 // through the backend's per-tensor ops: the one host definition that the
 // Parameter-level functions (optim/gradients.h) and the default of
-// Backend::norm_and_clip_on_device both use.
+// Backend::norm_and_clip both use.
 #include <span>
 
 #include "engine/backend/backend.h"

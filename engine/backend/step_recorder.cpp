@@ -163,12 +163,12 @@ void StepRecorder::softmax_cross_entropy_backward(const Tensor& probs, const Ten
                                                   Tensor& dlogits) {
     pass(&Backend::softmax_cross_entropy_backward, probs, labels, scale, dlogits);
 }
-void StepRecorder::softmax_cross_entropy_on_device(const Tensor& logits, const Tensor& labels, Tensor& probs,
-                                                   Tensor& loss) {
-    pass(&Backend::softmax_cross_entropy_on_device, logits, labels, probs, loss);
+void StepRecorder::softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                              Tensor& loss) {
+    pass(&Backend::softmax_cross_entropy_into, logits, labels, probs, loss);
 }
-void StepRecorder::mse_loss_on_device(const Tensor& pred, const Tensor& target, Tensor& loss) {
-    pass(&Backend::mse_loss_on_device, pred, target, loss);
+void StepRecorder::mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) {
+    pass(&Backend::mse_loss_into, pred, target, loss);
 }
 void StepRecorder::mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) {
     pass(&Backend::mse_loss_backward, pred, target, scale, dpred);
@@ -205,23 +205,23 @@ void StepRecorder::scaled_softmax_backward(const Tensor& probs, const Tensor& dp
 void StepRecorder::accumulate(const Tensor& src, Tensor& dst, bool overwrite) {
     pass(&Backend::accumulate, src, dst, overwrite);
 }
-void StepRecorder::unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) {
-    pass(&Backend::unscale_all_on_device, jobs, state, found_inf);
+void StepRecorder::unscale_all_flagged(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) {
+    pass(&Backend::unscale_all_flagged, jobs, state, found_inf);
 }
 void StepRecorder::update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) {
     pass(&Backend::update_scaler, rule, found_inf, state);
 }
 void StepRecorder::queue_download(const Tensor& t, float* host) { pass(&Backend::queue_download, t, host); }
 void StepRecorder::queue_upload(const float* host, Tensor& t) { pass(&Backend::queue_upload, host, t); }
-void StepRecorder::norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
-                                           Tensor& norm) {
-    pass(&Backend::norm_and_clip_on_device, xs, max_norm, skip, norm);
+void StepRecorder::norm_and_clip(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
+                                 Tensor& norm) {
+    pass(&Backend::norm_and_clip, xs, max_norm, skip, norm);
 }
-void StepRecorder::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
-    pass(&Backend::sgd_update_all_on_device, jobs, gate);
+void StepRecorder::sgd_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
+    pass(&Backend::sgd_update_gated, jobs, gate);
 }
-void StepRecorder::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
-    pass(&Backend::adamw_update_all_on_device, jobs, gate);
+void StepRecorder::adamw_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
+    pass(&Backend::adamw_update_gated, jobs, gate);
 }
 void StepRecorder::scale_in_place(Tensor& x, float factor) { pass(&Backend::scale_in_place, x, factor); }
 void StepRecorder::queue_telemetry(const TelemetryRequest& request) { pass(&Backend::queue_telemetry, request); }
@@ -258,21 +258,11 @@ void StepRecorder::wait_for_queued() {
 TensorStats StepRecorder::tensor_stats(const Tensor& x, double divisor) {
     return refused("tensor_stats", &Backend::tensor_stats, x, divisor);
 }
-void StepRecorder::add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) {
-    return refused("add_to_histogram", &Backend::add_to_histogram, x, divisor, hist);
-}
-void StepRecorder::add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held,
-                                         Log2Histogram& divided) {
-    return refused("add_to_histogram_pair", &Backend::add_to_histogram_pair, x, divisor, held, divided);
-}
 std::int64_t StepRecorder::count_non_finite(const Tensor& x) {
     return refused("count_non_finite", &Backend::count_non_finite, x);
 }
 float StepRecorder::finite_amax(const Tensor& x) {
     return refused("finite_amax", &Backend::finite_amax, x);
-}
-TensorComparison StepRecorder::compare(const Tensor& a, const Tensor& b) {
-    return refused("compare", &Backend::compare, a, b);
 }
 
 }  // namespace plab

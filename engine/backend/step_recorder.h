@@ -39,9 +39,9 @@ public:
     void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                         Tensor& dlogits) override;
     float mse_loss(const Tensor& pred, const Tensor& target) override;
-    void softmax_cross_entropy_on_device(const Tensor& logits, const Tensor& labels, Tensor& probs,
-                                         Tensor& loss) override;
-    void mse_loss_on_device(const Tensor& pred, const Tensor& target, Tensor& loss) override;
+    void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                    Tensor& loss) override;
+    void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) override;
     void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
     void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
                             Tensor& mean, Tensor& rstd) override;
@@ -58,25 +58,21 @@ public:
                                  Tensor& dx) override;
     void accumulate(const Tensor& src, Tensor& dst, bool overwrite) override;
     int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
-    void unscale_all_on_device(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
+    void unscale_all_flagged(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
     void update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) override;
     void queue_download(const Tensor& t, float* host) override;
     void queue_upload(const float* host, Tensor& t) override;
-    void norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
-                                 Tensor& norm) override;
-    void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
-    void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
+    void norm_and_clip(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
+                       Tensor& norm) override;
+    void sgd_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
+    void adamw_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
     std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
     void scale_in_place(Tensor& x, float factor) override;
     void queue_telemetry(const TelemetryRequest& request) override;
     void wait_for_queued() override;
     TensorStats tensor_stats(const Tensor& x, double divisor) override;
-    void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
-    void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held,
-                               Log2Histogram& divided) override;
     std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
-    TensorComparison compare(const Tensor& a, const Tensor& b) override;
     void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) override;
 
     struct Recording;  // step_recorder.cpp

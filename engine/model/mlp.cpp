@@ -157,16 +157,16 @@ float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& targets, con
     return loss;
 }
 
-void Mlp::forward_on_device(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
-                            Tensor& loss, OpObserver* observer) {
+void Mlp::forward_into(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
+                       Tensor& loss, OpObserver* observer) {
     const Tensor& logits = forward_layers(backend, x, formats, observer);
     Tensor& probs = pass().probs;
     if (spec_.loss == LossKind::cross_entropy) {
-        backend.softmax_cross_entropy_on_device(logits, targets, probs, loss);
+        backend.softmax_cross_entropy_into(logits, targets, probs, loss);
         notify(observer, Phase::loss, "loss", "softmax", probs, &logits, 1.0f);
     } else {
         backend.convert(logits, probs);
-        backend.mse_loss_on_device(logits, targets, loss);
+        backend.mse_loss_into(logits, targets, loss);
     }
 }
 

@@ -48,10 +48,10 @@ public:
     float forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
                   OpObserver* observer = nullptr);
     // The same with the mean loss left in `loss` ({1, 1} FP32) on the
-    // backend (Backend::softmax_cross_entropy_on_device): a training step
+    // backend (Backend::softmax_cross_entropy_into): a training step
     // reads it back with queue_download, without a host round trip.
-    void forward_on_device(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
-                           Tensor& loss, OpObserver* observer = nullptr);
+    void forward_into(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
+                      Tensor& loss, OpObserver* observer = nullptr);
     // Gradients of (loss * loss_scale) into every parameter's `grad`; call
     // after forward() on the same batch.
     void backward(Backend& backend, const Tensor& x, const Tensor& targets, float loss_scale,

@@ -1,7 +1,7 @@
 #pragma once
 // AdamW's scalars that depend on the step t (step_size = lr / (1 - beta1^t)
 // and sqrt(1 - beta2^t)), tabulated on the host for an update that runs where
-// t is only known as a count kept there (Backend::adamw_update_all_on_device):
+// t is only known as a count kept there (Backend::adamw_update_gated):
 // the host computes them with adamw_scalars, as for an update it launches
 // itself, so the two agree bit for bit.
 //

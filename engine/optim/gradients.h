@@ -27,7 +27,7 @@ void accumulate_gradients(Backend& backend, std::span<Parameter* const> params, 
 bool unscale_gradients(Backend& backend, std::span<Parameter* const> params, float scale,
                        int* first_non_finite = nullptr);
 // The jobs of that unscale (grad_sum into master_grad), allocating any
-// missing master_grad: for Backend::unscale_all_on_device.
+// missing master_grad: for Backend::unscale_all_flagged.
 std::vector<UnscaleJob> unscale_jobs(Backend& backend, std::span<Parameter* const> params);
 // The index in `params` of the first whose master_grad holds a NaN or Inf, or -1.
 int first_non_finite_grad(Backend& backend, std::span<Parameter* const> params);

@@ -130,14 +130,14 @@ AdamWStep Optimizer::adamw_step() const {
 void Optimizer::enqueue(Backend& backend, const Tensor* skip) {
     if (uploads_settings_) backend.queue_upload(slot_.host, slot_.on_backend);
     const bool clips = launched_.max_norm > 0.0f;
-    backend.norm_and_clip_on_device(launched_.grads, clips ? &max_norm_ : nullptr, skip, norm_);
+    backend.norm_and_clip(launched_.grads, clips ? &max_norm_ : nullptr, skip, norm_);
     backend.queue_download(norm_, &launched_.norm);
     UpdateGate gate{.settings = &settings_, .skip = skip, .step_count = &step_count_,
                     .adamw_table = launched_.adamw_table, .counts = launched_.counts};
     if (config_.kind == OptimizerKind::sgd)
-        backend.sgd_update_all_on_device(launched_.jobs, gate);
+        backend.sgd_update_gated(launched_.jobs, gate);
     else
-        backend.adamw_update_all_on_device(launched_.jobs, gate);
+        backend.adamw_update_gated(launched_.jobs, gate);
     backend.queue_download(step_count_, &launched_.step_count);
 }
 

@@ -200,7 +200,7 @@ void Trainer::draw_batch(int k) {
 
 // Micro-batch k of the step; its loss is queued to land in side.landed_losses[k].
 void Trainer::train_micro_batch(Side& side, float scale, int k, OpObserver* observer) {
-    side.model->forward_on_device(backend_, batch_x_, batch_y_, side.formats, side.loss, observer);
+    side.model->forward_into(backend_, batch_x_, batch_y_, side.formats, side.loss, observer);
     backend_.queue_download(side.loss, &side.landed_losses[static_cast<std::size_t>(k)]);
     side.model->backward(backend_, batch_x_, batch_y_, scale, observer);
     if (uses_fp8(side.formats)) observe_fp8_amaxes(backend_, *side.model, side.formats, batch_x_, side.fp8);
@@ -400,7 +400,7 @@ void Trainer::sync_scaler_state() {
 void Trainer::update_mixed(float scale) {
     Side& side = *mixed_;
     pre_clip_ = side.optimizer.clip_before_unscale(backend_, side.params);
-    backend_.unscale_all_on_device(unscale_jobs(backend_, side.backward_params), scaler_state_, found_inf_);
+    backend_.unscale_all_flagged(unscale_jobs(backend_, side.backward_params), scaler_state_, found_inf_);
     if (tracer_)
         for (Parameter* p : side.backward_params)
             tracer_->check(Phase::unscale, p->name, "unscale", p->master_grad, &p->grad_sum, scale);
@@ -446,7 +446,7 @@ void Trainer::settle_mixed(StepRecord& record, float scale) {
 
 void Trainer::update_twin() {
     twin_->optimizer.clip_before_unscale(backend_, twin_->params);  // at scale 1 the bug is harmless
-    backend_.unscale_all_on_device(unscale_jobs(backend_, twin_->backward_params), unit_state_, twin_found_inf_);
+    backend_.unscale_all_flagged(unscale_jobs(backend_, twin_->backward_params), unit_state_, twin_found_inf_);
     twin_->optimizer.enqueue(backend_, nullptr);
 }
 

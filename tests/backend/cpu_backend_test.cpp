@@ -253,7 +253,7 @@ TEST(CpuBackend, UpdateScalerMovesTheStateAsTheLossScaler) {
 
 TEST(CpuBackend, UnscaleOnDeviceReadsTheScaleAndLeavesTheFlag) {
     CpuBackend be;
-    testing_support::expect_unscale_on_device_is_unscale_all(be);
+    testing_support::expect_unscale_flagged_is_unscale_all(be);
 }
 
 TEST(CpuBackend, ScalerStateOfTheWrongSizeIsAnErrorNamingIt) {
@@ -268,7 +268,7 @@ TEST(CpuBackend, ScalerStateOfTheWrongSizeIsAnErrorNamingIt) {
               "hysteresis, min scale, max scale), not 1");
     Tensor good = be.allocate({1, 3}, FormatId::fp32);
     Tensor wide_flag = be.allocate({1, 2}, FormatId::fp32);
-    EXPECT_THROW(be.unscale_all_on_device({}, good, wide_flag), Error);
+    EXPECT_THROW(be.unscale_all_flagged({}, good, wide_flag), Error);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ TEST(CpuStepOps, NormAndClipAreTheHostsRuleBitForBit) {
 
 TEST(CpuStepOps, LossesOnTheBackendAreTheReturnedOnes) {
     CpuBackend be;
-    expect_losses_on_device_are_the_returned_ones(be);
+    expect_losses_into_tensors_are_the_returned_ones(be);
 }
 
 TEST(CpuStepOps, QueuedDownloadsHoldTheValuesOfTheirMoment) {
@@ -53,51 +53,51 @@ TEST(CpuStepOps, ABadGateIsAnErrorNamingWhatIsWrong) {
     Tensor adam = be.allocate({1, kAdamWSettingsWords}, FormatId::fp32);
     const UpdateJob jobs[] = {{&w, &g, &m, &v, nullptr}};
     std::vector<UpdateCount> one(1), two(2);
-    EXPECT_EQ(error_of([&] { be.sgd_update_all_on_device(jobs, UpdateGate{.step_count = &count, .counts = one}); }),
-              "sgd_update_all_on_device: the gate has no settings");
+    EXPECT_EQ(error_of([&] { be.sgd_update_gated(jobs, UpdateGate{.step_count = &count, .counts = one}); }),
+              "sgd_update_gated: the gate has no settings");
     EXPECT_EQ(error_of([&] {
-                  be.sgd_update_all_on_device(jobs, UpdateGate{.settings = &adam, .step_count = &count, .counts = one});
+                  be.sgd_update_gated(jobs, UpdateGate{.settings = &adam, .step_count = &count, .counts = one});
               }),
-              "sgd_update_all_on_device: the SGD settings holds 3 floats (lr, momentum, weight decay), not 5");
-    EXPECT_EQ(error_of([&] { be.sgd_update_all_on_device(jobs, UpdateGate{.settings = &sgd, .counts = one}); }),
-              "sgd_update_all_on_device: the gate has no step count");
+              "sgd_update_gated: the SGD settings holds 3 floats (lr, momentum, weight decay), not 5");
+    EXPECT_EQ(error_of([&] { be.sgd_update_gated(jobs, UpdateGate{.settings = &sgd, .counts = one}); }),
+              "sgd_update_gated: the gate has no step count");
     EXPECT_EQ(error_of([&] {
-                  be.sgd_update_all_on_device(jobs, UpdateGate{.settings = &sgd, .step_count = &wide, .counts = one});
+                  be.sgd_update_gated(jobs, UpdateGate{.settings = &sgd, .step_count = &wide, .counts = one});
               }),
-              "sgd_update_all_on_device: the step count is one float, not 2");
+              "sgd_update_gated: the step count is one float, not 2");
     EXPECT_EQ(error_of([&] {
-                  be.sgd_update_all_on_device(jobs, UpdateGate{.settings = &sgd, .step_count = &count, .counts = two});
+                  be.sgd_update_gated(jobs, UpdateGate{.settings = &sgd, .step_count = &count, .counts = two});
               }),
-              "sgd_update_all_on_device: 1 jobs but room for 2 counts");
+              "sgd_update_gated: 1 jobs but room for 2 counts");
     EXPECT_EQ(error_of([&] {
-                  be.sgd_update_all_on_device(
+                  be.sgd_update_gated(
                       jobs, UpdateGate{.settings = &sgd, .skip = &wide, .step_count = &count, .counts = one});
               }),
-              "sgd_update_all_on_device: the skip flag is one float, not 2");
+              "sgd_update_gated: the skip flag is one float, not 2");
     EXPECT_EQ(error_of([&] {
-                  be.adamw_update_all_on_device(jobs,
-                                                UpdateGate{.settings = &sgd, .step_count = &count, .counts = one});
+                  be.adamw_update_gated(jobs,
+                                        UpdateGate{.settings = &sgd, .step_count = &count, .counts = one});
               }),
-              "adamw_update_all_on_device: the AdamW settings holds 5 floats (lr, beta1, beta2, eps, weight decay), "
+              "adamw_update_gated: the AdamW settings holds 5 floats (lr, beta1, beta2, eps, weight decay), "
               "not 3");
     EXPECT_EQ(error_of([&] {
-                  be.adamw_update_all_on_device(jobs,
-                                                UpdateGate{.settings = &adam, .step_count = &count, .counts = one});
+                  be.adamw_update_gated(jobs,
+                                        UpdateGate{.settings = &adam, .step_count = &count, .counts = one});
               }),
-              "adamw_update_all_on_device: the gate has no AdamW step table");
+              "adamw_update_gated: the gate has no AdamW step table");
     EXPECT_EQ(error_of([&] {
-                  be.adamw_update_all_on_device(jobs, UpdateGate{.settings = &adam, .step_count = &count,
+                  be.adamw_update_gated(jobs, UpdateGate{.settings = &adam, .step_count = &count,
                                                                  .adamw_table = &table3, .counts = one});
               }),
-              "adamw_update_all_on_device: the AdamW step table is 4x3, want rows x 2 with at least one row");
+              "adamw_update_gated: the AdamW step table is 4x3, want rows x 2 with at least one row");
     Tensor norm = be.allocate({1, 1}, FormatId::fp32);
     Tensor* xs[] = {&g};
-    EXPECT_EQ(error_of([&] { be.norm_and_clip_on_device(xs, nullptr, nullptr, wide); }),
-              "norm_and_clip_on_device: the norm is one float, not 2");
-    EXPECT_EQ(error_of([&] { be.norm_and_clip_on_device(xs, &wide, nullptr, norm); }),
-              "norm_and_clip_on_device: the max norm is one float, not 2");
-    EXPECT_EQ(error_of([&] { be.norm_and_clip_on_device(xs, nullptr, &wide, norm); }),
-              "norm_and_clip_on_device: the skip flag is one float, not 2");
+    EXPECT_EQ(error_of([&] { be.norm_and_clip(xs, nullptr, nullptr, wide); }),
+              "norm_and_clip: the norm is one float, not 2");
+    EXPECT_EQ(error_of([&] { be.norm_and_clip(xs, &wide, nullptr, norm); }),
+              "norm_and_clip: the max norm is one float, not 2");
+    EXPECT_EQ(error_of([&] { be.norm_and_clip(xs, nullptr, &wide, norm); }),
+              "norm_and_clip: the skip flag is one float, not 2");
 }
 
 // A table whose row does not hold step t's scalars (here: built for another
@@ -118,10 +118,10 @@ TEST(CpuStepOps, AnAdamWTableForOtherSettingsIsCaught) {
     store_update_settings(step, words);
     Tensor settings = tensor_on(be, {1, kAdamWSettingsWords}, FormatId::fp32, {words, words + kAdamWSettingsWords});
     EXPECT_EQ(error_of([&] {
-                  be.adamw_update_all_on_device(jobs, UpdateGate{.settings = &settings, .step_count = &count,
+                  be.adamw_update_gated(jobs, UpdateGate{.settings = &settings, .step_count = &count,
                                                                  .adamw_table = &other, .counts = counts});
               }),
-              "adamw_update_all_on_device: the AdamW step table's row 0 is not step 1's scalars");
+              "adamw_update_gated: the AdamW step table's row 0 is not step 1's scalars");
     EXPECT_EQ(scalar_on(be, count), 0.0f);
 }
 

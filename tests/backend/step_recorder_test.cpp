@@ -102,7 +102,7 @@ TEST(StepRecorder, SpansAreKeptByValue) {
     std::unique_ptr<StepGraph> graph;
     {
         std::vector<UnscaleJob> jobs = {{&g, &u}};
-        graph = recorder.capture([&] { recorder.unscale_all_on_device(jobs, state, found_inf); });
+        graph = recorder.capture([&] { recorder.unscale_all_flagged(jobs, state, found_inf); });
         jobs.assign(4, UnscaleJob{});  // gone, as a caller's temporary list would be
     }
     graph->replay();

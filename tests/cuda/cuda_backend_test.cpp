@@ -770,7 +770,7 @@ TEST_F(CudaBackendTest, UpdateScalerOnTheDeviceIsTheHostsRule) {
 }
 
 TEST_F(CudaBackendTest, UnscaleOnDeviceReadsTheScaleThereAndLeavesTheFlag) {
-    testing_support::expect_unscale_on_device_is_unscale_all(*gpu_);
+    testing_support::expect_unscale_flagged_is_unscale_all(*gpu_);
 }
 
 // The optimizer step on the device (backend_step_checks.h): gated updates
@@ -792,7 +792,7 @@ TEST_F(CudaBackendTest, NormAndClipOnTheDeviceAreTheCpusWithinSummationError) {
 // The same kernels as the returning calls: the same values; the bad label
 // raised at the finish with the CPU's words.
 TEST_F(CudaBackendTest, LossesLeftOnTheDeviceAreTheReturnedOnesAndBadLabelsFailAtTheFinish) {
-    testing_support::expect_losses_on_device_are_the_returned_ones(*gpu_);
+    testing_support::expect_losses_into_tensors_are_the_returned_ones(*gpu_);
 }
 
 // Copies: the values as they were when queued, bit for bit.

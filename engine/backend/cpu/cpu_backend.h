@@ -59,10 +59,10 @@ public:
     // references below, reading flags, counts and settings to the host.
     int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
     std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
-    void norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
-                                 Tensor& norm) override;
-    void sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
-    void adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
+    void norm_and_clip(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
+                       Tensor& norm) override;
+    void sgd_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
+    void adamw_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
 
     // The CPU references the multi-tensor ops are made of, and the oracles
     // the tests (the GPU's too) compare against; no other backend has them.
@@ -78,18 +78,23 @@ public:
     std::vector<UpdateCount> adamw_update_all(std::span<const UpdateJob> jobs, const AdamWStep& step);
     // Statistics of x as held and of x / divisor from one pass over x.
     TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor);
+    // Adds the values of x / divisor to the log2 histogram `hist`; the pair
+    // adds x as held to `held` and x / divisor to `divided` from one pass.
+    void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist);
+    void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held, Log2Histogram& divided);
+    // a against b, element by element (shapes must match), at once
+    // (cpu_compare_ops.cpp).
+    TensorComparison compare(const Tensor& a, const Tensor& b);
 
     // cpu_stats_ops.cpp
     TensorStats tensor_stats(const Tensor& x, double divisor) override;
-    void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) override;
-    void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held, Log2Histogram& divided) override;
     void queue_telemetry(const TelemetryRequest& request) override;
     void wait_for_queued() override;
     std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
 
-    // cpu_compare_ops.cpp
-    TensorComparison compare(const Tensor& a, const Tensor& b) override;
+    // Compares at once: nothing waits on the CPU.
+    void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) override { *out = compare(a, b); }
 
 private:
     // GEMM inputs rounded to the compute format, kept between calls.

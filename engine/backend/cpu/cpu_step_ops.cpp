@@ -51,7 +51,7 @@ void check_table_row(Backend& backend, const UpdateGate& gate, float count, cons
     checks::require(from_table.step_size == wanted.step_size &&
                         from_table.bias_correction2_sqrt == wanted.bias_correction2_sqrt,
                     [&] {
-                        return "adamw_update_all_on_device: the AdamW step table's row " + std::to_string(row) +
+                        return "adamw_update_gated: the AdamW step table's row " + std::to_string(row) +
                                " is not step " + std::to_string(step.step) + "'s scalars";
                     });
 }
@@ -90,11 +90,11 @@ std::vector<UpdateCount> CpuBackend::adamw_update_all(std::span<const UpdateJob>
     return counts;
 }
 
-void CpuBackend::norm_and_clip_on_device(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
+void CpuBackend::norm_and_clip(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
                                       Tensor& norm) {
-    checks::require_scalar(norm, "norm_and_clip_on_device", "the norm");
-    if (max_norm) checks::require_scalar(*max_norm, "norm_and_clip_on_device", "the max norm");
-    if (skip) checks::require_scalar(*skip, "norm_and_clip_on_device", "the skip flag");
+    checks::require_scalar(norm, "norm_and_clip", "the norm");
+    if (max_norm) checks::require_scalar(*max_norm, "norm_and_clip", "the max norm");
+    if (skip) checks::require_scalar(*skip, "norm_and_clip", "the skip flag");
     const std::vector<const Tensor*> tensors(xs.begin(), xs.end());
     const float total = global_norm(*this, tensors);
     upload(&total, norm);
@@ -103,8 +103,8 @@ void CpuBackend::norm_and_clip_on_device(std::span<Tensor* const> xs, const Tens
     clip_to_norm(*this, xs, limit, total);
 }
 
-void CpuBackend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
-    checks::require_update_gate(gate, jobs.size(), false, "sgd_update_all_on_device");
+void CpuBackend::sgd_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
+    checks::require_update_gate(gate, jobs.size(), false, "sgd_update_gated");
     if (skipped(*this, gate)) return;
     const float count = read_scalar(*this, *gate.step_count);
     const SgdStep step = load_sgd_settings(read_words(*this, *gate.settings).data());
@@ -113,8 +113,8 @@ void CpuBackend::sgd_update_all_on_device(std::span<const UpdateJob> jobs, const
     advance(*this, gate, count);
 }
 
-void CpuBackend::adamw_update_all_on_device(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
-    checks::require_update_gate(gate, jobs.size(), true, "adamw_update_all_on_device");
+void CpuBackend::adamw_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
+    checks::require_update_gate(gate, jobs.size(), true, "adamw_update_gated");
     if (skipped(*this, gate)) return;
     const float count = read_scalar(*this, *gate.step_count);
     AdamWStep at = load_adamw_settings(read_words(*this, *gate.settings).data());
