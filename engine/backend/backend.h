@@ -213,7 +213,7 @@ public:
     virtual void scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
                                          Tensor& dx) = 0;
 
-    // --- optimizer-side ops (one call per parameter tensor) ---
+    // --- optimizer-side ops ---
     // dst = src (overwrite) or dst + src, rounded to dst's dtype: .grad accumulation.
     virtual void accumulate(const Tensor& src, Tensor& dst, bool overwrite) = 0;
     // Every job's dst = FP32(src) * inv_scale (FP32 multiply, as PyTorch's
