@@ -72,6 +72,14 @@ TEST(BackendCli, BenchTakesTheSameBackendChoice) {
     EXPECT_EQ(nlohmann::json::parse(cpu.out).at("host_waits_per_step"), 0.0);  // the CPU never waits for a device
     // Every step replays its recorded graph but the first (which allocates the buffers).
     EXPECT_DOUBLE_EQ(nlohmann::json::parse(cpu.out).at("replayed_step_frac").get<double>(), 0.9);
+    // Each variant timed is described, under the same names (tools/bench-table writes its rows from these).
+    const nlohmann::json bench = nlohmann::json::parse(cpu.out);
+    ASSERT_EQ(bench.at("variants").size(), bench.at("steps_per_s").size());
+    for (const auto& [name, rate] : bench.at("steps_per_s").items()) {
+        EXPECT_GT(rate.get<double>(), 0.0) << name;
+        EXPECT_FALSE(bench.at("variants").at(name).get<std::string>().empty()) << name;
+    }
+    EXPECT_EQ(bench.at("variants").at("fp32"), "plain FP32 (twin and telemetry off)");
     if (s.cuda == CudaSituation::device) GTEST_SKIP() << "a CUDA device is present: " << s.device_text;
     const Result cuda = run_plab("bench --backend cuda --steps 10 --rounds 1 --json");
     EXPECT_EQ(cuda.exit_code, 2);

@@ -116,6 +116,9 @@ void run_bench(const BenchOptions& o, std::ostream& out, std::ostream& log) {
         {
             JsonLine j(line);
             j.string("preset", base.name).string("backend", backend.name()).integer("steps", o.steps).integer("rounds", o.rounds);
+            j.begin_object("variants");  // what each variant is, in the order measured
+            for (const Variant& v : kVariants) j.string(v.name, v.what);
+            j.end_object();
             j.begin_object("steps_per_s");
             for (std::size_t v = 0; v < std::size(kVariants); ++v) j.number(kVariants[v].name, rate(v));
             j.end_object();
