@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/numeric/cast_array.h"
+#include "engine/numeric/fast_cast.h"
 #include "engine/numeric/scalar_cast.h"
 #include "hardware_convert.h"
 
@@ -198,6 +199,38 @@ TEST(HardwareInstructions, Fp16DecodeMatchesVcvtph2psOnAllCodes) {
                                                                      << cast_path_name(path);
             ASSERT_EQ(float_bits(decode(FormatId::fp16, c)), float_bits(hardware[c])) << "code " << hex32(c);
         }
+    }
+}
+
+// The GPU's fast casts (fast_cast.h) against the array casts, which the
+// test above holds to the scalar reference on every input.
+TEST(FastCast, EncodeAndRoundMatchTheSharedCastOnAllInputs) {
+    const std::string failure = sweep_all_inputs([](std::uint32_t, const float* in, std::size_t n) -> std::string {
+        thread_local std::vector<std::uint16_t> reference, fast;
+        reference.resize(n), fast.resize(n);
+        encode_array(FormatId::fp16, in, reference.data(), n);
+        for (std::size_t i = 0; i < n; ++i) fast[i] = encode_fp16(in[i]);
+        std::string diff = first_difference("encode_fp16", in, reference.data(), fast.data(), n);
+        if (!diff.empty()) return diff;
+        encode_array(FormatId::bf16, in, reference.data(), n);
+        for (std::size_t i = 0; i < n; ++i) fast[i] = encode_bf16(in[i]);
+        std::string diff_bf16 = first_difference("encode_bf16", in, reference.data(), fast.data(), n);
+        if (!diff_bf16.empty()) return diff_bf16;
+        thread_local std::vector<float> rounded, fast_rounded;
+        rounded.resize(n), fast_rounded.resize(n);
+        round_array(FormatId::tf32, in, rounded.data(), n);
+        for (std::size_t i = 0; i < n; ++i) fast_rounded[i] = round_tf32(in[i]);
+        return first_difference("round_tf32", in, reinterpret_cast<const std::uint32_t*>(rounded.data()),
+                                reinterpret_cast<const std::uint32_t*>(fast_rounded.data()), n);
+    });
+    EXPECT_EQ(failure, "");
+}
+
+TEST(FastCast, DecodeMatchesTheSharedCastOnAllCodes) {
+    for (std::uint32_t c = 0; c < (1u << 16); ++c) {
+        const auto code = static_cast<std::uint16_t>(c);
+        ASSERT_EQ(float_bits(decode_fp16(code)), float_bits(decode(FormatId::fp16, c))) << "fp16 code " << hex32(c);
+        ASSERT_EQ(float_bits(decode_bf16(code)), float_bits(decode(FormatId::bf16, c))) << "bf16 code " << hex32(c);
     }
 }
 
