@@ -18,6 +18,7 @@
 #include "engine/backend/op_checks.h"
 #include "engine/backend/step_graph.h"
 #include "engine/common/error.h"
+#include "engine/numeric/fast_cast.h"
 #include "engine/numeric/scalar_cast.h"
 #include "engine/tensor/tensor.h"
 
@@ -106,17 +107,30 @@ inline const float* device_floats(const Tensor& t, const char* op) {
     return device_floats(const_cast<Tensor&>(t), op);
 }
 
+// FP16, BF16 and TF32 take the fast casts of fast_cast.h (the same bits as
+// the shared cast); the other formats the shared cast itself.
+__device__ __forceinline__ bool is_fp16(const FormatParams& p) { return p.exp_bits == 5 && p.man_bits == 10; }
+__device__ __forceinline__ bool is_bf16(const FormatParams& p) { return p.exp_bits == 8 && p.man_bits == 7; }
+__device__ __forceinline__ bool is_tf32(const FormatParams& p) { return p.exp_bits == 8 && p.man_bits == 10; }
+
 // x rounded to the format (RNE; FP8 saturates, as the CPU's round_array by default).
-__device__ __forceinline__ float round_value(const FormatParams& p, float x) { return decode(p, encode(p, x)); }
+__device__ __forceinline__ float round_value(const FormatParams& p, float x) {
+    if (is_fp16(p)) return decode_fp16(encode_fp16(x));
+    if (is_bf16(p)) return decode_bf16(encode_bf16(x));
+    if (is_tf32(p)) return round_tf32(x);
+    return decode(p, encode(p, x));
+}
+
+// x's code in p, which is FP16 or BF16 (a GEMM operand, a tensor's 16-bit storage).
+__device__ __forceinline__ std::uint16_t encode_16bit(const FormatParams& p, float x) {
+    return is_fp16(p) ? encode_fp16(x) : encode_bf16(x);
+}
 
 // A tensor's values as a kernel reads and writes them, whatever its storage:
 // FP32 words holding values of its dtype, or an FP16 / BF16 tensor's own 16
 // bits (native storage: half the bytes, what the tensor cores read). Reads
 // give the FP32 value; store() rounds to the dtype (the shared RNE cast) and
 // keeps it in the tensor's storage. Trivially copyable: kernels take it by value.
-// The 16-bit codes go through the shared cast with the format's parameters
-// as constants (FP16 has 10 mantissa bits, BF16 7), which the compiler folds
-// into the cast: several times fewer instructions than reading them from memory.
 struct Values {
     void* data;
     FormatParams format;
@@ -125,17 +139,14 @@ struct Values {
     __device__ __forceinline__ float operator[](std::size_t i) const {
         if (!bits16) return static_cast<const float*>(data)[i];
         const std::uint16_t code = static_cast<const std::uint16_t*>(data)[i];
-        constexpr FormatParams fp16 = format_params(FormatId::fp16), bf16 = format_params(FormatId::bf16);
-        return format.man_bits == fp16.man_bits ? decode(fp16, code) : decode(bf16, code);
+        return is_fp16(format) ? decode_fp16(code) : decode_bf16(code);
     }
     __device__ __forceinline__ void store(std::size_t i, float v) const {
         if (!bits16) {
             static_cast<float*>(data)[i] = round_value(format, v);
             return;
         }
-        constexpr FormatParams fp16 = format_params(FormatId::fp16), bf16 = format_params(FormatId::bf16);
-        const std::uint32_t code = format.man_bits == fp16.man_bits ? encode(fp16, v) : encode(bf16, v);
-        static_cast<std::uint16_t*>(data)[i] = static_cast<std::uint16_t>(code);
+        static_cast<std::uint16_t*>(data)[i] = encode_16bit(format, v);
     }
 };
 

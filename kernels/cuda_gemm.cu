@@ -71,7 +71,7 @@ Operand encode_16bit(const Tensor& x, FormatId compute, const Scratch& slot, cud
     auto* out = static_cast<std::uint16_t*>(slot(x.size() * sizeof(std::uint16_t)));
     const FormatParams p = format_params(compute);
     gpu::for_each(x.size(), stream, "gemm operand",
-                  [=] __device__(std::size_t i) { out[i] = static_cast<std::uint16_t>(encode(p, in[i])); });
+                  [=] __device__(std::size_t i) { out[i] = gpu::encode_16bit(p, in[i]); });
     return {out, type_16bit(compute)};
 }
 

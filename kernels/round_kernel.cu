@@ -6,6 +6,7 @@
 
 #include "engine/common/error.h"
 #include "engine/numeric/scalar_cast.h"
+#include "kernels/cuda_common.cuh"
 
 namespace plab::cuda {
 
@@ -17,6 +18,26 @@ __global__ void round_kernel(const float* in, float* out, std::size_t n, Overflo
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
         out[i] = decode(p, encode(p, in[i], mode));
+}
+
+// Inputs first .. first + n - 1 written into a tensor's storage and read
+// back through gpu::Values, against the shared cast's round trip; differences
+// counted, the first kept (atomicMin).
+__global__ void storage_cast_kernel(gpu::Values storage, std::uint32_t first, std::uint32_t n,
+                                    unsigned long long* count, unsigned* first_difference) {
+    const std::uint32_t stride = gridDim.x * blockDim.x;
+    for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const std::uint32_t input = first + i;
+        const float x = bits_float(input);
+        storage.store(i, x);
+        const std::uint32_t code = encode(storage.format, x);
+        bool same = float_bits(storage[i]) == float_bits(decode(storage.format, code));
+        if (storage.bits16) same = same && static_cast<const std::uint16_t*>(storage.data)[i] == code;
+        if (!same) {
+            atomicAdd(count, 1ull);
+            atomicMin(first_difference, input);
+        }
+    }
 }
 
 void check(cudaError_t status, const char* what) {
@@ -59,6 +80,41 @@ void round_on_device(FormatId f, const float* host_in, float* host_out, std::siz
     check(cudaMemcpy(in.ptr, host_in, n * sizeof(float), cudaMemcpyHostToDevice), "copy to device");
     round_device_array(f, in.ptr, out.ptr, n, mode, nullptr);
     check(cudaMemcpy(host_out, out.ptr, n * sizeof(float), cudaMemcpyDeviceToHost), "copy from device");
+}
+
+StorageCastDifferences storage_cast_differences(FormatId f) {
+    if (f != FormatId::fp16 && f != FormatId::bf16 && f != FormatId::tf32)
+        throw Error("storage_cast_differences: FP16, BF16 or TF32, not " + std::string(format_display_name(f)));
+    const bool bits16 = f != FormatId::tf32;
+    constexpr std::uint32_t kChunk = 1u << 24;
+    struct Results {
+        unsigned long long count;
+        unsigned first;
+    };
+    void* codes = nullptr;
+    Results* results = nullptr;
+    check(cudaMalloc(&codes, kChunk * sizeof(float)), "cudaMalloc");
+    const auto release = [&] {
+        cudaFree(codes);
+        cudaFree(results);
+    };
+    try {
+        check(cudaMalloc(&results, sizeof(Results)), "cudaMalloc");
+        const Results start{0, 0xffffffffu};
+        check(cudaMemcpy(results, &start, sizeof start, cudaMemcpyHostToDevice), "copy to device");
+        const gpu::Values storage{codes, format_params(f), bits16};
+        for (std::uint64_t first = 0; first < (1ull << 32); first += kChunk)
+            storage_cast_kernel<<<1024, 256>>>(storage, static_cast<std::uint32_t>(first), kChunk, &results->count,
+                                               &results->first);
+        check(cudaGetLastError(), "kernel launch");
+        Results got{};
+        check(cudaMemcpy(&got, results, sizeof got, cudaMemcpyDeviceToHost), "copy from device");
+        release();
+        return {got.count, got.count ? got.first : 0u};
+    } catch (...) {
+        release();
+        throw;
+    }
 }
 
 }  // namespace plab::cuda

@@ -40,6 +40,15 @@ TEST_P(CudaRound, BitIdenticalToCpuOnAllInputs) {
     }
 }
 
+// What a tensor keeps of each input, through the fast casts.
+TEST(CudaStorageCast, TensorsKeepTheSharedCastsBitsOnAllInputs) {
+    if (cuda::list_devices().empty()) GTEST_SKIP() << cuda::describe_devices();
+    for (FormatId f : {FormatId::fp16, FormatId::bf16, FormatId::tf32}) {
+        const cuda::StorageCastDifferences d = cuda::storage_cast_differences(f);
+        EXPECT_EQ(d.count, 0u) << format_name(f) << ": first at input 0x" << std::hex << d.first;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllFormats, CudaRound,
                          testing::Values(FormatId::fp32, FormatId::tf32, FormatId::fp16, FormatId::bf16,
                                          FormatId::e4m3, FormatId::e5m2),
