@@ -139,30 +139,49 @@ __global__ void clip_all_kernel(const ClipSlice* slices, const float* coef) {
 }
 
 // column_sums in the CPU's order (each column's rows added one at a time
-// from +0, rounded once at the end), at memory speed: one thread per column
-// alone waits out a load per row (far too slow for an 8192-row column,
-// docs/perf.md).
-// A block takes kWarp columns; all its warps load a tile of kSumRows rows
-// into shared memory together (coalesced, many loads in flight), then warp 0
-// adds the tile's rows in order, one lane per column.
-constexpr int kSumRows = 256;
-constexpr int kSumThreads = 512;
+// from +0, rounded once at the end). A column is one chain of dependent
+// adds: a block takes kWarp columns, and warp 0 adds one tile of rows from
+// shared memory (a lane per column) while the other warps load the next tile
+// into the other buffer, each with kRowsPerLoader loads in flight. Loading
+// and adding in turn takes twice as long, one thread per column loading its
+// own rows far longer; the loads still set the pace, well below the memory's
+// speed (docs/perf.md).
+constexpr int kSumWarps = 32;
+constexpr int kSumLoaders = kSumWarps - 1;
+constexpr int kRowsPerLoader = 6;
+constexpr int kSumRows = kSumLoaders * kRowsPerLoader;  // a tile: two of them fill 47.6 KB of the 48 KB
 
-__global__ void column_sums_kernel(gpu::Values in, int rows, int cols, gpu::Values out) {
-    __shared__ float tile[kSumRows][gpu::kWarp + 1];  // +1: a row's reads stay off one bank
+__global__ void __launch_bounds__(kSumWarps * gpu::kWarp)
+    column_sums_kernel(gpu::Values in, int rows, int cols, gpu::Values out) {
+    // A warp writes or reads one row of a tile: 32 lanes, 32 banks, no conflict.
+    __shared__ float tile[2][kSumRows][gpu::kWarp];
     const int lane = static_cast<int>(threadIdx.x) % gpu::kWarp;
     const int warp = static_cast<int>(threadIdx.x) / gpu::kWarp;
-    const int warps = static_cast<int>(blockDim.x) / gpu::kWarp;
     const int j = static_cast<int>(blockIdx.x) * gpu::kWarp + lane;
+    const int tiles = (rows + kSumRows - 1) / kSumRows;
+    // Loader warp w (1..kSumLoaders) takes the tile's rows w-1, w-1 + kSumLoaders, ...:
+    // neighbouring warps read neighbouring rows. All its loads are issued before any store.
+    auto load = [&](int t) {
+        float v[kRowsPerLoader];
+#pragma unroll
+        for (int k = 0; k < kRowsPerLoader; ++k) {
+            const int r = t * kSumRows + (warp - 1) + k * kSumLoaders;
+            v[k] = r < rows && j < cols ? in[static_cast<std::size_t>(r) * cols + j] : 0.0f;
+        }
+#pragma unroll
+        for (int k = 0; k < kRowsPerLoader; ++k) tile[t & 1][(warp - 1) + k * kSumLoaders][lane] = v[k];
+    };
     float sum = 0.0f;
-    for (int first = 0; first < rows; first += kSumRows) {
-        const int here = rows - first < kSumRows ? rows - first : kSumRows;
-#pragma unroll 4
-        for (int r = warp; r < here; r += warps)
-            tile[r][lane] = j < cols ? in[static_cast<std::size_t>(first + r) * cols + j] : 0.0f;
-        __syncthreads();
-        if (warp == 0)
-            for (int r = 0; r < here; ++r) sum += tile[r][lane];
+    if (warp != 0 && tiles > 0) load(0);
+    __syncthreads();
+    for (int t = 0; t < tiles; ++t) {
+        if (warp != 0) {
+            if (t + 1 < tiles) load(t + 1);
+        } else {
+            const int here = rows - t * kSumRows < kSumRows ? rows - t * kSumRows : kSumRows;
+#pragma unroll 8
+            for (int r = 0; r < here; ++r) sum += tile[t & 1][r][lane];
+        }
         __syncthreads();
     }
     if (warp == 0 && j < cols) out.store(j, sum);
@@ -182,7 +201,7 @@ void CudaBackend::column_sums(const Tensor& x, Tensor& sums) {
     });
     if (x.cols() == 0) return;
     const unsigned blocks = static_cast<unsigned>((x.cols() + gpu::kWarp - 1) / gpu::kWarp);
-    column_sums_kernel<<<blocks, kSumThreads, 0, stream_>>>(device_values(x, op), x.rows(), x.cols(),
+    column_sums_kernel<<<blocks, kSumWarps * gpu::kWarp, 0, stream_>>>(device_values(x, op), x.rows(), x.cols(),
                                                              device_values(sums, op));
     gpu::check_cuda(cudaGetLastError(), op);
 }
