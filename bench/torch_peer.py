@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch peer of `plab bench --backend cuda`: the same models trained in
-eager PyTorch with torch.autocast and GradScaler, with and without the lab's
+eager PyTorch in FP32, TF32 and with torch.autocast and GradScaler, with and without the lab's
 telemetry (per-layer statistics and log2 histograms of weights, weight grads,
 activations and activation grads, scaled and unscaled) and an FP32 twin
 stepped in lock-step, on the same GPU. With --plab it also runs
@@ -145,6 +145,8 @@ def run(args, recipe, telemetry, twin, steps):
         ref = mlp(args.widths, "cuda")
         ref.load_state_dict(model.state_dict())
         ref_opt = torch.optim.AdamW(ref.parameters(), lr=args.lr, weight_decay=0.0)
+    # TF32: FP32 tensors, matrix products on the TF32 tensor cores (off by default in PyTorch).
+    torch.backends.cuda.matmul.allow_tf32 = recipe == "tf32"
     dtype = {"amp-fp16": torch.float16, "amp-bf16": torch.bfloat16}.get(recipe)
     scaler = make_scaler(recipe == "amp-fp16")
     tele = Telemetry(model, args.hist_every) if telemetry else None
@@ -223,7 +225,7 @@ def main():
         args.widths, args.batch = [2] + [4096] * 4 + [3], args.batch or 8192
         args.samples = max(args.samples, args.batch)
 
-    variants = [("fp32", "fp32", False, False), ("amp_fp16", "amp-fp16", False, False),
+    variants = [("fp32", "fp32", False, False), ("tf32", "tf32", False, False), ("amp_fp16", "amp-fp16", False, False),
                 ("amp_bf16", "amp-bf16", False, False), ("amp_fp16_telemetry", "amp-fp16", True, False),
                 ("amp_fp16_telemetry_twin", "amp-fp16", True, True)]
     result = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "model": args.model,
