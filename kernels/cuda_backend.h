@@ -88,13 +88,13 @@ public:
     void activation_forward(Activation a, const Tensor& x, Tensor& y) override;
     void activation_backward(Activation a, const Tensor& x, const Tensor& dy, Tensor& dx) override;
     void accumulate(const Tensor& src, Tensor& dst, bool overwrite) override;
-    void scale_in_place(Tensor& x, float factor) override;
+    void scale_in_place(Tensor& x, float factor);  // not in Backend, as on the CPU: for the tests
 
-    // cuda_loss_ops.cu
-    float softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) override;
+    // cuda_loss_ops.cu (the two returning the loss to the host: not in Backend, as on the CPU)
+    float softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs);
     void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                         Tensor& dlogits) override;
-    float mse_loss(const Tensor& pred, const Tensor& target) override;
+    float mse_loss(const Tensor& pred, const Tensor& target);
     void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
                                     Tensor& loss) override;
     void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) override;
@@ -122,11 +122,11 @@ public:
     // Not in Backend, here as on the CPU: the per-tensor pieces the tests
     // set beside the CPU's references.
     bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst);
-    int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
+    int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale);
     void unscale_all_flagged(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
     void update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) override;
     float sum_of_squares(const Tensor& x);
-    std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
+    std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs);
     void norm_and_clip(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
                        Tensor& norm) override;
     std::int64_t count_non_finite(const Tensor& x) override;
@@ -153,7 +153,6 @@ public:
 
     // cuda_step_graph.cu: the step captured from the stream into a CUDA graph.
     std::unique_ptr<StepGraph> capture(const std::function<void()>& launches) override;
-    bool can_capture() const override { return true; }
 
 private:
     friend class CudaStepGraph;

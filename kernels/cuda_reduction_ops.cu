@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/amp/scaler_rule.h"
 #include "engine/optim/update_math.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"

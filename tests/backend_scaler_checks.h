@@ -99,7 +99,9 @@ inline void expect_update_scaler_follows_loss_scaler(Backend& be) {
 // unscale_all writes, and leaves found_inf 1 exactly when some output is not
 // finite (a stale 1 from the step before is cleared). Scale 3 checks the
 // inverse is PyTorch's, not a division.
-inline void expect_unscale_flagged_is_unscale_all(Backend& be) {
+// Be: CpuBackend or CudaBackend, whose unscale_all (not in Backend) returns the first non-finite job.
+template <typename Be>
+void expect_unscale_flagged_is_unscale_all(Be& be) {
     const std::vector<Shape> shapes = {{64, 2}, {64, 64}, {0, 5}, {1, 3}};
     for (float scale : {65536.0f, 3.0f}) {
         for (int dirty : {-1, 1, 3}) {

@@ -266,7 +266,9 @@ inline void expect_queued_downloads_land_at_the_finish(Backend& be) {
 // (the same reduction, so bit for bit), with the same probabilities; a bad
 // label is the plain op's error, by the time wait_for_queued() returns, and
 // the backend works on after it.
-inline void expect_losses_into_tensors_are_the_returned_ones(Backend& be) {
+// Be: CpuBackend or CudaBackend, whose losses returned to the host are not in Backend.
+template <typename Be>
+void expect_losses_into_tensors_are_the_returned_ones(Be& be) {
     std::mt19937 rng(9);
     const int rows = 300, classes = 5;
     Tensor logits = tensor_on(be, {rows, classes}, FormatId::fp32, random_floats(rows * classes, rng, 6.0f));

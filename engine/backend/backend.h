@@ -16,9 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/amp/scaler_rule.h"
 #include "engine/backend/activation.h"
-#include "engine/backend/op_checks.h"
 #include "engine/backend/step_graph.h"
 #include "engine/backend/update_step.h"
 #include "engine/telemetry/tensor_stats.h"
@@ -118,7 +116,7 @@ public:
     // Times the host has waited for the device so far (a GPU: stream and
     // event synchronizes; 0 for a backend that runs on the host). A training
     // step should add one, at its finish.
-    virtual std::uint64_t host_waits() const { return 0; }
+    virtual std::uint64_t host_waits() const = 0;
 
     // A zero-filled tensor on this backend.
     virtual Tensor allocate(Shape shape, FormatId dtype) = 0;
@@ -126,15 +124,11 @@ public:
     // while this has not changed.
     virtual std::uint64_t allocations() const = 0;
     // Records the ops `launches` calls on this backend, without running them,
-    // into a graph to replay (step_graph.h). nullptr when this backend cannot
-    // record, which can_capture() says beforehand (the caller then runs the
-    // step through StepRecorder, or op by op); CaptureRefused when an op of
-    // the step cannot be recorded.
-    virtual std::unique_ptr<StepGraph> capture(const std::function<void()>& launches) {
-        (void)launches;
-        return nullptr;
-    }
-    virtual bool can_capture() const { return false; }
+    // into a graph to replay (step_graph.h); CaptureRefused when an op of the
+    // step cannot be recorded. A backend on the host runs each op at once and
+    // records nothing (nullptr, without calling `launches`): the trainer
+    // records its steps through a StepRecorder instead.
+    virtual std::unique_ptr<StepGraph> capture(const std::function<void()>& launches) = 0;
     // Host FP32 values into t, rounded to t.dtype(); and back out (exact).
     virtual void upload(const float* host, Tensor& t) = 0;
     virtual void download(const Tensor& t, float* host) = 0;
@@ -150,30 +144,20 @@ public:
 
     // Softmax cross-entropy in FP32 (it is on every autocast FP32 list):
     // probs = softmax(logits) row by row, and the mean over rows of
-    // -log probs[i, label_i] is returned. `labels` is rows x 1 of class indices.
-    virtual float softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) = 0;
+    // -log probs[i, label_i] left in `loss` ({1, 1} FP32) on the backend, for
+    // queue_download: no host round trip on a GPU. `labels` is rows x 1 of
+    // class indices; a bad one is an error, thrown here or, on a GPU, by the
+    // next wait_for_queued().
+    virtual void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                            Tensor& loss) = 0;
     // dlogits = (probs - onehot(labels)) * scale / rows: the loss gradient,
     // multiplied by the loss scale, rounded to dlogits' dtype.
     virtual void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                                 Tensor& dlogits) = 0;
 
-    // Mean squared error over all elements, in FP32: mean((pred - target)^2).
-    virtual float mse_loss(const Tensor& pred, const Tensor& target) = 0;
-    // The same two losses left in `loss` ({1, 1} FP32) on the backend, for
-    // queue_download: no host round trip on a GPU. A bad label is
-    // softmax_cross_entropy's error, thrown here or, on a GPU, by the next
-    // wait_for_queued(). The defaults call the ops above and upload.
-    virtual void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
-                                            Tensor& loss) {
-        checks::require_scalar(loss, "softmax_cross_entropy_into", "the loss");
-        const float value = softmax_cross_entropy(logits, labels, probs);
-        upload(&value, loss);
-    }
-    virtual void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) {
-        checks::require_scalar(loss, "mse_loss_into", "the loss");
-        const float value = mse_loss(pred, target);
-        upload(&value, loss);
-    }
+    // Mean squared error over all elements, in FP32: mean((pred - target)^2),
+    // left in `loss` ({1, 1} FP32) on the backend.
+    virtual void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) = 0;
     // dpred = 2 (pred - target) * scale / size, rounded to dpred's dtype.
     virtual void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) = 0;
 
@@ -216,54 +200,32 @@ public:
     // --- optimizer-side ops ---
     // dst = src (overwrite) or dst + src, rounded to dst's dtype: .grad accumulation.
     virtual void accumulate(const Tensor& src, Tensor& dst, bool overwrite) = 0;
-    // Every job's dst = FP32(src) * inv_scale (FP32 multiply, as PyTorch's
-    // fused unscale; dst is FP32), in one pass where the backend can (a GPU:
-    // one launch for all tensors and one flag copy, not a sync per tensor).
-    // Returns the index of the first job whose output holds a NaN or Inf, -1
-    // when none does.
-    virtual int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) = 0;
     // --- the loss scale kept where the step runs ---
     // On a GPU these leave the verdict and the scale on the device, so that a
     // step needs no host round trip (and can be captured in a graph). `state`
     // is an FP32 tensor of kScalerStateWords floats, scaler_rule.h's
     // ScalerState in field order; `found_inf` an FP32 {1, 1} flag.
-    // unscale_all with inv_scale = inverse_scale(state's scale), read where
-    // the state is; found_inf = 1 when some output holds a NaN or Inf, else 0.
-    // The default reads the scale to the host and writes the flag back.
-    virtual void unscale_all_flagged(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) {
-        checks::require_scaler_state(state, "unscale_all_flagged");
-        checks::require_flag(found_inf, "unscale_all_flagged");
-        float s[kScalerStateWords];
-        download(state, s);
-        const float flag = unscale_all(jobs, inverse_scale(s[0])) >= 0 ? 1.0f : 0.0f;
-        upload(&flag, found_inf);
-    }
+    // Every job's dst = FP32(src) * inv_scale (FP32 multiply, as PyTorch's
+    // fused unscale; dst is FP32) with inv_scale = inverse_scale(state's
+    // scale), read where the state is, in one pass where the backend can (a
+    // GPU: one launch for all tensors); found_inf = 1 when some output holds
+    // a NaN or Inf, else 0.
+    virtual void unscale_all_flagged(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) = 0;
     // state = next_scaler_state(rule, state, found_inf != 0), after the op
     // that wrote the flag; `rule` is an FP32 tensor of kScalerRuleWords
-    // floats (store_scaler_rule's), read where the state is. The default runs
-    // the rule on the host.
-    virtual void update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) {
-        checks::require_scaler_rule(rule, "update_scaler");
-        checks::require_scaler_state(state, "update_scaler");
-        checks::require_flag(found_inf, "update_scaler");
-        float r[kScalerRuleWords], s[kScalerStateWords], flag = 0;
-        download(rule, r);
-        download(state, s);
-        download(found_inf, &flag);
-        store_scaler_state(next_scaler_state(load_scaler_rule(r), load_scaler_state(s), flag != 0.0f), s);
-        upload(s, state);
-    }
+    // floats (store_scaler_rule's), read where the state is.
+    virtual void update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) = 0;
 
     // --- the step kept where it runs: copies that land at the finish, the norm and clip, the gated
     // updates ---
     // host receives t's values as they are at this point of the step, by the
     // time wait_for_queued() returns (a GPU copies them with the telemetry's
-    // results, without a sync). The default downloads at once.
-    virtual void queue_download(const Tensor& t, float* host) { download(t, host); }
+    // results, without a sync; the CPU at once).
+    virtual void queue_download(const Tensor& t, float* host) = 0;
     // upload, with `host` read at once but the copy landing later in the
     // step's order (a GPU: through pinned staging, without a sync; the
-    // staging is reclaimed by wait_for_queued()). The default uploads at once.
-    virtual void queue_upload(const float* host, Tensor& t) { upload(host, t); }
+    // staging is reclaimed by wait_for_queued(); the CPU at once).
+    virtual void queue_upload(const float* host, Tensor& t) = 0;
     // norm ({1, 1} FP32) = sqrt of the FP32 sum, in order, of each x's
     // sum_of_squares; then, when `max_norm` is given (an FP32 {1, 1} read
     // where the step runs), unless `skip` is given and non-zero, when
@@ -280,13 +242,6 @@ public:
     // against adamw_scalars, so that a table bug shows on the CPU too).
     virtual void sgd_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) = 0;
     virtual void adamw_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) = 0;
-
-    // Each tensor's sum of squares in FP32, in index order (for global-norm
-    // clipping), in one pass where the backend can (a GPU: one launch and one
-    // copy, not a sync per tensor).
-    virtual std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) = 0;
-    // x *= factor, rounded to x's dtype.
-    virtual void scale_in_place(Tensor& x, float factor) = 0;
 
     // --- telemetry and tracing ---
     // Telemetry a backend may compute while the step goes on (a second CPU

@@ -223,7 +223,6 @@ void StepRecorder::sgd_update_gated(std::span<const UpdateJob> jobs, const Updat
 void StepRecorder::adamw_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) {
     pass(&Backend::adamw_update_gated, jobs, gate);
 }
-void StepRecorder::scale_in_place(Tensor& x, float factor) { pass(&Backend::scale_in_place, x, factor); }
 void StepRecorder::queue_telemetry(const TelemetryRequest& request) { pass(&Backend::queue_telemetry, request); }
 void StepRecorder::queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) {
     pass(&Backend::queue_compare, a, b, out);
@@ -239,18 +238,6 @@ void StepRecorder::upload(const float* host, Tensor& t) {
 }
 void StepRecorder::download(const Tensor& t, float* host) {
     return refused("download (queue_download can be recorded)", &Backend::download, t, host);
-}
-float StepRecorder::softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) {
-    return refused("softmax_cross_entropy", &Backend::softmax_cross_entropy, logits, labels, probs);
-}
-float StepRecorder::mse_loss(const Tensor& pred, const Tensor& target) {
-    return refused("mse_loss", &Backend::mse_loss, pred, target);
-}
-int StepRecorder::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) {
-    return refused("unscale_all", &Backend::unscale_all, jobs, inv_scale);
-}
-std::vector<float> StepRecorder::sum_of_squares_all(std::span<const Tensor* const> xs) {
-    return refused("sum_of_squares_all", &Backend::sum_of_squares_all, xs);
 }
 void StepRecorder::wait_for_queued() {
     return refused("wait_for_queued", &Backend::wait_for_queued);

@@ -20,7 +20,6 @@ public:
     explicit StepRecorder(Backend& inner) : inner_(inner) {}
 
     std::unique_ptr<StepGraph> capture(const std::function<void()>& launches) override;
-    bool can_capture() const override { return true; }
 
     Device device() const override { return inner_.device(); }
     std::string name() const override { return inner_.name(); }
@@ -35,10 +34,8 @@ public:
     void column_sums(const Tensor& x, Tensor& sums) override;
     void activation_forward(Activation a, const Tensor& x, Tensor& y) override;
     void activation_backward(Activation a, const Tensor& x, const Tensor& dy, Tensor& dx) override;
-    float softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) override;
     void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                         Tensor& dlogits) override;
-    float mse_loss(const Tensor& pred, const Tensor& target) override;
     void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
                                     Tensor& loss) override;
     void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) override;
@@ -57,7 +54,6 @@ public:
     void scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
                                  Tensor& dx) override;
     void accumulate(const Tensor& src, Tensor& dst, bool overwrite) override;
-    int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
     void unscale_all_flagged(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
     void update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) override;
     void queue_download(const Tensor& t, float* host) override;
@@ -66,8 +62,6 @@ public:
                        Tensor& norm) override;
     void sgd_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
     void adamw_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
-    std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
-    void scale_in_place(Tensor& x, float factor) override;
     void queue_telemetry(const TelemetryRequest& request) override;
     void wait_for_queued() override;
     TensorStats tensor_stats(const Tensor& x, double divisor) override;

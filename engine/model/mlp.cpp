@@ -30,6 +30,7 @@ Mlp::Mlp(Backend& backend, const MlpSpec& spec) : spec_(spec) {
         attention_.emplace(backend, "attn", spec.widths[1], spec.attention_tokens, spec.attention_logit_scale,
                            spec.weight_format, spec.master_weights);
     }
+    loss_ = backend.allocate({1, 1}, FormatId::fp32);
 }
 
 std::vector<Parameter*> Mlp::parameters() {
@@ -144,16 +145,10 @@ const Tensor& Mlp::forward_layers(Backend& backend, const Tensor& x, const PassF
 
 float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
                    OpObserver* observer) {
-    const Tensor& logits = forward_layers(backend, x, formats, observer);
-    Tensor& probs = pass().probs;
+    forward_into(backend, x, targets, formats, loss_, observer);
     float loss = 0.0f;
-    if (spec_.loss == LossKind::cross_entropy) {
-        loss = backend.softmax_cross_entropy(logits, targets, probs);
-        notify(observer, Phase::loss, "loss", "softmax", probs, &logits, 1.0f);
-    } else {
-        backend.convert(logits, probs);
-        loss = backend.mse_loss(logits, targets);
-    }
+    backend.queue_download(loss_, &loss);
+    backend.wait_for_queued();  // where a GPU raises a bad label
     return loss;
 }
 

@@ -44,7 +44,8 @@ public:
     Mlp(Backend& backend, const MlpSpec& spec);
 
     // Mean loss of the batch x (rows x inputs) against targets (rows x 1: class
-    // indices, or regression targets).
+    // indices, or regression targets), read back at once (it waits for the
+    // backend: for evaluation, not inside a training step).
     float forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
                   OpObserver* observer = nullptr);
     // The same with the mean loss left in `loss` ({1, 1} FP32) on the
@@ -119,6 +120,7 @@ private:
     std::optional<SelfAttention> attention_;
     BufferSets<PassKey, PassBuffers> passes_;  // the current one is the last forward's
     std::vector<Fp8Scales> fp8_scales_;
+    Tensor loss_;  // forward()'s mean loss on the backend, {1, 1} FP32
 };
 
 }  // namespace plab

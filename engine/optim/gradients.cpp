@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "engine/backend/global_norm.h"
+#include "engine/backend/cpu/global_norm.h"
 
 namespace plab {
 
@@ -38,7 +38,7 @@ int first_non_finite_grad(Backend& backend, std::span<Parameter* const> params) 
     return -1;
 }
 
-bool unscale_gradients(Backend& backend, std::span<Parameter* const> params, float scale, int* first_non_finite) {
+bool unscale_gradients(CpuBackend& backend, std::span<Parameter* const> params, float scale, int* first_non_finite) {
     const int first = backend.unscale_all(unscale_jobs(backend, params), inverse_scale(scale));
     if (first_non_finite) *first_non_finite = first;
     return first >= 0;
@@ -48,13 +48,13 @@ namespace {
 
 // The global norm and the clip, over one of a parameter's gradient copies:
 // master_grad (the correct place) or grad_sum (the scaled-clip bug).
-float norm_of(Backend& backend, std::span<Parameter* const> params, Tensor Parameter::*grads) {
+float norm_of(CpuBackend& backend, std::span<Parameter* const> params, Tensor Parameter::*grads) {
     std::vector<const Tensor*> tensors;
     for (Parameter* p : params) tensors.push_back(&(p->*grads));
     return global_norm(backend, tensors);
 }
 
-bool clip_to(Backend& backend, std::span<Parameter* const> params, Tensor Parameter::*grads, float max_norm,
+bool clip_to(CpuBackend& backend, std::span<Parameter* const> params, Tensor Parameter::*grads, float max_norm,
              float total_norm) {
     std::vector<Tensor*> tensors;
     for (Parameter* p : params) tensors.push_back(&(p->*grads));
@@ -63,23 +63,23 @@ bool clip_to(Backend& backend, std::span<Parameter* const> params, Tensor Parame
 
 }  // namespace
 
-float global_grad_norm(Backend& backend, std::span<Parameter* const> params) {
+float global_grad_norm(CpuBackend& backend, std::span<Parameter* const> params) {
     return norm_of(backend, params, &Parameter::master_grad);
 }
 
-bool clip_gradients(Backend& backend, std::span<Parameter* const> params, float max_norm, float total_norm) {
+bool clip_gradients(CpuBackend& backend, std::span<Parameter* const> params, float max_norm, float total_norm) {
     return clip_to(backend, params, &Parameter::master_grad, max_norm, total_norm);
 }
 
-float scaled_grad_norm(Backend& backend, std::span<Parameter* const> params) {
+float scaled_grad_norm(CpuBackend& backend, std::span<Parameter* const> params) {
     return norm_of(backend, params, &Parameter::grad_sum);
 }
 
-bool clip_scaled_gradients(Backend& backend, std::span<Parameter* const> params, float max_norm, float total_norm) {
+bool clip_scaled_gradients(CpuBackend& backend, std::span<Parameter* const> params, float max_norm, float total_norm) {
     return clip_to(backend, params, &Parameter::grad_sum, max_norm, total_norm);
 }
 
-bool clip_grad_norm(Backend& backend, std::span<Parameter* const> params, float max_norm) {
+bool clip_grad_norm(CpuBackend& backend, std::span<Parameter* const> params, float max_norm) {
     return clip_gradients(backend, params, max_norm, global_grad_norm(backend, params));
 }
 

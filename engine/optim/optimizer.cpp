@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "engine/backend/op_checks.h"
 #include "engine/optim/gradients.h"
 #include "engine/optim/update_math.h"
 
@@ -90,6 +91,7 @@ void Optimizer::launch(Backend& backend, std::span<Parameter* const> params, con
 void Optimizer::prepare(Backend& backend, std::span<Parameter* const> params, const OptimizerSettingsSlot* shared) {
     sync_step_count(backend);
     if (norm_.empty()) norm_ = backend.allocate({1, 1}, FormatId::fp32);
+    if (config_.clip_scaled) scaled_clip_limit(backend);
     if (state_.size() < params.size()) state_.resize(params.size());
     launched_.max_norm = config_.clip_norm > 0.0f && !config_.clip_scaled ? config_.clip_norm : 0.0f;
     launched_.grads.clear();
@@ -159,13 +161,27 @@ OptimizerStepResult Optimizer::collect() {
     return result;
 }
 
+// The norm and clip of the backend's step (norm_and_clip) over the still-scaled
+// grad_sum, with the host reading the norm back at once: such a step runs op by op.
 ScaledClip Optimizer::clip_before_unscale(Backend& backend, std::span<Parameter* const> params) {
     ScaledClip clip;
     if (!config_.clip_scaled || config_.clip_norm <= 0.0f) return clip;
     clip.applied = true;
-    clip.scaled_norm = scaled_grad_norm(backend, params);
-    clip.clipped = clip_scaled_gradients(backend, params, config_.clip_norm, clip.scaled_norm);
+    std::vector<Tensor*> scaled;
+    for (Parameter* p : params) scaled.push_back(&p->grad_sum);
+    Tensor& limit = scaled_clip_limit(backend);
+    backend.upload(&config_.clip_norm, limit);
+    backend.norm_and_clip(scaled, &limit, nullptr, norm_);
+    backend.download(norm_, &clip.scaled_norm);
+    clip.clipped = clip_bites(clip_coefficient(config_.clip_norm, clip.scaled_norm));
     return clip;
+}
+
+// Made before the step's ops (prepare), where an allocation is allowed.
+Tensor& Optimizer::scaled_clip_limit(Backend& backend) {
+    if (norm_.empty()) norm_ = backend.allocate({1, 1}, FormatId::fp32);
+    if (scaled_clip_limit_.empty()) scaled_clip_limit_ = backend.allocate({1, 1}, FormatId::fp32);
+    return scaled_clip_limit_;
 }
 
 // Every parameter in one multi-tensor job list; a parameter with an FP32

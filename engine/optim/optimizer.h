@@ -114,6 +114,7 @@ private:
         const Tensor* adamw_table = nullptr;
     };
     std::vector<UpdateJob> update_jobs(Backend& backend, std::span<Parameter* const> params);
+    Tensor& scaled_clip_limit(Backend& backend);
     void sync_step_count(Backend& backend);
     AdamWStep adamw_step() const;
     void prepare_settings(Backend& backend, const OptimizerSettingsSlot* shared);
@@ -125,6 +126,8 @@ private:
     // advance, and the norm; count_on_backend_ is steps_taken_ as last put
     // there or read back (-1: unknown, it is uploaded before the next launch).
     Tensor step_count_, norm_;
+    // clip_before_unscale's max norm on the backend (with config.clip_scaled).
+    Tensor scaled_clip_limit_;
     int count_on_backend_ = -1;
     // The settings a step reads on the backend (a recorded step reads them at
     // each replay, so a live edit needs no new recording): the slot prepare()

@@ -1,5 +1,7 @@
 #include "engine/train/step_graph_cache.h"
 
+#include "engine/numeric/scalar_cast.h"
+
 namespace plab {
 
 RunConfig recorded_part(RunConfig config) {

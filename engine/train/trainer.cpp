@@ -68,7 +68,8 @@ void check_options(const TrainerOptions& o) {
 
 Trainer::Trainer(Backend& backend, const RunConfig& config, TrainerOptions options)
     : given_backend_(backend),
-      recorder_(options.step_graphs && !backend.can_capture() ? std::make_unique<StepRecorder>(backend) : nullptr),
+      recorder_(options.step_graphs && backend.device() == Device::cpu ? std::make_unique<StepRecorder>(backend)
+                                                                         : nullptr),
       backend_(recorder_ ? *recorder_ : backend),
       config_(config),
       options_(options),

@@ -5,8 +5,10 @@
 // refused while recording, and a replay after a tensor moved is an error.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <vector>
 
+#include "engine/amp/scaler_rule.h"
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/step_recorder.h"
 
@@ -20,7 +22,7 @@ TEST(StepRecorder, RecordingRunsNothingAndAReplayReadsTheHostBuffersOfItsMoment)
     std::vector<float> in = {1.0f, 2.0f, 3.0f}, out(3, -1.0f);
     const std::unique_ptr<StepGraph> graph = recorder.capture([&] {
         recorder.queue_upload(in.data(), t);
-        recorder.scale_in_place(t, 0.5f);
+        recorder.accumulate(t, t, false);  // doubled
         recorder.queue_download(t, out.data());
     });
     ASSERT_NE(graph, nullptr);
@@ -30,13 +32,14 @@ TEST(StepRecorder, RecordingRunsNothingAndAReplayReadsTheHostBuffersOfItsMoment)
     in = {10.0f, 1.0f / 3.0f, 65504.0f};
     graph->replay();
     recorder.wait_for_queued();
-    // FP16: 1/3 rounds to 0x3555 = 0.333251953125 on upload; halved exactly.
-    EXPECT_EQ(out, (std::vector<float>{5.0f, 0.1666259765625f, 32752.0f}));
+    // FP16: 1/3 rounds to 0x3555 = 0.333251953125 on upload and doubles
+    // exactly; twice 65504, FP16's largest, overflows to Inf.
+    EXPECT_EQ(out, (std::vector<float>{20.0f, 0.66650390625f, std::numeric_limits<float>::infinity()}));
 
     in = {-4.0f, 0.0f, 7.0f};
     graph->replay();
     recorder.wait_for_queued();
-    EXPECT_EQ(out, (std::vector<float>{-2.0f, 0.0f, 3.5f}));
+    EXPECT_EQ(out, (std::vector<float>{-8.0f, 0.0f, 14.0f}));
 }
 
 TEST(StepRecorder, OpsThatReadBackWaitOrAllocateAreRefusedByName) {
@@ -48,7 +51,7 @@ TEST(StepRecorder, OpsThatReadBackWaitOrAllocateAreRefusedByName) {
     const auto refusal = [&](const std::function<void()>& op) -> std::string {
         try {
             (void)recorder.capture([&] {
-                recorder.scale_in_place(t, 3.0f);  // kept, then dropped with the refused recording
+                recorder.accumulate(t, t, false);  // kept, then dropped with the refused recording
                 op();
             });
         } catch (const CaptureRefused& e) {
@@ -58,22 +61,23 @@ TEST(StepRecorder, OpsThatReadBackWaitOrAllocateAreRefusedByName) {
     };
     float host[2];
     EXPECT_NE(refusal([&] { recorder.download(t, host); }).find("download"), std::string::npos);
-    const Tensor* const only[] = {&t};
-    EXPECT_NE(refusal([&] { (void)recorder.sum_of_squares_all(only); }).find("sum_of_squares_all"), std::string::npos);
+    EXPECT_NE(refusal([&] { (void)recorder.tensor_stats(t, 1.0); }).find("tensor_stats"), std::string::npos);
     EXPECT_NE(refusal([&] { (void)recorder.allocate({1, 1}, FormatId::fp32); }).find("allocate"), std::string::npos);
     EXPECT_NE(refusal([&] { recorder.wait_for_queued(); }).find("wait_for_queued"), std::string::npos);
     EXPECT_NE(refusal([&] { (void)recorder.count_non_finite(t); }).find("count_non_finite"), std::string::npos);
     // Nothing of the refused recordings ran, and the recorder passes ops on again.
-    EXPECT_EQ(recorder.sum_of_squares_all(only), std::vector<float>{2.0f});
-    recorder.scale_in_place(t, 3.0f);
-    EXPECT_EQ(recorder.sum_of_squares_all(only), std::vector<float>{18.0f});
+    recorder.download(t, host);
+    EXPECT_EQ(std::vector<float>(host, host + 2), ones);
+    recorder.accumulate(t, t, false);
+    recorder.download(t, host);
+    EXPECT_EQ(std::vector<float>(host, host + 2), (std::vector<float>{2.0f, 2.0f}));
 }
 
 TEST(StepRecorder, AReplayAfterOneOfItsTensorsWasReallocatedIsAnError) {
     CpuBackend cpu;
     StepRecorder recorder(cpu);
     Tensor t = recorder.allocate({1, 2}, FormatId::fp32);
-    const std::unique_ptr<StepGraph> graph = recorder.capture([&] { recorder.scale_in_place(t, 2.0f); });
+    const std::unique_ptr<StepGraph> graph = recorder.capture([&] { recorder.accumulate(t, t, false); });
     graph->replay();
     const std::uint64_t before = recorder.allocations();
     t = recorder.allocate({1, 2}, FormatId::fp32);

@@ -8,6 +8,7 @@
 
 #include "engine/backend/activation_math.h"
 #include "engine/backend/cpu/cpu_tensor_ops.h"
+#include "engine/backend/op_checks.h"
 #include "engine/backend/cpu/fixed_order_gemm.h"
 #include "engine/common/error.h"
 #include "engine/common/number_text.h"
@@ -191,6 +192,13 @@ float CpuBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& labe
     }
     round_to_dtype(probs);
     return logits.rows() ? total / static_cast<float>(logits.rows()) : 0.0f;
+}
+
+void CpuBackend::softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                            Tensor& loss) {
+    checks::require_scalar(loss, "softmax_cross_entropy_into", "the loss");
+    const float value = softmax_cross_entropy(logits, labels, probs);
+    upload(&value, loss);
 }
 
 void CpuBackend::softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,

@@ -17,6 +17,9 @@ public:
 
     Device device() const override { return Device::cpu; }
     std::string name() const override { return "CPU (exact emulation)"; }
+    std::uint64_t host_waits() const override { return 0; }  // nothing to wait for: each op runs at once
+    // Each op runs at once: nothing to record (the trainer records through a StepRecorder).
+    std::unique_ptr<StepGraph> capture(const std::function<void()>&) override { return nullptr; }
 
     Tensor allocate(Shape shape, FormatId dtype) override;
     std::uint64_t allocations() const override { return allocations_; }
@@ -28,12 +31,13 @@ public:
     void column_sums(const Tensor& x, Tensor& sums) override;
     void activation_forward(Activation a, const Tensor& x, Tensor& y) override;
     void activation_backward(Activation a, const Tensor& x, const Tensor& dy, Tensor& dx) override;
-    float softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) override;
+    void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                    Tensor& loss) override;
     void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                         Tensor& dlogits) override;
 
     // cpu_loss_ops.cpp
-    float mse_loss(const Tensor& pred, const Tensor& target) override;
+    void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) override;
     void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
     void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
                             Tensor& mean, Tensor& rstd) override;
@@ -53,23 +57,33 @@ public:
 
     // cpu_optim_ops.cpp
     void accumulate(const Tensor& src, Tensor& dst, bool overwrite) override;
-    void scale_in_place(Tensor& x, float factor) override;
 
     // cpu_step_ops.cpp: the step's multi-tensor ops, from the per-tensor
     // references below, reading flags, counts and settings to the host.
-    int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) override;
-    std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs) override;
+    void unscale_all_flagged(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) override;
+    void update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) override;
+    void queue_download(const Tensor& t, float* host) override { download(t, host); }
+    void queue_upload(const float* host, Tensor& t) override { upload(host, t); }
     void norm_and_clip(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
                        Tensor& norm) override;
     void sgd_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
     void adamw_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
 
-    // The CPU references the multi-tensor ops are made of, and the oracles
-    // the tests (the GPU's too) compare against; no other backend has them.
+    // The CPU references the step's ops are made of, and the oracles the
+    // tests (the GPU's too) compare against; no other backend has them.
+    // The losses' values, returned to the host.
+    float softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs);
+    float mse_loss(const Tensor& pred, const Tensor& target);
+    // Every job's dst = FP32(src) * inv_scale; the index of the first job
+    // whose output holds a NaN or Inf, -1 when none does.
+    int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale);
     // dst = FP32(src) * inv_scale; true when any element of dst is NaN or +-Inf.
     bool unscale_and_check(const Tensor& src, float inv_scale, Tensor& dst);
-    // Sum of squares in FP32, in index order.
+    // Sum of squares in FP32, in index order; of each tensor, in order.
     float sum_of_squares(const Tensor& x);
+    std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs);
+    // x *= factor, rounded to x's dtype (cpu_optim_ops.cpp).
+    void scale_in_place(Tensor& x, float factor);
     // One update of w from its FP32 gradient g (FP32 state); the new w rounded to w's dtype.
     UpdateCount sgd_update(Tensor& w, const Tensor& g, Tensor& velocity, const SgdStep& step);
     UpdateCount adamw_update(Tensor& w, const Tensor& g, Tensor& m, Tensor& v, const AdamWStep& step);

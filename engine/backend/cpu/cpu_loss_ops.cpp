@@ -9,6 +9,7 @@
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/cpu/cpu_tensor_ops.h"
+#include "engine/backend/op_checks.h"
 #include "engine/common/error.h"
 #include "engine/common/field_check.h"
 
@@ -27,6 +28,12 @@ float CpuBackend::mse_loss(const Tensor& pred, const Tensor& target) {
         sum += d * d;
     }
     return pred.size() ? sum / static_cast<float>(pred.size()) : 0.0f;
+}
+
+void CpuBackend::mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) {
+    checks::require_scalar(loss, "mse_loss_into", "the loss");
+    const float value = mse_loss(pred, target);
+    upload(&value, loss);
 }
 
 void CpuBackend::mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) {

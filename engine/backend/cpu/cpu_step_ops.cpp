@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/amp/scaler_rule.h"
 #include "engine/backend/cpu/cpu_backend.h"
-#include "engine/backend/global_norm.h"
+#include "engine/backend/cpu/global_norm.h"
+#include "engine/backend/op_checks.h"
 #include "engine/backend/update_settings.h"
 #include "engine/optim/update_math.h"
 
@@ -63,6 +65,27 @@ int CpuBackend::unscale_all(std::span<const UnscaleJob> jobs, float inv_scale) {
     for (std::size_t i = 0; i < jobs.size(); ++i)
         if (unscale_and_check(*jobs[i].src, inv_scale, *jobs[i].dst) && first < 0) first = static_cast<int>(i);
     return first;
+}
+
+void CpuBackend::unscale_all_flagged(std::span<const UnscaleJob> jobs, const Tensor& state, Tensor& found_inf) {
+    checks::require_scaler_state(state, "unscale_all_flagged");
+    checks::require_flag(found_inf, "unscale_all_flagged");
+    float s[kScalerStateWords];
+    download(state, s);
+    const float flag = unscale_all(jobs, inverse_scale(s[0])) >= 0 ? 1.0f : 0.0f;
+    upload(&flag, found_inf);
+}
+
+void CpuBackend::update_scaler(const Tensor& rule, const Tensor& found_inf, Tensor& state) {
+    checks::require_scaler_rule(rule, "update_scaler");
+    checks::require_scaler_state(state, "update_scaler");
+    checks::require_flag(found_inf, "update_scaler");
+    float r[kScalerRuleWords], s[kScalerStateWords], flag = 0;
+    download(rule, r);
+    download(state, s);
+    download(found_inf, &flag);
+    store_scaler_state(next_scaler_state(load_scaler_rule(r), load_scaler_state(s), flag != 0.0f), s);
+    upload(s, state);
 }
 
 std::vector<float> CpuBackend::sum_of_squares_all(std::span<const Tensor* const> xs) {
