@@ -121,12 +121,23 @@ std::unique_ptr<Backend> make_cuda_backend() {
     return std::make_unique<CudaBackend>();
 }
 
-CudaBackend::CudaBackend() : native_16bit_(native_16bit_from_environment()), scratch_(gpu::kScratchSlots) {
+namespace {
+
+// The device a CUDA backend runs on; plab::Error when there is none.
+cuda::DeviceInfo first_device() {
     const auto devices = cuda::list_devices();
     if (devices.empty()) throw Error(kNoDevice);
-    name_ = devices.front().name;
+    return devices.front();
+}
+
+}  // namespace
+
+CudaBackend::CudaBackend()
+    : Backend(Device::cuda, first_device().name),
+      native_16bit_(native_16bit_from_environment()),
+      scratch_(gpu::kScratchSlots) {
     try {
-        check_cuda(cudaSetDevice(devices.front().index), "cudaSetDevice");
+        check_cuda(cudaSetDevice(first_device().index), "cudaSetDevice");
         check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         check_cublas(cublasCreate(&blas_), "cublasCreate");
         check_cublas(cublasSetStream(blas_, stream_), "cublasSetStream");
@@ -178,7 +189,7 @@ int multiprocessors() {
 }
 }  // namespace gpu
 
-std::uint64_t CudaBackend::host_waits() const { return gpu::host_waits.load(); }
+std::uint64_t cuda_host_waits() { return gpu::host_waits.load(); }
 
 void CudaBackend::release() {
     release_telemetry();
@@ -220,7 +231,7 @@ const void* CudaBackend::device_table(int slot, const TableKey& key, const void*
 Tensor CudaBackend::device_tensor(Shape shape, FormatId dtype) {
     gpu::require(shape.rows >= 0 && shape.cols >= 0,
                  [&] { return "allocate: negative shape " + shape_text(shape); });
-    return Tensor(shape, dtype, std::make_shared<DeviceBuffer>(shape.size(), sizeof(float), name_));
+    return Tensor(shape, dtype, std::make_shared<DeviceBuffer>(shape.size(), sizeof(float), name()));
 }
 
 Tensor CudaBackend::allocate(Shape shape, FormatId dtype) {
@@ -230,7 +241,7 @@ Tensor CudaBackend::allocate(Shape shape, FormatId dtype) {
                  [&] { return "allocate: negative shape " + shape_text(shape); });
     const std::size_t element = native_16bit_ && is_16bit(dtype) ? sizeof(std::uint16_t) : sizeof(float);
     allocated_16bit_ = allocated_16bit_ || is_16bit(dtype);
-    Tensor t(shape, dtype, std::make_shared<DeviceBuffer>(shape.size(), element, name_));
+    Tensor t(shape, dtype, std::make_shared<DeviceBuffer>(shape.size(), element, name()));
     ++allocations_;
     // Zero-filled, as the interface promises (async on our stream: ordered
     // before every op that can see the tensor). All-zero bits are +0 in every format.

@@ -54,10 +54,6 @@ public:
     CudaBackend(const CudaBackend&) = delete;
     CudaBackend& operator=(const CudaBackend&) = delete;
 
-    Device device() const override { return Device::cuda; }
-    // Counted for every CUDA backend of the process together.
-    std::uint64_t host_waits() const override;
-    std::string name() const override { return name_; }
 
     // cuda_backend.cu
     Tensor allocate(Shape shape, FormatId dtype) override;
@@ -129,7 +125,6 @@ public:
     std::vector<float> sum_of_squares_all(std::span<const Tensor* const> xs);
     void norm_and_clip(std::span<Tensor* const> xs, const Tensor* max_norm, const Tensor* skip,
                        Tensor& norm) override;
-    std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
     TensorComparison compare(const Tensor& a, const Tensor& b);
     void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) override;
@@ -146,7 +141,6 @@ public:
     void queue_telemetry(const TelemetryRequest& request) override;
     void queue_download(const Tensor& t, float* host) override;
     void wait_for_queued() override;
-    TensorStats tensor_stats(const Tensor& x, double divisor) override;
     TensorStatsPair tensor_stats_pair(const Tensor& x, double divisor);
     void add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist);
     void add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held, Log2Histogram& divided);
@@ -204,7 +198,6 @@ private:
     bool runs_fixed_order(int m, int n, int k) const;
     void fixed_order_gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpec& spec);
 
-    std::string name_;
     CUstream_st* stream_ = nullptr;  // cudaStream_t: every op runs on it, in order
     cublasContext* blas_ = nullptr;  // cublasHandle_t, bound to stream_
     std::unique_ptr<gpu::LtBiasGemm> lt_;  // GEMMs with a fused bias
@@ -238,5 +231,9 @@ bool cuda_device_present();
 // since the last reset, which starts it again from what is held now.
 std::uint64_t cuda_peak_tensor_bytes();
 void cuda_reset_peak_tensor_bytes();
+// Times the host has waited for a device (stream and event synchronizes),
+// by every CUDA backend of the process together. A training step should add
+// one, at its finish.
+std::uint64_t cuda_host_waits();
 
 }  // namespace plab

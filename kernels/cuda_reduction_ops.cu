@@ -376,14 +376,6 @@ void CudaBackend::norm_and_clip(std::span<Tensor* const> xs, const Tensor* max_n
     gpu::check_cuda(cudaGetLastError(), op);
 }
 
-std::int64_t CudaBackend::count_non_finite(const Tensor& x) {
-    constexpr const char* op = "count_non_finite";
-    const gpu::Values v = device_values(x, op);
-    return gpu::reduce<long long>(
-        x.size(), 0LL, stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), op,
-        [=] __device__(std::size_t i) { return is_finite_value(v[i]) ? 0LL : 1LL; }, gpu::Add{});
-}
-
 float CudaBackend::finite_amax(const Tensor& x) {
     constexpr const char* op = "finite_amax";
     const gpu::Values v = device_values(x, op);

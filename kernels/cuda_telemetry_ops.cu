@@ -380,14 +380,7 @@ void CudaBackend::wait_for_queued() {
     if (!bad_label.empty()) throw Error(bad_label);
 }
 
-// The one-shot queries are a request finished at once.
-TensorStats CudaBackend::tensor_stats(const Tensor& x, double divisor) {
-    TensorStats s;
-    queue_telemetry({.x = &x, .divisor = divisor, .stats_divided = &s});
-    wait_for_queued();
-    return s;
-}
-
+// The one-shot queries (tensor_stats is Backend's) are a request finished at once.
 TensorStatsPair CudaBackend::tensor_stats_pair(const Tensor& x, double divisor) {
     TensorStatsPair pair;
     queue_telemetry({.x = &x, .divisor = divisor, .stats = &pair.held, .stats_divided = &pair.divided});

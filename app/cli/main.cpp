@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
     app.footer("Run 'plab COMMAND --help' for a command's options and examples.");
 #if PLAB_HAVE_CUDA
     plab::set_cuda_backend_factory({&plab::make_cuda_backend, &plab::cuda_device_present,
-                                    &plab::cuda_peak_tensor_bytes, &plab::cuda_reset_peak_tensor_bytes});
+                                    &plab::cuda_peak_tensor_bytes, &plab::cuda_reset_peak_tensor_bytes,
+                                    &plab::cuda_host_waits});
 #endif
     plab::add_bits_command(app);
     plab::add_ranges_command(app);

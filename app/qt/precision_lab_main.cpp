@@ -178,7 +178,8 @@ int main(int argc, char** argv) {
     }
 #if PLAB_HAVE_CUDA
     plab::set_cuda_backend_factory({&plab::make_cuda_backend, &plab::cuda_device_present,
-                                    &plab::cuda_peak_tensor_bytes, &plab::cuda_reset_peak_tensor_bytes});
+                                    &plab::cuda_peak_tensor_bytes, &plab::cuda_reset_peak_tensor_bytes,
+                                    &plab::cuda_host_waits});
 #endif
     QApplication app(argc, argv);
     QApplication::setOrganizationName("PrecisionLab");

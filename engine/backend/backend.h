@@ -111,12 +111,8 @@ struct TelemetryRequest {
 class Backend {
 public:
     virtual ~Backend() = default;
-    virtual Device device() const = 0;
-    virtual std::string name() const = 0;  // "CPU (exact emulation)", a GPU's name
-    // Times the host has waited for the device so far (a GPU: stream and
-    // event synchronizes; 0 for a backend that runs on the host). A training
-    // step should add one, at its finish.
-    virtual std::uint64_t host_waits() const = 0;
+    Device device() const { return device_; }
+    std::string name() const { return name_; }  // "CPU (exact emulation)", a GPU's name
 
     // A zero-filled tensor on this backend.
     virtual Tensor allocate(Shape shape, FormatId dtype) = 0;
@@ -254,16 +250,33 @@ public:
     // to when this returns, and a queued op's error (a bad label) is thrown
     // here. A backend that runs each op at once has nothing to wait for.
     virtual void wait_for_queued() = 0;
-    // Statistics of x / divisor (telemetry/tensor_stats.h).
-    virtual TensorStats tensor_stats(const Tensor& x, double divisor) = 0;
-    // Number of NaN and +-Inf elements (the NaN tracer's per-op check).
-    virtual std::int64_t count_non_finite(const Tensor& x) = 0;
+    // Statistics of x / divisor (telemetry/tensor_stats.h) read back at once:
+    // one queued request and the wait for it, so never inside a recorded step
+    // (the NaN tracer's checks, the scenarios' probes).
+    TensorStats tensor_stats(const Tensor& x, double divisor) {
+        TensorStats stats;
+        queue_telemetry({.x = &x, .divisor = divisor, .stats_divided = &stats});
+        wait_for_queued();
+        return stats;
+    }
+    // Number of NaN and +-Inf elements, the same way.
+    std::int64_t count_non_finite(const Tensor& x) {
+        const TensorStats s = tensor_stats(x, 1.0);
+        return s.nans + s.pos_infs + s.neg_infs;
+    }
     // max |x| over finite elements (the NaN tracer's input amax).
     virtual float finite_amax(const Tensor& x) = 0;
     // a against b, element by element (shapes must match; TensorComparison's
     // sums), landing in *out by the time wait_for_queued() returns (a GPU: no
     // sync per comparison).
     virtual void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) = 0;
+
+protected:
+    Backend(Device device, std::string name) : device_(device), name_(std::move(name)) {}
+
+private:
+    Device device_;
+    std::string name_;
 };
 
 }  // namespace plab

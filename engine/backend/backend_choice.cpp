@@ -53,6 +53,11 @@ std::optional<std::uint64_t> device_peak_bytes() {
     return f.peak_bytes() - device_bytes_at_reset();
 }
 
+std::uint64_t device_host_waits() {
+    const CudaBackendFactory& f = cuda_factory();
+    return f.host_waits ? f.host_waits() : 0;
+}
+
 void reset_device_peak() {
     const CudaBackendFactory& f = cuda_factory();
     if (!f.reset_peak || !f.peak_bytes) return;

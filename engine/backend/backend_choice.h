@@ -20,6 +20,7 @@ struct CudaBackendFactory {
     bool (*has_device)() = nullptr;
     std::uint64_t (*peak_bytes)() = nullptr;  // cuda_peak_tensor_bytes
     void (*reset_peak)() = nullptr;           // cuda_reset_peak_tensor_bytes
+    std::uint64_t (*host_waits)() = nullptr;  // cuda_host_waits
 };
 void set_cuda_backend_factory(CudaBackendFactory factory);
 
@@ -37,5 +38,9 @@ std::string cuda_unavailable_reason();
 // reset_device_peak(), beyond what they held then; none in a build without CUDA.
 std::optional<std::uint64_t> device_peak_bytes();
 void reset_device_peak();
+// Times the host has waited for a device so far (stream and event
+// synchronizes of every CUDA backend); 0 in a build without CUDA. A training
+// step on a GPU should add one, at its finish; on the CPU nothing waits.
+std::uint64_t device_host_waits();
 
 }  // namespace plab

@@ -242,12 +242,6 @@ void StepRecorder::download(const Tensor& t, float* host) {
 void StepRecorder::wait_for_queued() {
     return refused("wait_for_queued", &Backend::wait_for_queued);
 }
-TensorStats StepRecorder::tensor_stats(const Tensor& x, double divisor) {
-    return refused("tensor_stats", &Backend::tensor_stats, x, divisor);
-}
-std::int64_t StepRecorder::count_non_finite(const Tensor& x) {
-    return refused("count_non_finite", &Backend::count_non_finite, x);
-}
 float StepRecorder::finite_amax(const Tensor& x) {
     return refused("finite_amax", &Backend::finite_amax, x);
 }

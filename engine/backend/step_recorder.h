@@ -17,13 +17,10 @@ namespace plab {
 
 class StepRecorder final : public Backend {
 public:
-    explicit StepRecorder(Backend& inner) : inner_(inner) {}
+    explicit StepRecorder(Backend& inner) : Backend(inner.device(), inner.name()), inner_(inner) {}
 
     std::unique_ptr<StepGraph> capture(const std::function<void()>& launches) override;
 
-    Device device() const override { return inner_.device(); }
-    std::string name() const override { return inner_.name(); }
-    std::uint64_t host_waits() const override { return inner_.host_waits(); }
     std::uint64_t allocations() const override { return inner_.allocations(); }
 
     Tensor allocate(Shape shape, FormatId dtype) override;
@@ -64,8 +61,6 @@ public:
     void adamw_update_gated(std::span<const UpdateJob> jobs, const UpdateGate& gate) override;
     void queue_telemetry(const TelemetryRequest& request) override;
     void wait_for_queued() override;
-    TensorStats tensor_stats(const Tensor& x, double divisor) override;
-    std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
     void queue_compare(const Tensor& a, const Tensor& b, TensorComparison* out) override;
 

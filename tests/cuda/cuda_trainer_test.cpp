@@ -125,9 +125,9 @@ TEST(CudaTrainer, ADefaultPresetStepWaitsForTheDeviceOnce) {
     CudaBackend gpu;
     Trainer trainer(gpu, config);
     for (int i = 0; i < 11; ++i) trainer.step();  // through the first histogram step
-    const std::uint64_t before = gpu.host_waits();
+    const std::uint64_t before = cuda_host_waits();
     for (int i = 0; i < 20; ++i) trainer.step();  // steps 12..31: two histogram steps, no evaluation
-    EXPECT_EQ(gpu.host_waits() - before, 20u);
+    EXPECT_EQ(cuda_host_waits() - before, 20u);
     EXPECT_GE(trainer.step_graph_counts().replayed, 25) << "past the first, the steps replay a captured graph";
 }
 

@@ -73,11 +73,11 @@ void time_run(Backend& backend, const RunConfig& config, bool step_graphs, Timin
     options.step_graphs = step_graphs;
     if (backend.device() == Device::cuda) reset_device_peak();
     Trainer trainer(backend, config, options);
-    const std::uint64_t waits = backend.host_waits();
+    const std::uint64_t waits = device_host_waits();
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < config.steps; ++i) (void)trainer.step();
     timing.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    timing.host_waits = backend.host_waits() - waits;
+    timing.host_waits = device_host_waits() - waits;
     timing.replayed = trainer.step_graph_counts().replayed;
     if (backend.device() != Device::cuda) return;
     if (const auto peak = device_peak_bytes()) timing.peak_bytes = std::max(timing.peak_bytes.value_or(0), *peak);

@@ -91,7 +91,7 @@ float input_scale(const std::optional<GemmSpec::ScaledInput>& scaled) { return s
 
 }  // namespace
 
-CpuBackend::CpuBackend() = default;
+CpuBackend::CpuBackend() : Backend(Device::cpu, "CPU (exact emulation)") {}
 CpuBackend::~CpuBackend() = default;
 
 Tensor CpuBackend::allocate(Shape shape, FormatId dtype) {

@@ -15,9 +15,6 @@ public:
     CpuBackend();
     ~CpuBackend() override;
 
-    Device device() const override { return Device::cpu; }
-    std::string name() const override { return "CPU (exact emulation)"; }
-    std::uint64_t host_waits() const override { return 0; }  // nothing to wait for: each op runs at once
     // Each op runs at once: nothing to record (the trainer records through a StepRecorder).
     std::unique_ptr<StepGraph> capture(const std::function<void()>&) override { return nullptr; }
 
@@ -101,10 +98,8 @@ public:
     TensorComparison compare(const Tensor& a, const Tensor& b);
 
     // cpu_stats_ops.cpp
-    TensorStats tensor_stats(const Tensor& x, double divisor) override;
     void queue_telemetry(const TelemetryRequest& request) override;
     void wait_for_queued() override;
-    std::int64_t count_non_finite(const Tensor& x) override;
     float finite_amax(const Tensor& x) override;
 
     // Compares at once: nothing waits on the CPU.

@@ -41,10 +41,6 @@ void CpuBackend::queue_telemetry(const TelemetryRequest& request) { run_request(
 
 void CpuBackend::wait_for_queued() {}
 
-TensorStats CpuBackend::tensor_stats(const Tensor& x, double divisor) {
-    return compute_tensor_stats(x.host(), x.size(), divisor);
-}
-
 void CpuBackend::add_to_histogram_pair(const Tensor& x, double divisor, Log2Histogram& held, Log2Histogram& divided) {
     plab::add_to_histogram_pair(x.host(), x.size(), divisor, held, divided);
 }
@@ -56,8 +52,6 @@ TensorStatsPair CpuBackend::tensor_stats_pair(const Tensor& x, double divisor) {
 void CpuBackend::add_to_histogram(const Tensor& x, double divisor, Log2Histogram& hist) {
     plab::add_to_histogram(x.host(), x.size(), divisor, hist);
 }
-
-std::int64_t CpuBackend::count_non_finite(const Tensor& x) { return plab::count_non_finite(x.host(), x.size()); }
 
 float CpuBackend::finite_amax(const Tensor& x) { return plab::finite_amax(x.host(), x.size()); }
 
