@@ -87,12 +87,6 @@ void stats_relu(benchmark::State& state, std::size_t n, plab::StatsPath path) {
     set_items(state, n);
 }
 
-void count_non_finite(benchmark::State& state, std::size_t n) {
-    const auto& in = inputs();
-    for (auto _ : state) benchmark::DoNotOptimize(plab::count_non_finite(in.data(), n));
-    set_items(state, n);
-}
-
 void finite_amax(benchmark::State& state, std::size_t n) {
     const auto& in = inputs();
     for (auto _ : state) benchmark::DoNotOptimize(plab::finite_amax(in.data(), n));
@@ -121,7 +115,6 @@ void register_all() {
             benchmark::RegisterBenchmark(("stats_pair/" + name + size).c_str(), stats_pair, n, p, 65536.0);
             benchmark::RegisterBenchmark(("stats_relu/" + name + size).c_str(), stats_relu, n, p);
         }
-        benchmark::RegisterBenchmark(("count_non_finite" + size).c_str(), count_non_finite, n);
         benchmark::RegisterBenchmark(("finite_amax" + size).c_str(), finite_amax, n);
         benchmark::RegisterBenchmark(("histogram" + size).c_str(), histogram, n, 1.0);
         benchmark::RegisterBenchmark(("histogram_unscaled" + size).c_str(), histogram, n, 3.0);

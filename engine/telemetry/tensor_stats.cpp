@@ -203,10 +203,6 @@ void add_to_histogram_pair(const float* x, std::size_t n, double divisor, Log2Hi
     run_histogram_pair(checked_kernels(path), x, n, divisor, held, divided);
 }
 
-std::int64_t count_non_finite(const float* x, std::size_t n) {
-    return static_cast<std::int64_t>(best_kernels().count_non_finite(x, n));
-}
-
 float finite_amax(const float* x, std::size_t n) { return bits_float(best_kernels().finite_amax_bits(x, n)); }
 
 void add_to_histogram(const float* x, std::size_t n, double divisor, Log2Histogram& hist) {

@@ -62,7 +62,6 @@ inline constexpr int kHistogramSlots = kSlotZero + 4;
 
 // Scans x once for the plan's views: out[v] for view v.
 using StatsScanFn = void (*)(const float* x, std::size_t n, const ScanPlan& plan, StatsScan* out);
-using CountNonFiniteFn = std::uint64_t (*)(const float* x, std::size_t n);
 using FiniteAmaxBitsFn = std::uint32_t (*)(const float* x, std::size_t n);
 // Adds each element's slot count to counts[0..kHistogramSlots).
 using HistogramScanFn = void (*)(const float* x, std::size_t n, const HistogramEdges& edges, std::uint32_t* counts);
@@ -80,7 +79,6 @@ inline constexpr int kWideSlots = kWideBins + 4;
 
 struct StatsKernels {
     StatsScanFn scan;
-    CountNonFiniteFn count_non_finite;
     FiniteAmaxBitsFn finite_amax_bits;
     HistogramScanFn histogram;       // counts[kHistogramSlots]
     HistogramScanFn histogram_wide;  // counts[kWideSlots]

@@ -36,8 +36,6 @@ void add_to_histogram(const float* x, std::size_t n, double divisor, Log2Histogr
 void add_to_histogram_pair(const float* x, std::size_t n, double divisor, Log2Histogram& held, Log2Histogram& divided,
                            StatsPath path);
 
-// Number of NaN and +-Inf elements.
-std::int64_t count_non_finite(const float* x, std::size_t n);
 // max |x| over the finite elements; 0 when there are none.
 float finite_amax(const float* x, std::size_t n);
 

@@ -290,17 +290,6 @@ void scan_stats(const float* x, std::size_t n, const ScanPlan& plan, StatsScan* 
     }
 }
 
-std::uint64_t count_non_finite_scan(const float* x, std::size_t n) {
-    std::uint64_t total = 0;
-    for (std::size_t start = 0; start < n; start += kChunk) {
-        const std::size_t m = n - start < kChunk ? n - start : kChunk;
-        std::uint32_t c = 0;
-        for (std::size_t i = 0; i < m; ++i) c += magnitude_bits(x + start, i) >= kInfBits ? 1u : 0u;
-        total += c;
-    }
-    return total;
-}
-
 std::uint32_t finite_amax_bits_scan(const float* x, std::size_t n) {
     std::uint32_t m = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -311,8 +300,7 @@ std::uint32_t finite_amax_bits_scan(const float* x, std::size_t n) {
     return m;
 }
 
-constexpr StatsKernels kStatsKernels = {&scan_stats, &count_non_finite_scan, &finite_amax_bits_scan, &histogram_scan,
-                                        &histogram_wide_scan};
+constexpr StatsKernels kStatsKernels = {&scan_stats, &finite_amax_bits_scan, &histogram_scan, &histogram_wide_scan};
 
 }  // namespace
 }  // namespace plab::detail

@@ -437,7 +437,7 @@ TEST(TensorStats, PathsAreChosenFromTheCpu) {
     }
 }
 
-TEST(TensorStats, NanTracerScans) {
+TEST(TensorStats, FiniteAmaxSkipsWhatIsNotFinite) {
     const float inf = std::numeric_limits<float>::infinity();
     const float nan = std::numeric_limits<float>::quiet_NaN();
     std::vector<float> x = random_values(10001, 19);
@@ -450,13 +450,10 @@ TEST(TensorStats, NanTracerScans) {
             amax = std::max(amax, std::fabs(v));
     }
     EXPECT_GT(non_finite, 0);
-    EXPECT_EQ(count_non_finite(x.data(), x.size()), non_finite);
     EXPECT_EQ(finite_amax(x.data(), x.size()), amax);
     const std::vector<float> bad = {nan, -inf, inf};
-    EXPECT_EQ(count_non_finite(bad.data(), bad.size()), 3);
     EXPECT_EQ(finite_amax(bad.data(), bad.size()), 0.0f);
     const std::vector<float> few = {-2.5f, 0.0f, 1.0f};
-    EXPECT_EQ(count_non_finite(few.data(), few.size()), 0);
     EXPECT_EQ(finite_amax(few.data(), few.size()), 2.5f);
 }
 
