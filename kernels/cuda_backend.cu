@@ -132,12 +132,14 @@ cuda::DeviceInfo first_device() {
 
 }  // namespace
 
-CudaBackend::CudaBackend()
-    : Backend(Device::cuda, first_device().name),
+CudaBackend::CudaBackend() : CudaBackend(first_device()) {}
+
+CudaBackend::CudaBackend(const cuda::DeviceInfo& device)
+    : Backend(Device::cuda, device.name),
       native_16bit_(native_16bit_from_environment()),
       scratch_(gpu::kScratchSlots) {
     try {
-        check_cuda(cudaSetDevice(first_device().index), "cudaSetDevice");
+        check_cuda(cudaSetDevice(device.index), "cudaSetDevice");
         check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
         check_cublas(cublasCreate(&blas_), "cublasCreate");
         check_cublas(cublasSetStream(blas_, stream_), "cublasSetStream");

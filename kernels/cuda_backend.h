@@ -20,6 +20,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/common/recently_used.h"
+#include "kernels/device_info.h"
 #include "kernels/cuda_telemetry_queue.h"
 
 // CUDA's and cuBLAS's handle types, declared as their headers do.
@@ -149,6 +150,7 @@ public:
     std::unique_ptr<StepGraph> capture(const std::function<void()>& launches) override;
 
 private:
+    explicit CudaBackend(const cuda::DeviceInfo& device);  // the device the public constructor found
     friend class CudaStepGraph;
     // Device memory for the backend's own use (telemetry results): neither
     // zeroed nor counted by allocations(), and made even while capturing.

@@ -46,10 +46,11 @@ void check(cudaError_t status, const char* what) {
                     "; use --backend cpu if this machine has no usable GPU");
 }
 
-// Frees a device buffer on every exit path.
+// n values of T on the device, freed on every exit path.
+template <typename T>
 struct DeviceBuffer {
-    float* ptr = nullptr;
-    explicit DeviceBuffer(std::size_t n) { check(cudaMalloc(&ptr, n * sizeof(float)), "cudaMalloc"); }
+    T* ptr = nullptr;
+    explicit DeviceBuffer(std::size_t n) { check(cudaMalloc(&ptr, n * sizeof(T)), "cudaMalloc"); }
     ~DeviceBuffer() { cudaFree(ptr); }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -76,7 +77,7 @@ void round_device_array(FormatId f, const float* in, float* out, std::size_t n, 
 
 void round_on_device(FormatId f, const float* host_in, float* host_out, std::size_t n, Overflow mode) {
     if (n == 0) return;
-    DeviceBuffer in(n), out(n);
+    DeviceBuffer<float> in(n), out(n);
     check(cudaMemcpy(in.ptr, host_in, n * sizeof(float), cudaMemcpyHostToDevice), "copy to device");
     round_device_array(f, in.ptr, out.ptr, n, mode, nullptr);
     check(cudaMemcpy(host_out, out.ptr, n * sizeof(float), cudaMemcpyDeviceToHost), "copy from device");
@@ -91,30 +92,18 @@ StorageCastDifferences storage_cast_differences(FormatId f) {
         unsigned long long count;
         unsigned first;
     };
-    void* codes = nullptr;
-    Results* results = nullptr;
-    check(cudaMalloc(&codes, kChunk * sizeof(float)), "cudaMalloc");
-    const auto release = [&] {
-        cudaFree(codes);
-        cudaFree(results);
-    };
-    try {
-        check(cudaMalloc(&results, sizeof(Results)), "cudaMalloc");
-        const Results start{0, 0xffffffffu};
-        check(cudaMemcpy(results, &start, sizeof start, cudaMemcpyHostToDevice), "copy to device");
-        const gpu::Values storage{codes, format_params(f), bits16};
-        for (std::uint64_t first = 0; first < (1ull << 32); first += kChunk)
-            storage_cast_kernel<<<1024, 256>>>(storage, static_cast<std::uint32_t>(first), kChunk, &results->count,
-                                               &results->first);
-        check(cudaGetLastError(), "kernel launch");
-        Results got{};
-        check(cudaMemcpy(&got, results, sizeof got, cudaMemcpyDeviceToHost), "copy from device");
-        release();
-        return {got.count, got.count ? got.first : 0u};
-    } catch (...) {
-        release();
-        throw;
-    }
+    DeviceBuffer<float> codes(kChunk);  // FP32 words hold TF32; FP16 and BF16 use half of them
+    DeviceBuffer<Results> results(1);
+    const Results start{0, 0xffffffffu};
+    check(cudaMemcpy(results.ptr, &start, sizeof start, cudaMemcpyHostToDevice), "copy to device");
+    const gpu::Values storage{codes.ptr, format_params(f), bits16};
+    for (std::uint64_t first = 0; first < (1ull << 32); first += kChunk)
+        storage_cast_kernel<<<1024, 256>>>(storage, static_cast<std::uint32_t>(first), kChunk, &results.ptr->count,
+                                           &results.ptr->first);
+    check(cudaGetLastError(), "kernel launch");
+    Results got{};
+    check(cudaMemcpy(&got, results.ptr, sizeof got, cudaMemcpyDeviceToHost), "copy from device");
+    return {got.count, got.count ? got.first : 0u};
 }
 
 }  // namespace plab::cuda
