@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend/backend.h"
+#include "engine/backend/telemetry_ops.h"
 #include "engine/telemetry/tensor_stats_kernels.h"
 
 struct CUevent_st;

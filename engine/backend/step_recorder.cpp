@@ -122,8 +122,8 @@ std::unique_ptr<StepGraph> StepRecorder::capture(const std::function<void()>& la
     return std::make_unique<RecordedStep>(std::move(recording));
 }
 
-template <typename... Params, typename... Args>
-void StepRecorder::pass(void (Backend::*op)(Params...), Args&&... args) {
+template <typename Role, typename... Params, typename... Args>
+void StepRecorder::pass(void (Role::*op)(Params...), Args&&... args) {
     if (!recording_) {
         (inner_.*op)(std::forward<Args>(args)...);
         return;
@@ -134,8 +134,8 @@ void StepRecorder::pass(void (Backend::*op)(Params...), Args&&... args) {
     });
 }
 
-template <typename R, typename... Params, typename... Args>
-R StepRecorder::refused(const char* name, R (Backend::*op)(Params...), Args&&... args) {
+template <typename Role, typename R, typename... Params, typename... Args>
+R StepRecorder::refused(const char* name, R (Role::*op)(Params...), Args&&... args) {
     refuse_while_recording(name);
     return (inner_.*op)(std::forward<Args>(args)...);
 }

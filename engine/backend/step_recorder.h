@@ -67,12 +67,13 @@ public:
     struct Recording;  // step_recorder.cpp
 
 private:
-    // Runs op on the inner backend, or keeps it (with its arguments) while recording.
-    template <typename... Params, typename... Args>
-    void pass(void (Backend::*op)(Params...), Args&&... args);
+    // Runs op (of any of Backend's role interfaces) on the inner backend, or
+    // keeps it (with its arguments) while recording.
+    template <typename Role, typename... Params, typename... Args>
+    void pass(void (Role::*op)(Params...), Args&&... args);
     // The ops that cannot be recorded: refused while recording, else run on the inner backend.
-    template <typename R, typename... Params, typename... Args>
-    R refused(const char* name, R (Backend::*op)(Params...), Args&&... args);
+    template <typename Role, typename R, typename... Params, typename... Args>
+    R refused(const char* name, R (Role::*op)(Params...), Args&&... args);
     void refuse_while_recording(const char* op) const;
 
     Backend& inner_;

@@ -3,7 +3,7 @@
 // (UpdateGate::settings), and back: the one place that knows their order.
 // They live on the backend so that a live edit (lr, momentum, betas, ...)
 // changes the numbers a recorded step reads at its next replay, not the step.
-#include "engine/backend/backend.h"
+#include "engine/backend/update_step.h"
 #include "engine/common/host_device.h"
 
 namespace plab {

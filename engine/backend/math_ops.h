@@ -1,0 +1,107 @@
+#pragma once
+// The math ops of a backend: the forward and backward arithmetic of the
+// layers and losses, each one call over whole tensors (never per element),
+// so that a GPU backend runs each as one kernel launch.
+//
+// Rounding contract (docs/DESIGN.md, "Mixed precision semantics"): an op computes
+// in FP32 from its inputs and rounds its output to the output tensor's dtype;
+// a GEMM first rounds its inputs to the compute format, multiplies them
+// exactly, accumulates in FP32, then rounds to the output dtype.
+#include <optional>
+
+#include "engine/backend/activation.h"
+#include "engine/tensor/tensor.h"
+
+namespace plab {
+
+struct GemmSpec {
+    FormatId compute = FormatId::fp32;  // inputs are rounded to this before the multiply
+    bool trans_a = false;
+    bool trans_b = false;
+    float alpha = 1.0f;
+    float beta = 0.0f;  // c = alpha * op(a) op(b) + beta * c (+ bias)
+    // 1 x n, added to every row in FP32 before the single rounding of c
+    // (as a cuBLASLt bias epilogue does).
+    const Tensor* row_bias = nullptr;
+    // FP8 inputs with per-tensor scales (recipe fp8): when set, input a is
+    // multiplied by a_input->scale and rounded to a_input->format (saturating)
+    // instead of to `compute`, b likewise, and the FP32 product is divided by
+    // both scales before the bias (cuBLASLt's A/B scale pointers). The scales
+    // are powers of two: neither step rounds.
+    struct ScaledInput {
+        FormatId format = FormatId::fp32;
+        float scale = 1.0f;
+    };
+    std::optional<ScaledInput> a_input = std::nullopt;
+    std::optional<ScaledInput> b_input = std::nullopt;
+};
+
+class MathOps {
+public:
+    virtual void gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpec& spec) = 0;
+    // sums[0, j] = sum over i of x[i, j], accumulated in FP32 in row order
+    virtual void column_sums(const Tensor& x, Tensor& sums) = 0;
+    virtual void activation_forward(Activation a, const Tensor& x, Tensor& y) = 0;
+    // dx = dy * f'(x)
+    virtual void activation_backward(Activation a, const Tensor& x, const Tensor& dy, Tensor& dx) = 0;
+
+    // Softmax cross-entropy in FP32 (it is on every autocast FP32 list):
+    // probs = softmax(logits) row by row, and the mean over rows of
+    // -log probs[i, label_i] left in `loss` ({1, 1} FP32) on the backend, for
+    // queue_download: no host round trip on a GPU. `labels` is rows x 1 of
+    // class indices; a bad one is an error, thrown here or, on a GPU, by the
+    // next wait_for_queued().
+    virtual void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                            Tensor& loss) = 0;
+    // dlogits = (probs - onehot(labels)) * scale / rows: the loss gradient,
+    // multiplied by the loss scale, rounded to dlogits' dtype.
+    virtual void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
+                                                Tensor& dlogits) = 0;
+
+    // Mean squared error over all elements, in FP32: mean((pred - target)^2),
+    // left in `loss` ({1, 1} FP32) on the backend.
+    virtual void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) = 0;
+    // dpred = 2 (pred - target) * scale / size, rounded to dpred's dtype.
+    virtual void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) = 0;
+
+    // Layer normalisation over each row, in FP32 (autocast's FP32 list):
+    // y = (x - mean) * rstd * gamma + beta with rstd = 1 / sqrt(var + eps) and
+    // the biased variance; y rounded to its dtype. mean and rstd (rows x 1,
+    // FP32) are kept for backward. gamma and beta are 1 x cols.
+    virtual void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
+                                    Tensor& mean, Tensor& rstd) = 0;
+    // dx rounded to its dtype; dgamma, dbeta (1 x cols) to theirs.
+    virtual void layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                                     const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) = 0;
+
+    // --- single-head self-attention over the tokens of a row (model/attention.h) ---
+    // Each row of q, k, v, out (rows x tokens*width) holds `tokens` tokens of
+    // `width` values; scores, probs and their gradients are rows x tokens^2,
+    // entry i*tokens + j pairing query token i with key token j. The matmul
+    // ops compute from their inputs as held, accumulate in FP32 in index order
+    // and round once to the output's dtype.
+    // scores[r, i, j] = sum_c q[r, i, c] k[r, j, c]
+    virtual void token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) = 0;
+    // dq[r, i, :] = sum_j dscores[r, i, j] k[r, j, :];  dk[r, j, :] = sum_i dscores[r, i, j] q[r, i, :]
+    virtual void token_scores_backward(const Tensor& q, const Tensor& k, const Tensor& dscores, int tokens, Tensor& dq,
+                                       Tensor& dk) = 0;
+    // out[r, i, :] = sum_j probs[r, i, j] v[r, j, :]
+    virtual void token_mix(const Tensor& probs, const Tensor& v, int tokens, Tensor& out) = 0;
+    // dprobs[r, i, j] = sum_c dout[r, i, c] v[r, j, c];  dv[r, j, :] = sum_i probs[r, i, j] dout[r, i, :]
+    virtual void token_mix_backward(const Tensor& probs, const Tensor& v, const Tensor& dout, int tokens,
+                                    Tensor& dprobs, Tensor& dv) = 0;
+    // Scaled softmax over each run of `group` values of a row, the fused form
+    // attention uses: z = x * scale, rounded to `compute` (FP32 when softmax
+    // is on the policy's FP32 list; in FP16 a z beyond 65504 is Inf, and the
+    // row max subtraction turns it into NaN), then exp(z - max) / sum in FP32,
+    // rounded to probs' dtype.
+    virtual void scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, Tensor& probs) = 0;
+    // dx = scale * p * (dp - sum_j p dp) per group, FP32, rounded to dx's dtype.
+    virtual void scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
+                                         Tensor& dx) = 0;
+
+protected:
+    ~MathOps() = default;  // owned and destroyed as a Backend
+};
+
+}  // namespace plab
