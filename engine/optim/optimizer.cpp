@@ -14,7 +14,7 @@ using checks::require;
 
 // The FP32 state tensor for a parameter of `shape`, zeroed on first use (a
 // zero momentum buffer or moment is PyTorch's fresh state). A shape change
-// (a model rebuilt without reset) starts that slot afresh.
+// (a model rebuilt under the same optimizer) starts that slot afresh.
 Tensor& state_tensor(Backend& backend, Tensor& slot, Shape shape) {
     if (slot.empty() || slot.shape() != shape) slot = backend.allocate(shape, FormatId::fp32);
     return slot;
@@ -37,12 +37,6 @@ void Optimizer::reconfigure(const OptimizerConfig& config) {
     config_ = config;
 }
 
-void Optimizer::reset() {
-    state_.clear();
-    steps_taken_ = 0;
-    count_on_backend_ = -1;
-}
-
 void Optimizer::copy_state_from(Backend& backend, const Optimizer& other) {
     if (&other == this) return;
     state_.assign(other.state_.size(), State{});
@@ -55,15 +49,9 @@ void Optimizer::copy_state_from(Backend& backend, const Optimizer& other) {
     count_on_backend_ = -1;
 }
 
-OptimizerStepResult Optimizer::step(Backend& backend, std::span<Parameter* const> params) {
-    launch(backend, params, nullptr);
-    backend.wait_for_queued();
-    return collect();
-}
-
-// The backend's count must be steps_taken_ before a launch: after a reset, a
-// fork, or a launch whose step threw before collect() (then the backend's
-// count is the truth, read back once).
+// The backend's count must be steps_taken_ before a launch: after a fork,
+// or a launch whose step threw before collect() (then the backend's count
+// is the truth, read back once).
 void Optimizer::sync_step_count(Backend& backend) {
     if (step_count_.empty()) step_count_ = backend.allocate({1, 1}, FormatId::fp32);
     if (launched_.pending && count_on_backend_ >= 0) {
@@ -81,11 +69,6 @@ void Optimizer::sync_step_count(Backend& backend) {
     const float count = static_cast<float>(steps_taken_);
     backend.upload(&count, step_count_);
     count_on_backend_ = steps_taken_;
-}
-
-void Optimizer::launch(Backend& backend, std::span<Parameter* const> params, const Tensor* skip) {
-    prepare(backend, params);
-    enqueue(backend, skip);
 }
 
 void Optimizer::prepare(Backend& backend, std::span<Parameter* const> params, const OptimizerSettingsSlot* shared) {
@@ -129,7 +112,7 @@ AdamWStep Optimizer::adamw_step() const {
 
 // Whether there is a clip at all is part of the step (a recorded step keys
 // on it); its max norm and the hyper-parameters are values it uploads.
-void Optimizer::enqueue(Backend& backend, const Tensor* skip) {
+void Optimizer::run_ops(Backend& backend, const Tensor* skip) {
     if (uploads_settings_) backend.queue_upload(slot_.host, slot_.on_backend);
     const bool clips = launched_.max_norm > 0.0f;
     backend.norm_and_clip(launched_.grads, clips ? &max_norm_ : nullptr, skip, norm_);

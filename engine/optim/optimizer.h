@@ -60,30 +60,25 @@ public:
     // measured either way. With config.clip_scaled it does not clip:
     // clip_before_unscale did. State is kept per position in `params`: pass
     // the same parameters in the same order.
-    // The results land by backend.wait_for_queued(); collect() reads them.
-    // launch is prepare then enqueue:
-    void launch(Backend& backend, std::span<Parameter* const> params, const Tensor* skip);
+    // The trainer's step phases (trainer.h): prepare, then run_ops; the
+    // results land by backend.wait_for_queued(), and collect() reads them.
     // The host's part: state tensors made, the step count put on the
     // backend, AdamW's table grown, the landing places set, the settings'
     // host words filled. With a `shared` slot its owner uploads the words in
-    // the step's order before enqueue (one copy with its other settings);
-    // without, the optimizer keeps its own and enqueue uploads them.
+    // the step's order before run_ops (one copy with its other settings);
+    // without, the optimizer keeps its own and run_ops uploads them.
     void prepare(Backend& backend, std::span<Parameter* const> params, const OptimizerSettingsSlot* shared = nullptr);
     // The backend's part, ops only (so a recorded step can hold it, and
     // replay it after each prepare): the prepared parameters' step.
-    void enqueue(Backend& backend, const Tensor* skip);
+    void run_ops(Backend& backend, const Tensor* skip);
     // After wait_for_queued(): what the launched step did.
     OptimizerStepResult collect();
-    // launch without a skip flag, wait_for_queued, collect: one applied step.
-    OptimizerStepResult step(Backend& backend, std::span<Parameter* const> params);
     // Call before unscale_gradients on every step: with config.clip_scaled
     // (and clip_norm > 0) it clips the scaled grad_sum by clip_norm, the bug
     // the lab shows; otherwise it does nothing and returns applied = false.
     ScaledClip clip_before_unscale(Backend& backend, std::span<Parameter* const> params);
 
     int steps_taken() const { return steps_taken_; }
-    // Forgets all state (buffers, moments, step count), as a new optimizer.
-    void reset();
     // f(tensor) for every state tensor held (momentum buffers, moments).
     template <typename F>
     void for_each_state_tensor(F&& f) const {
@@ -108,7 +103,7 @@ private:
         float norm = 0.0f;
         float step_count = 0.0f;
         std::vector<UpdateCount> counts;
-        // What enqueue launches, as prepare left it.
+        // What run_ops runs, as prepare left it.
         std::vector<Tensor*> grads;
         std::vector<UpdateJob> jobs;
         const Tensor* adamw_table = nullptr;
@@ -132,7 +127,7 @@ private:
     // The settings a step reads on the backend (a recorded step reads them at
     // each replay, so a live edit needs no new recording): the slot prepare()
     // fills, and its views for the ops (the max norm, UpdateGate::settings).
-    // own_ serves when no shared slot is given; then enqueue uploads it.
+    // own_ serves when no shared slot is given; then run_ops uploads it.
     OptimizerSettingsSlot slot_, own_;
     std::array<float, kOptimizerSettingsWords> own_words_{};
     bool uploads_settings_ = false;

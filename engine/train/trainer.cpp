@@ -291,10 +291,10 @@ StepRecord Trainer::take_step() {
     run_step_ops(scale, histograms);
     ++step_;
     fence.finish();
-    land_telemetry(record, histograms);
+    collect_telemetry(record, histograms);
     record.loss = landed_loss(*mixed_);
     if (twin_) record.loss_ref = landed_loss(*twin_);
-    settle_mixed(record, scale);
+    collect_mixed(record, scale);
     if (twin_) twin_->optimizer.collect();
     evaluate(record);  // overwrites the activations
     take_boundary(record);  // so does this, after everything that reads them
@@ -372,7 +372,7 @@ void Trainer::step_ops(float scale, bool histograms) {
 }
 
 // The landed statistics into the step's record.
-void Trainer::land_telemetry(StepRecord& record, bool histograms) {
+void Trainer::collect_telemetry(StepRecord& record, bool histograms) {
     record.layers = layers_landing_;
     if (config_.telemetry.enabled && twin_) set_twin_comparison(twin_sums_, record.layers);
     histograms_.reset();
@@ -396,7 +396,7 @@ void Trainer::sync_scaler_state() {
 
 // Launches the mixed side's step where the backend runs it: the unscale
 // with its finite check, the scaler's rule and the optimizer step skipped
-// on found_inf all read and write backend tensors; settle_mixed reads the
+// on found_inf all read and write backend tensors; collect_mixed reads the
 // outcome once the step's results have landed.
 void Trainer::update_mixed(float scale) {
     Side& side = *mixed_;
@@ -408,7 +408,7 @@ void Trainer::update_mixed(float scale) {
     backend_.update_scaler(settings_.scaler_rule(), found_inf_, scaler_state_);
     // Every kind but none skips a step with a non-finite gradient (LossScaler::update).
     const bool skips = scaler_.config().kind != ScalerKind::none;
-    side.optimizer.enqueue(backend_, skips ? &found_inf_ : nullptr);
+    side.optimizer.run_ops(backend_, skips ? &found_inf_ : nullptr);
     backend_.queue_download(found_inf_, &landed_found_inf_);
     backend_.queue_download(scaler_state_, landed_state_);
     if (tracer_)
@@ -418,7 +418,7 @@ void Trainer::update_mixed(float scale) {
 // After the step's results landed: the host's scaler follows the same rule
 // and must reach the backend's state bit for bit (a GPU kernel that did not
 // would stop the run here, not drift silently).
-void Trainer::settle_mixed(StepRecord& record, float scale) {
+void Trainer::collect_mixed(StepRecord& record, float scale) {
     Side& side = *mixed_;
     const bool found_inf = landed_found_inf_ != 0.0f;
     const ScalerEvent event = scaler_.update(found_inf);
@@ -448,7 +448,7 @@ void Trainer::settle_mixed(StepRecord& record, float scale) {
 void Trainer::update_twin() {
     twin_->optimizer.clip_before_unscale(backend_, twin_->params);  // at scale 1 the bug is harmless
     backend_.unscale_all_flagged(unscale_jobs(backend_, twin_->backward_params), unit_state_, twin_found_inf_);
-    twin_->optimizer.enqueue(backend_, nullptr);
+    twin_->optimizer.run_ops(backend_, nullptr);
 }
 
 const std::vector<LayerHistograms>& Trainer::histograms() const {

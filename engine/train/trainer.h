@@ -11,19 +11,22 @@
 // worker in the GUIs, the main thread in plab):
 //  1. prepare_step, host only: draw the batches, refresh the scaler rule and
 //     the optimizer settings (StepSettings), upload the scaler state if a
-//     live edit changed it, size the landing places of the statistics.
+//     live edit changed it, size the landing places of the statistics;
+//     each side's Optimizer::prepare.
 //  2. run_step_ops: every backend op of the step, in order, replayed from a
 //     recording (StepGraphCache: a CUDA graph, or StepRecorder on the CPU)
 //     or run op by op (NaN tracer, FP8). Uploads, the losses, the unscale
 //     and found_inf, the scaler's rule, the clip, the gated updates and the
-//     telemetry are all queued on the backend; nothing is read back.
+//     telemetry are all queued on the backend (the optimizer's part:
+//     Optimizer::run_ops); nothing is read back.
 //  3. Backend::wait_for_queued, the step's one host wait: everything queued
 //     lands on the host (losses, found_inf and the scaler state, update
 //     counts, statistics, histograms, twin comparisons) and a queued error
 //     (a bad label) is thrown here.
-//  4. Settle, host only: the host's scaler takes the landed found_inf and
-//     must agree bit for bit with the backend's state; the optimizers'
-//     counts and the telemetry go into the StepRecord.
+//  4. collect_telemetry and collect_mixed, host only: the host's scaler
+//     takes the landed found_inf and must agree bit for bit with the
+//     backend's state; the optimizers' counts (Optimizer::collect) and the
+//     telemetry go into the StepRecord.
 //  5. Every eval_every steps, the test set (reads back at once: not part of
 //     the recorded step), and the decision boundary when asked.
 #include <array>
@@ -115,13 +118,13 @@ private:
     void run_step_ops(float scale, bool histograms);
     void step_ops(float scale, bool histograms);
     bool can_record_step() const;
-    void land_telemetry(StepRecord& record, bool histograms);
+    void collect_telemetry(StepRecord& record, bool histograms);
     void train_micro_batch(Side& side, float scale, int k, OpObserver* observer);
     // The step's mean loss over its micro-batches, once they have landed.
     float landed_loss(const Side& side) const;
     void sync_scaler_state();
     void update_mixed(float scale);
-    void settle_mixed(StepRecord& record, float scale);
+    void collect_mixed(StepRecord& record, float scale);
     void update_twin();
     void queue_step_telemetry(float scale, bool histograms);
     void evaluate(StepRecord& record);

@@ -10,6 +10,7 @@
 #include "engine/model/parameter.h"
 #include "engine/optim/gradients.h"
 #include "engine/optim/optimizer.h"
+#include "optim/optim_test_util.h"
 
 namespace plab {
 namespace {
@@ -40,7 +41,7 @@ struct TinyCase {
         const ScaledClip c = opt.clip_before_unscale(be, params);
         if (clip) *clip = c;
         const bool found_inf = unscale_gradients(be, params, kScale);
-        if (!found_inf) opt.step(be, params);
+        if (!found_inf) test::run_step(opt, be, params);
         return found_inf;
     }
 };

@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "engine/backend/cpu/cpu_backend.h"
+#include "engine/optim/optimizer.h"
 
 namespace plab::test {
 
@@ -18,6 +20,16 @@ inline Tensor make(CpuBackend& be, FormatId dtype, const std::vector<float>& val
     Tensor t = be.allocate({1, static_cast<int>(values.size())}, dtype);
     be.upload(values.data(), t);
     return t;
+}
+
+// One optimizer step as the trainer runs it: prepare, run_ops (gated by
+// `skip` when given), the host wait, collect.
+inline OptimizerStepResult run_step(Optimizer& opt, Backend& be, std::span<Parameter* const> params,
+                                    const Tensor* skip = nullptr) {
+    opt.prepare(be, params);
+    opt.run_ops(be, skip);
+    be.wait_for_queued();
+    return opt.collect();
 }
 
 inline std::vector<float> values_of(const Tensor& t) { return {t.host(), t.host() + t.size()}; }

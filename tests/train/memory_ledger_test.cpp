@@ -13,6 +13,7 @@
 #include "engine/common/error.h"
 #include "engine/model/mlp.h"
 #include "engine/optim/optimizer.h"
+#include "optim/optim_test_util.h"
 #include "engine/train/memory_ledger.h"
 #include "engine/train/preset_io.h"
 
@@ -64,7 +65,7 @@ TEST_P(MemoryLedgerAgainstTensors, CountsWhatTheModelAndOptimizerHold) {
     model.forward(cpu, x, y, formats);
     model.backward(cpu, x, y, 1024.0f);
     Optimizer optimizer(c.optimizer);
-    optimizer.step(cpu, model.parameters());
+    test::run_step(optimizer, cpu, model.parameters());
     const auto [tx, ty] = batch(test_rows);
     model.forward(cpu, tx, ty, formats);  // the evaluation pass keeps its own buffers
 
