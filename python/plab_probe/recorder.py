@@ -1,0 +1,433 @@
+"""Recorder: a PyTorch training run written in Precision Lab's run format
+(docs/probe.md), one step record per optimizer step.
+
+    rec = plab_probe.Recorder(model, "run.jsonl", scaler=scaler, hist_every=10)
+    for x, y in batches:
+        ...
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        rec.step(loss)            # after the update, before zero_grad
+        optimizer.zero_grad()
+    rec.close()
+"""
+import math
+import os
+
+import torch
+
+from . import __version__
+from .jsonl import F32, line
+from .stats import log2_histogram_views, tensor_stats_views
+from .thresholds import BINS, BINS_PER_BINADE, LOW_LOG2
+
+RECORD_VERSION = 1
+# The first non-finite value is written for at most this many steps: a run
+# that has diverged would otherwise write one line per step from then on.
+NAN_LINES = 100
+# Checks kept between two step() calls at the most (a step of a very deep
+# model with many micro-batches stays below it).
+MAX_CHECKS = 100_000
+
+
+class _Layer:
+    """One recorded weight: a module's `weight` (or `<name>_weight`, as
+    MultiheadAttention's in_proj_weight) and the module that holds it."""
+
+    def __init__(self, name, module, weight):
+        self.name, self.module, self.weight = name, module, weight
+
+
+def _layers_of(model: torch.nn.Module):
+    """Every weight parameter of the model, in registration order (the
+    forward order of most models), named by its module's path ("blocks.0.fc1";
+    "blocks.0.attn.in_proj" for an in_proj_weight)."""
+    out = []
+    for path, module in model.named_modules():
+        for key, param in module.named_parameters(recurse=False):
+            if key == "weight" or key.endswith("_weight"):
+                name = path if key == "weight" else ".".join(filter(None, (path, key[: -len("_weight")])))
+                out.append(_Layer(name or type(module).__name__.lower(), module, param))
+    return out
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32", torch.float64: "fp64"}.get(
+        dtype, str(dtype).replace("torch.", ""))
+
+
+def _distributed():
+    """(rank, world_size) of an initialised torch.distributed group, else (0, 1)."""
+    dist = getattr(torch, "distributed", None)
+    if dist is not None and dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    return 0, 1
+
+
+def _rank_path(path: str, rank: int, world_size: int) -> str:
+    """Each rank writes its own record: "{rank}" in the path is replaced, or
+    ".rankN" goes before the extension."""
+    if "{rank}" in path:
+        return path.replace("{rank}", str(rank))
+    if world_size == 1:
+        return path
+    root, ext = os.path.splitext(path)
+    return f"{root}.rank{rank}{ext}"
+
+
+def _first_tensor(value):
+    if isinstance(value, torch.Tensor):
+        return value
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            t = _first_tensor(v)
+            if t is not None:
+                return t
+    return None
+
+
+def _non_finite_counts(x: torch.Tensor) -> torch.Tensor:
+    return torch.stack((torch.isnan(x).sum(), torch.isinf(x).sum()))
+
+
+def _has_non_finite(x: torch.Tensor) -> bool:
+    """One min/max reduction, no temporary: a NaN propagates to both and an
+    Inf is the max or the min, so they are finite exactly when every value is."""
+    if x.numel() == 0:
+        return False
+    low, high = torch.aminmax(x.detach().reshape(-1))
+    return not (math.isfinite(float(low)) and math.isfinite(float(high)))
+
+
+def _scaler_config(scaler) -> dict:
+    if scaler is None or not scaler.is_enabled():
+        return {"kind": "none"}
+    s = scaler.state_dict()
+    return {
+        "kind": "dynamic",
+        "init_scale": F32(scaler.get_scale()),
+        "growth_factor": F32(s["growth_factor"]),
+        "backoff_factor": F32(s["backoff_factor"]),
+        "growth_interval": int(s["growth_interval"]),
+        "hysteresis": 1,  # GradScaler backs off at every overflow
+    }
+
+
+class _Watch:
+    """Forward and backward hooks on the recorded layers (activations) and on
+    every leaf module (the first non-finite value). Flags are kept as device
+    tensors and read once per step, so a GPU is not synchronised per module."""
+
+    def __init__(self, model, layers, activations: bool, trace_nan: bool):
+        self.activations = activations
+        self.trace_nan = trace_nan
+        self.acts = {}  # layer name -> (output, grad w.r.t. output)
+        self.checks = []  # (phase, module name, op, tensor kind, dtype, (NaN count, Inf count) on the device)
+        self.found = None  # on the CPU: the step's first non-finite check, with its counts
+        self.handles = []
+        recorded = {id(l.module): l.name for l in layers if l.weight is getattr(l.module, "weight", None)}
+        for name, module in model.named_modules():
+            is_leaf = next(module.children(), None) is None
+            if id(module) in recorded and activations or (is_leaf and trace_nan):
+                self.handles.append(module.register_forward_hook(self._forward_hook(name, recorded.get(id(module)))))
+
+    def _forward_hook(self, name, layer):
+        def hook(module, inputs, output):
+            out = _first_tensor(output)
+            # Evaluation passes (no grad) between steps are not the step's.
+            if out is None or not out.is_floating_point() or not torch.is_grad_enabled():
+                return
+            if len(self.checks) >= MAX_CHECKS:  # step() is not being called: keep the first ones
+                return
+            op = type(module).__name__.lower()
+            if self.trace_nan:
+                self._check("forward", name, op, "output", out)
+            if layer is not None and self.activations:
+                self.acts[layer] = [out.detach(), None]
+            if out.requires_grad:
+                out.register_hook(self._backward_hook(name, op, layer))
+
+        return hook
+
+    def _backward_hook(self, name, op, layer):
+        def hook(grad):
+            if self.trace_nan:
+                self._check("backward", name, op, "output_grad", grad)
+            if layer is not None and self.activations and layer in self.acts:
+                self.acts[layer][1] = grad.detach()
+
+        return hook
+
+    def _check(self, phase, name, op, kind, x):
+        """A GPU keeps each check's counts on the device, read once at step();
+        on the CPU reading a value costs nothing, so a tensor is summed at
+        once and only a non-finite one is counted."""
+        if x.device.type != "cpu":
+            self.checks.append((phase, name, op, kind, x.dtype, _non_finite_counts(x.detach())))
+        elif self.found is None and _has_non_finite(x):
+            nans, infs = _non_finite_counts(x.detach()).tolist()
+            self.found = (phase, name, op, kind, x.dtype, nans, infs)
+
+    def first_non_finite(self):
+        """The first check, in the order the hooks ran, that found a NaN or
+        Inf, with its counts: (phase, module, op, kind, dtype, nans, infs)."""
+        if self.found is not None:
+            return self.found
+        if not self.checks:
+            return None
+        counts = torch.stack([c[5] for c in self.checks]).tolist()  # one read for the step
+        for check, (nans, infs) in zip(self.checks, counts):
+            if nans or infs:
+                return check[:5] + (nans, infs)
+        return None
+
+    def next_step(self):
+        self.checks = []
+        self.found = None
+        self.acts = {}
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+
+
+class Recorder:
+    """Writes `model`'s training to `path` in the lab's run format.
+
+    scaler       a torch.cuda.amp.GradScaler / torch.amp.GradScaler (or None):
+                 the scale, its updates and the skipped steps come from it.
+    hist_every   a "hist" line with every layer's log2 histograms every K
+                 steps (0: none).
+    optimizer    when given, each step records its learning rate.
+    activations  also record each layer's output and output gradient
+                 (forward hooks; keeps one activation per layer alive).
+    trace_nan    name the first NaN or Inf of a step (forward and backward
+                 hooks on every leaf module, the weights after the update).
+    name         the run's name in the header (default: the model's class).
+    """
+
+    def __init__(self, model, path, scaler=None, hist_every=10, *, optimizer=None, activations=False,
+                 trace_nan=True, name=None):
+        if not isinstance(model, torch.nn.Module):
+            raise TypeError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
+        if not isinstance(hist_every, int) or hist_every < 0:
+            raise ValueError(f"hist_every: {hist_every!r} is not an integer >= 0 (0: no histograms)")
+        self.model = model
+        self.scaler = scaler if scaler is not None and scaler.is_enabled() else None
+        self.hist_every = hist_every
+        self.optimizer = optimizer
+        self.layers = _layers_of(model)
+        if not self.layers:
+            raise ValueError("model: no module holds a weight parameter (`weight` or `*_weight`), so there is "
+                             "nothing to record")
+        self.rank, self.world_size = _distributed()
+        self.path = _rank_path(os.fspath(path), self.rank, self.world_size)
+        self.steps = 0
+        self.nan_lines = 0
+        self._scale = self.scaler.get_scale() if self.scaler else 1.0
+        self._file = open(self.path, "w", encoding="utf-8")  # first: a path that cannot be written leaves no hooks
+        self._file.write(line(self._header(name or type(model).__name__)))
+        self._watch = _Watch(model, self.layers, activations, trace_nan)
+
+    # --- the record's lines -------------------------------------------------
+
+    def _header(self, name: str) -> dict:
+        config = {
+            "name": name,
+            "description": "a PyTorch run recorded by plab_probe",
+            "scaler": _scaler_config(self.scaler),
+            "telemetry": {"enabled": True, "hist_every": self.hist_every},
+        }
+        if self.optimizer is not None:
+            config["optimizer"] = {"kind": type(self.optimizer).__name__.lower(),
+                                   "lr": F32(self.optimizer.param_groups[0]["lr"])}
+        device = next(self.model.parameters()).device
+        return {
+            "type": "run",
+            "version": RECORD_VERSION,
+            "backend": f"PyTorch {torch.__version__} ({device.type})",
+            "config": config,
+            "layers": [{"name": l.name, "shape": "x".join(str(s) for s in l.weight.shape)} for l in self.layers],
+            "histogram": {"low_log2": LOW_LOG2, "bins_per_binade": BINS_PER_BINADE, "bins": BINS},
+            "source": {"probe": __version__, "torch": torch.__version__, "rank": self.rank,
+                       "world_size": self.world_size},
+        }
+
+    def step(self, loss):
+        """Records the optimizer step just taken: call it once per step,
+        after scaler.update() (or optimizer.step()), before zero_grad()."""
+        if self._file is None:
+            raise RuntimeError("Recorder.step: the recorder is closed")
+        self.steps += 1
+        scale = self._scale
+        scale_after = self.scaler.get_scale() if self.scaler else 1.0
+        self._scale = scale_after
+        grad_totals = {}  # id(weight) -> its gradient's FP64 sum of squares and non-finite count
+        layers = [self._layer_stats(layer, scale, grad_totals) for layer in self.layers]
+        squares = 0.0  # over every parameter's gradient, biases too: non-finite when any value is
+        for p in self.model.parameters():
+            if p.grad is None:
+                continue
+            t = grad_totals.get(id(p))
+            if t is None:
+                g = p.grad.detach().double()
+                squares += float(torch.dot(g.reshape(-1), g.reshape(-1)))
+            else:
+                squares += math.inf if t["non_finite"] else t["sum_sq"]
+        # The scaler's verdict where there is one: it backs off exactly when it found an Inf or NaN.
+        found_inf = scale_after < scale if self.scaler else not math.isfinite(squares)
+        record = {
+            "type": "step",
+            "step": self.steps,
+            "loss": F32(float(loss.detach().float()) if isinstance(loss, torch.Tensor) else float(loss)),
+            "scale": F32(scale),
+            "scale_after": F32(scale_after),
+        }
+        if self.scaler:
+            record["growth_tracker"] = int(self.scaler.state_dict()["_growth_tracker"])
+        record.update({"found_inf": found_inf, "skipped": found_inf and self.scaler is not None,
+                       "backoff": scale_after < scale, "growth": scale_after > scale})
+        first = _first_non_finite_layer(layers)
+        if first is not None:
+            record["first_nonfinite_layer"] = first
+        record["grad_norm"] = F32(math.sqrt(squares) if math.isfinite(squares) else squares)
+        if self.optimizer is not None:
+            record["lr"] = F32(self.optimizer.param_groups[0]["lr"])
+        record["layers"] = layers
+        self._file.write(line(record))
+        if self.hist_every and self.steps % self.hist_every == 0:
+            self._file.write(line(self._histograms(scale)))
+        self._trace(scale, layers)
+        self._watch.next_step()
+        self._file.flush()  # a run killed later keeps every step recorded so far
+
+    def _views(self, layer, scale):
+        """(tensor, [(key, divisor), ...]) of each tensor a layer's record
+        describes. The gradient in .grad is unscaled by the time of step()
+        (the scaler unscales it in place): its scaled view, as backward held
+        it, is the same values with divisor 1 / S."""
+        views = [(layer.weight, [("weight", 1.0)])]
+        if layer.weight.grad is not None:
+            views.append((layer.weight.grad, [("grad", 1.0 / scale), ("grad_unscaled", 1.0)]))
+        act = self._watch.acts.get(layer.name)
+        if act is not None:
+            views.append((act[0], [("act", 1.0)]))
+            if act[1] is not None:  # the output gradient is held scaled
+                views.append((act[1], [("act_grad", 1.0), ("act_grad_unscaled", scale)]))
+        return views
+
+    def _layer_stats(self, layer, scale, grad_totals: dict) -> dict:
+        out = {"name": layer.name}
+        for tensor, keys in self._views(layer, scale):
+            totals = grad_totals.setdefault(id(layer.weight), {}) if tensor is layer.weight.grad else None
+            for (key, _), stats in zip(keys, tensor_stats_views(tensor, [d for _, d in keys], totals)):
+                out[key] = _stats_record(stats)
+        return out
+
+    def _histograms(self, scale) -> dict:
+        layers = []
+        for layer in self.layers:
+            out = {"name": layer.name}
+            for tensor, keys in self._views(layer, scale):
+                for (key, _), hist in zip(keys, log2_histogram_views(tensor, [d for _, d in keys])):
+                    out[key] = _histogram_record(hist)
+            layers.append(out)
+        return {"type": "hist", "step": self.steps, "layers": layers}
+
+    def _trace(self, scale, layers):
+        if not self._watch.trace_nan or self.nan_lines >= NAN_LINES:
+            return
+        check = self._watch.first_non_finite() or self._non_finite_weight_grad(layers)
+        if check is None:
+            check = self._non_finite_weight(layers)
+        if check is None:
+            return
+        phase, module, op, kind, dtype, nans, infs = check
+        self.nan_lines += 1
+        what = {"output": "output", "output_grad": "gradient w.r.t. its output", "weight_grad": "weight gradient",
+                "weight": "weight after the update"}
+        self._file.write(line({
+            "type": "nan", "step": self.steps, "phase": phase, "layer": module, "op": op, "tensor": kind,
+            "format": _dtype_name(dtype), "nans": nans, "infs": infs, "scale": F32(scale),
+            "diagnosis": f"step {self.steps}, {phase}: {module} ({op}) {what[kind]} holds {nans} NaN and "
+                         f"{infs} Inf in {_dtype_name(dtype)}, the first non-finite value of the step",
+        }))
+
+    def _non_finite_weight_grad(self, layers):
+        """A weight gradient that overflowed while no module output's
+        gradient did (the sum over the batch is what overflowed): the first
+        such layer in backward order, from its statistics."""
+        index = _first_non_finite_layer(layers)
+        if index is None:
+            return None
+        layer, g = self.layers[index], layers[index]["grad_unscaled"]
+        return ("backward", layer.name, "grad", "weight_grad", layer.weight.grad.dtype, g["nans"],
+                g["pos_infs"] + g["neg_infs"])
+
+    def _non_finite_weight(self, layers):
+        """The first parameter, in registration order, holding a NaN or Inf
+        after the update: weights from their statistics, the rest summed."""
+        stats = {id(layer.weight): record["weight"] for layer, record in zip(self.layers, layers)}
+        for name, p in self.model.named_parameters():
+            s = stats.get(id(p))
+            if s is not None:
+                nans, infs = s["nans"], s["pos_infs"] + s["neg_infs"]
+            elif _has_non_finite(p):
+                nans, infs = _non_finite_counts(p.detach()).tolist()
+            else:
+                continue
+            if nans or infs:
+                return ("optimizer", name.rsplit(".", 1)[0], "update", "weight", p.dtype, nans, infs)
+        return None
+
+    # --- life -----------------------------------------------------------------
+
+    def close(self):
+        """Removes the hooks and closes the record (idempotent)."""
+        if hasattr(self, "_watch"):
+            self._watch.remove()
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+def _first_non_finite_layer(layers):
+    """Index into layers of the first, in backward order (the last layer
+    first), whose weight gradient holds a NaN or Inf, from its statistics."""
+    for index in range(len(layers) - 1, -1, -1):
+        g = layers[index].get("grad_unscaled")
+        if g is not None and g["nans"] + g["pos_infs"] + g["neg_infs"] > 0:
+            return index
+    return None
+
+
+def _stats_record(s: dict) -> dict:
+    out = {}
+    for key, value in s.items():
+        if isinstance(value, dict):
+            out[key] = {k: F32(v) for k, v in value.items()}
+        elif isinstance(value, float):
+            out[key] = F32(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _histogram_record(h: dict) -> dict:
+    """Trimmed as the lab writes it: from the first to the last occupied bin."""
+    bins = h["bins"]
+    first, last = 0, len(bins)
+    while first < last and bins[first] == 0:
+        first += 1
+    while last > first and bins[last - 1] == 0:
+        last -= 1
+    return {"zeros": h["zeros"], "nans": h["nans"], "pos_infs": h["pos_infs"], "neg_infs": h["neg_infs"],
+            "first_bin": first, "bins": bins[first:last]}

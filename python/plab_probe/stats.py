@@ -1,0 +1,244 @@
+"""A tensor's statistics and log2 histogram, as the lab's records hold them
+(docs/telemetry.md): counts exact, with the engine's class thresholds
+(thresholds.py); magnitudes summed in FP64.
+
+Every function takes the tensor as held and divisors: the statistics are
+those of x / divisor as an exact real number (a gradient's unscaled view is
+its scaled values with divisor S; its scaled view, from unscaled values, has
+divisor 1 / S). All views of a tensor come from one scan of its FP32 bit
+patterns, integer work only, in chunks through scratch buffers that are
+kept: allocating a tensor-sized temporary per operation costs more than the
+operation on the CPU (fresh pages), and chunks bound the scratch memory on
+a GPU."""
+import struct
+import threading
+
+import torch
+
+from .formats import RANGE_FORMATS
+from .thresholds import BINS, POS_INF_BITS, histogram_edges, range_thresholds
+
+CHUNK = 1 << 21  # elements per scan step: 2 Mi, 58 MiB of scratch at most
+_FIXED = (1, POS_INF_BITS, POS_INF_BITS + 1)  # below these: zeros, finite values, all but NaN
+_U_SLOTS = 5 * 256  # u = 5 E + (bin edges passed within the binade), see _add_unclamped_bins
+
+
+def to_float32(x: float) -> float:
+    """x rounded to FP32 (the lab stores these statistics as floats), to
+    nearest even, beyond the largest float to Inf."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return torch.tensor(x, dtype=torch.float64).float().item()
+
+
+class _Scratch:
+    """Reused buffers of CHUNK elements per device and thread."""
+
+    _by_key = {}
+
+    @classmethod
+    def get(cls, device, n):
+        key = (device, threading.get_ident())
+        s = cls._by_key.get(key)
+        if s is None:
+            s = cls._by_key[key] = {
+                "value": torch.empty(CHUNK, dtype=torch.float32, device=device),
+                "wide": torch.empty(CHUNK, dtype=torch.float64, device=device),
+                "bits": torch.empty(CHUNK, dtype=torch.int32, device=device),
+                "exponent": torch.empty(CHUNK, dtype=torch.int32, device=device),
+                "fraction": torch.empty(CHUNK, dtype=torch.int32, device=device),
+                "u": torch.empty(CHUNK, dtype=torch.int32, device=device),
+                "flag": torch.empty(CHUNK, dtype=torch.bool, device=device),
+            }
+        return {k: v[:n] for k, v in s.items()}
+
+
+def _chunks(x: torch.Tensor):
+    """(FP32 values, |x| bit patterns, scratch) of each chunk of x. Every
+    dtype a model holds (FP16, BF16) converts to FP32 exactly."""
+    flat = x.detach().reshape(-1)
+    for start in range(0, flat.numel(), CHUNK):
+        part = flat[start:start + CHUNK]
+        scratch = _Scratch.get(flat.device, part.numel())
+        if part.dtype != torch.float32 or not part.is_contiguous():
+            part = scratch["value"].copy_(part)
+        torch.bitwise_and(part.view(torch.int32), 0x7FFFFFFF, out=scratch["bits"])
+        yield part, scratch["bits"], scratch
+
+
+def _binade_counts_below(bits, scratch, thresholds, counts):
+    """Adds to counts[t] the elements with bits < t, for every threshold t.
+
+    A bincount of the exponent fields counts whole binades. Only elements in
+    a binade that a threshold splits are compared one by one (one bucketize
+    over them), and those are few wherever the thresholds (format range
+    ends) lie far from where a tensor's values gather. Zeros share binade 0
+    with the FP32 subnormals and are set apart first: a ReLU output holds
+    many, and they lie below every threshold that splits a binade."""
+    exponent = torch.bitwise_right_shift(bits, 23, out=scratch["exponent"])
+    per_binade = torch.bincount(exponent, minlength=256).tolist()
+    fine = sorted(t for t in thresholds if t & 0x7FFFFF)
+    split = sorted({t >> 23 for t in fine})
+    fine_below = {}
+    if split:
+        is_split = torch.zeros(256, dtype=torch.bool, device=bits.device)
+        is_split[split] = True  # a lookup by exponent: far faster than torch.isin
+        inside = torch.masked_select(bits, torch.index_select(is_split, 0, exponent, out=scratch["flag"]))
+        zeros = 0
+        if split[0] == 0 and per_binade[0]:
+            nonzero = inside[inside != 0]
+            zeros, inside = inside.numel() - nonzero.numel(), nonzero
+        edges = torch.tensor(fine, dtype=torch.int32, device=bits.device)
+        at = torch.bincount(torch.bucketize(inside, edges, right=True), minlength=len(fine) + 1).cumsum(0).tolist()
+        fine_below = {t: zeros + at[i] for i, t in enumerate(fine)}
+    split_set = set(split)
+    whole_below, below_unsplit = [0] * 257, [0] * 257  # below binade e: all elements, those of unsplit binades
+    for e in range(256):
+        whole_below[e + 1] = whole_below[e] + per_binade[e]
+        below_unsplit[e + 1] = below_unsplit[e] + (0 if e in split_set else per_binade[e])
+    for t in thresholds:
+        e = t >> 23
+        counts[t] += below_unsplit[e] + fine_below[t] if t & 0x7FFFFF else whole_below[e]
+
+
+def _fraction(part: int, n: int) -> float:
+    return 0.0 if part == 0 else to_float32(part / n)
+
+
+def tensor_stats_views(x: torch.Tensor, divisors, totals: dict = None) -> list:
+    """tensor_stats of x for each divisor, from one scan of x. `totals`, when
+    given, receives x's own "sum_sq" (FP64, over the finite values) and
+    "non_finite" count."""
+    per_view = [range_thresholds(float(d)) for d in divisors]
+    thresholds = sorted({t for view in per_view for f in view for t in f} | set(_FIXED))
+    counts = dict.fromkeys(thresholds, 0)
+    n, pos_infs, amax, sum_abs, sum_sq = 0, 0, 0.0, 0.0, 0.0
+    for values, bits, scratch in _chunks(x):
+        n += bits.numel()
+        before = counts[POS_INF_BITS]
+        _binade_counts_below(bits, scratch, thresholds, counts)
+        if counts[POS_INF_BITS] - before < bits.numel():  # some Inf or NaN: the sums skip them
+            pos_infs += int(torch.isposinf(values).sum())
+            values = values[bits < POS_INF_BITS]
+        if values.numel():
+            low, high = torch.aminmax(values)
+            amax = max(amax, -float(low), float(high))
+            m = values.numel()
+            # In FP64 (x^2 is exact there), through kept scratch: a sum with
+            # dtype=float64 would convert into a fresh tensor-sized temporary.
+            wide = scratch["wide"][:m].copy_(values)
+            sum_abs += float(torch.linalg.vector_norm(wide, 1))
+            sum_sq += float(torch.dot(wide, wide))
+    finite = counts[POS_INF_BITS]
+    if totals is not None:
+        totals.update(sum_sq=sum_sq, non_finite=n - finite)
+    out = []
+    for d, view in zip(divisors, per_view):
+        d = float(d)
+        stats = {
+            "count": n,
+            "zeros": counts[1],
+            "nans": n - counts[POS_INF_BITS + 1],
+            "pos_infs": pos_infs,
+            "neg_infs": counts[POS_INF_BITS + 1] - finite - pos_infs,
+            "amax": 0.0,
+            "mean_abs": 0.0,
+            "rms": 0.0,
+        }
+        if finite > 0:
+            stats["amax"] = to_float32(amax / d)
+            stats["mean_abs"] = to_float32(sum_abs / finite / d)
+            stats["rms"] = to_float32((sum_sq / finite) ** 0.5 / d)
+        for f, (nonzero, normal, overflow) in zip(RANGE_FORMATS, view):
+            stats[f.name] = {
+                "underflow": _fraction(counts[nonzero] - counts[1], n),
+                "subnormal": _fraction(counts[normal] - counts[nonzero], n),
+                "overflow": _fraction(finite - counts[overflow], n),
+            }
+        out.append(stats)
+    return out
+
+
+def tensor_stats(x: torch.Tensor, divisor: float = 1.0) -> dict:
+    """count, zeros, nans, pos_infs, neg_infs, amax, mean_abs, rms (over the
+    finite values) and, per range format, the fractions of count that
+    underflow, land subnormal or overflow: the keys and order of a record's
+    statistics object."""
+    return tensor_stats_views(x, (divisor,))[0]
+
+
+def _add_unclamped_bins(bits, scratch, significand_min, counts):
+    """Adds the counts of u = 5 E + #{k : M >= significand_min[k]} over the
+    chunk, E the biased exponent field and M the significand with its hidden
+    bit. Normal numbers land in u = 5..1274, zeros and subnormals below, Inf
+    and NaN above."""
+    fraction = torch.bitwise_and(bits, 0x7FFFFF, out=scratch["fraction"])
+    u = torch.bitwise_right_shift(bits, 23, out=scratch["u"]).mul_(5)
+    for m in significand_min:
+        u.add_(torch.ge(fraction, m - (1 << 23), out=scratch["flag"]))
+    counts += torch.bincount(u, minlength=_U_SLOTS)
+
+
+def _subnormal_bins(x: torch.Tensor, offset: int, significand_min, bins: list):
+    """FP32 subnormals into bins, normalised exactly in FP64 (few tensors hold any)."""
+    for values, bits, _ in _chunks(x):
+        tiny = values[(bits > 0) & (bits < (1 << 23))]
+        if tiny.numel() == 0:
+            continue
+        mantissa, exponent = torch.frexp(tiny.abs().double())  # |x| = m 2^E, m in [0.5, 1)
+        significand = (mantissa * 2.0**24).to(torch.int64)
+        index = 4 * (exponent.to(torch.int64) - 1) + offset - 1
+        for m in significand_min:
+            index += (significand >= m).to(torch.int64)
+        for i, c in enumerate(torch.bincount(index.clamp_(0, BINS - 1), minlength=BINS).tolist()):
+            bins[i] += c
+
+
+def _special_counts(x: torch.Tensor):
+    """(zeros, Inf, +Inf) of x, for the few tensors that hold them."""
+    zeros = infs = pos_infs = 0
+    for values, bits, _ in _chunks(x):
+        zeros += int((bits == 0).sum())
+        infs += int((bits == POS_INF_BITS).sum())
+        pos_infs += int(torch.isposinf(values).sum())
+    return zeros, infs, pos_infs
+
+
+def log2_histogram_views(x: torch.Tensor, divisors) -> list:
+    """log2_histogram of x for each divisor. Divisors whose bin edges differ
+    by whole binades (powers of two apart) share one scan."""
+    by_edges = {}
+    out = []
+    for d in divisors:
+        offset, significand_min = histogram_edges(float(d))
+        if significand_min not in by_edges:
+            counts = None
+            for _, bits, scratch in _chunks(x):
+                if counts is None:
+                    counts = torch.zeros(_U_SLOTS, dtype=torch.int64, device=bits.device)
+                _add_unclamped_bins(bits, scratch, significand_min, counts)
+            by_edges[significand_min] = counts.tolist() if counts is not None else [0] * _U_SLOTS
+        counts = by_edges[significand_min]
+        bins = [0] * BINS
+        for u in range(5, 5 * 255):  # the normal numbers: |x| = M 2^(E - 127 - 23)
+            if counts[u]:
+                e, above = divmod(u, 5)
+                bins[min(max(4 * (e - 127) + offset + above - 1, 0), BINS - 1)] += counts[u]
+        # Zeros and subnormals (E = 0) share u's first five slots, Inf and
+        # NaN (E = 255) its last: told apart only when there are any.
+        tiny, special = sum(counts[:5]), sum(counts[5 * 255:])
+        zeros, infs, pos_infs = _special_counts(x) if tiny or special else (0, 0, 0)
+        if tiny > zeros:
+            _subnormal_bins(x, offset, significand_min, bins)
+        out.append({"zeros": zeros, "nans": special - infs, "pos_infs": pos_infs, "neg_infs": infs - pos_infs,
+                    "bins": bins})
+    return out
+
+
+def log2_histogram(x: torch.Tensor, divisor: float = 1.0) -> dict:
+    """The quarter-binade histogram of |x| / divisor: bin i counts
+    2^(-64 + i/4) <= |x| / divisor < 2^(-64 + (i+1)/4), clamped to the 384
+    bins; zeros, NaN and infinities counted apart. The keys of a record's
+    histogram object, with every bin (writers trim them)."""
+    return log2_histogram_views(x, (divisor,))[0]

@@ -1,0 +1,303 @@
+"""plab_probe.Recorder on real PyTorch training: the record's lines, its
+scaler fields against the scaler's own trajectory, the first non-finite
+value, histograms that add up to the statistics, bad arguments, and a
+two-process gloo run where each rank writes its own record.
+
+    python3 recorder_test.py        (exit 77 without torch: skipped)"""
+import json
+import math
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+try:
+    import torch
+except ImportError:
+    print("recorder test: torch is not installed for", sys.executable, "- skipped")
+    sys.exit(77)
+
+import plab_probe  # noqa: E402
+
+
+class RuleScaler:
+    """GradScaler's interface and rule (torch/amp/grad_scaler.py) on the CPU,
+    where Debian's torch 1.13 has no GradScaler: on found_inf the step is
+    skipped, the scale multiplied by backoff_factor and the tracker reset;
+    after growth_interval clean steps in a row the scale grows."""
+
+    def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000):
+        self._scale = init_scale
+        self._growth_factor = growth_factor
+        self._backoff_factor = backoff_factor
+        self._growth_interval = growth_interval
+        self._tracker = 0
+        self._found_inf = False
+        self.history = []  # (scale used, found_inf, scale after)
+
+    def is_enabled(self):
+        return True
+
+    def get_scale(self):
+        return self._scale
+
+    def state_dict(self):
+        return {"scale": self._scale, "growth_factor": self._growth_factor, "backoff_factor": self._backoff_factor,
+                "growth_interval": self._growth_interval, "_growth_tracker": self._tracker}
+
+    def scale(self, loss):
+        return loss * self._scale
+
+    def step(self, optimizer):
+        inv = torch.tensor(1.0 / self._scale, dtype=torch.float64).float()
+        self._found_inf = False
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.grad.mul_(inv)
+                    self._found_inf |= not bool(torch.isfinite(p.grad).all())
+        if not self._found_inf:
+            optimizer.step()
+
+    def update(self):
+        before = self._scale
+        if self._found_inf:
+            self._scale *= self._backoff_factor
+            self._tracker = 0
+        else:
+            self._tracker += 1
+            if self._tracker == self._growth_interval:
+                self._scale *= self._growth_factor
+                self._tracker = 0
+        self.history.append((before, self._found_inf, self._scale))
+
+
+def f32(x):
+    return float(torch.tensor(x, dtype=torch.float64).float())
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def mlp():
+    torch.manual_seed(3)
+    return torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32), torch.nn.Tanh(),
+                               torch.nn.Linear(32, 4))
+
+
+def batch(step):
+    g = torch.Generator().manual_seed(100 + step)
+    return torch.randn(64, 8, generator=g), torch.randint(0, 4, (64,), generator=g)
+
+
+class RecorderTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.dir.name, "run.jsonl")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def train_with_scaler(self, steps, overflow_steps, **options):
+        """AdamW under a loss scaler; on `overflow_steps` the loss is
+        multiplied by 1e38 so that the scaled backward overflows FP32."""
+        model = mlp()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        scaler = RuleScaler(init_scale=2.0**10, growth_interval=3)
+        with plab_probe.Recorder(model, self.path, scaler=scaler, optimizer=opt, **options) as rec:
+            for step in range(1, steps + 1):
+                x, y = batch(step)
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                scaled = scaler.scale(loss * (1e38 if step in overflow_steps else 1.0))
+                scaled.backward()
+                scaler.step(opt)
+                scaler.update()
+                rec.step(loss)
+                opt.zero_grad()
+        return model, scaler
+
+    def test_header_names_the_layers_in_forward_order_and_the_scaler(self):
+        self.train_with_scaler(2, set())
+        header = read(self.path)[0]
+        self.assertEqual(header["type"], "run")
+        self.assertEqual(header["version"], 1)
+        self.assertEqual([(l["name"], l["shape"]) for l in header["layers"]], [("0", "32x8"), ("2", "32x32"), ("4", "4x32")])
+        self.assertEqual(header["histogram"], {"low_log2": -64, "bins_per_binade": 4, "bins": 384})
+        self.assertEqual(header["config"]["scaler"], {"kind": "dynamic", "init_scale": 1024, "growth_factor": 2,
+                                                      "backoff_factor": 0.5, "growth_interval": 3, "hysteresis": 1})
+        self.assertEqual(header["source"]["world_size"], 1)
+
+    def test_scale_fields_follow_the_scaler_step_by_step(self):
+        _, scaler = self.train_with_scaler(12, {2, 3, 9})
+        steps = [r for r in read(self.path) if r["type"] == "step"]
+        self.assertEqual(len(steps), 12)
+        for record, (used, found_inf, after) in zip(steps, scaler.history):
+            self.assertEqual(record["scale"], used)
+            self.assertEqual(record["scale_after"], after)
+            self.assertEqual(record["found_inf"], found_inf)
+            self.assertEqual(record["skipped"], found_inf)
+            self.assertEqual(record["backoff"], after < used)
+            self.assertEqual(record["growth"], after > used)
+        self.assertEqual([r["step"] for r in steps if r["found_inf"]], [2, 3, 9])
+        self.assertTrue(any(r["growth"] for r in steps))  # growth_interval 3: clean runs grow the scale
+
+    def test_an_overflow_names_the_first_layer_in_backward_order_and_the_module(self):
+        self.train_with_scaler(3, {2}, trace_nan=True)
+        lines = read(self.path)
+        step2 = next(r for r in lines if r["type"] == "step" and r["step"] == 2)
+        self.assertEqual(step2["first_nonfinite_layer"], 2)  # the last Linear: backward reaches it first
+        self.assertNotIn("first_nonfinite_layer", next(r for r in lines if r["type"] == "step" and r["step"] == 1))
+        nan = [r for r in lines if r["type"] == "nan"]
+        self.assertEqual(len(nan), 1)
+        self.assertEqual((nan[0]["step"], nan[0]["phase"]), (2, "backward"))
+        self.assertEqual(nan[0]["format"], "fp32")
+        self.assertGreater(nan[0]["nans"] + nan[0]["infs"], 0)
+
+    def test_an_infinite_weight_is_named_in_the_forward_pass_without_a_scaler(self):
+        model = mlp()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        with plab_probe.Recorder(model, self.path, optimizer=opt) as rec:
+            for step in (1, 2):
+                if step == 2:
+                    with torch.no_grad():
+                        model[2].weight[0, 0] = float("inf")
+                x, y = batch(step)
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                loss.backward()
+                opt.step()
+                rec.step(loss)
+                opt.zero_grad()
+        lines = read(self.path)
+        nan = [r for r in lines if r["type"] == "nan"]
+        self.assertEqual([(r["step"], r["phase"], r["layer"], r["op"], r["tensor"]) for r in nan],
+                         [(2, "forward", "2", "linear", "output")])
+        self.assertEqual(nan[0]["nans"] + nan[0]["infs"], 64)  # row 0 of fc2 feeds output column 0 of every sample
+        step2 = [r for r in lines if r["type"] == "step"][1]
+        self.assertEqual((step2["found_inf"], step2["skipped"], step2["scale"]), (True, False, 1))
+        self.assertIn(step2["grad_norm"], ("inf", "nan"))
+
+    def test_statistics_are_the_probes_of_the_tensors_as_they_stood(self):
+        model = mlp()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        with plab_probe.Recorder(model, self.path, optimizer=opt, hist_every=1) as rec:
+            x, y = batch(1)
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            rec.step(loss)
+            weight, grad = model[2].weight.detach().clone(), model[2].weight.grad.clone()
+        step = read(self.path)[1]
+        layer = step["layers"][1]
+        want_weight = plab_probe.tensor_stats(weight)
+        self.assertEqual(layer["weight"]["count"], 32 * 32)
+        # A record's FP32 fields are the shortest text of the FP32 value: it reads back exactly.
+        self.assertEqual(f32(layer["weight"]["amax"]), want_weight["amax"])
+        self.assertEqual({k: f32(v) for k, v in layer["grad"]["fp16"].items()}, plab_probe.tensor_stats(grad)["fp16"])
+        self.assertEqual(f32(step["loss"]), float(loss))
+        norm = math.sqrt(sum(float(p.grad.double().pow(2).sum()) for p in model.parameters()))
+        self.assertAlmostEqual(step["grad_norm"], norm, delta=norm * 1e-6)
+        self.assertEqual(step["lr"], 0.1)
+
+    def test_histogram_lines_add_up_to_the_counts_every_k_steps(self):
+        self.train_with_scaler(6, {4}, hist_every=2, activations=True)
+        lines = read(self.path)
+        hists = [r for r in lines if r["type"] == "hist"]
+        self.assertEqual([h["step"] for h in hists], [2, 4, 6])
+        steps = {r["step"]: r for r in lines if r["type"] == "step"}
+        for h in hists:
+            for layer, stats in zip(h["layers"], steps[h["step"]]["layers"]):
+                self.assertEqual(layer["name"], stats["name"])
+                for key in ("weight", "grad", "grad_unscaled", "act", "act_grad", "act_grad_unscaled"):
+                    hist, s = layer[key], stats[key]
+                    total = sum(hist["bins"]) + hist["zeros"] + hist["nans"] + hist["pos_infs"] + hist["neg_infs"]
+                    self.assertEqual(total, s["count"], f"step {h['step']} {layer['name']}.{key}")
+                    self.assertEqual(hist["zeros"], s["zeros"])
+
+    def test_bad_arguments_name_the_field(self):
+        with self.assertRaisesRegex(ValueError, "hist_every"):
+            plab_probe.Recorder(mlp(), self.path, hist_every=-1)
+        with self.assertRaisesRegex(ValueError, "weight"):
+            plab_probe.Recorder(torch.nn.ReLU(), self.path)
+        with self.assertRaisesRegex(TypeError, "model"):
+            plab_probe.Recorder("not a model", self.path)
+        model = mlp()
+        with self.assertRaises(FileNotFoundError):
+            plab_probe.Recorder(model, os.path.join(self.dir.name, "no such folder", "run.jsonl"))
+        self.assertFalse(any(m._forward_hooks for m in model.modules()), "a failed recorder left hooks behind")
+
+
+@unittest.skipUnless(torch.cuda.is_available(), "no CUDA device")
+class CudaTest(unittest.TestCase):
+    """A real GradScaler under FP16 autocast on the GPU, where the probe keeps
+    its NaN checks on the device: the record follows the scaler's own
+    trajectory, overflows included, and names each overflow's first
+    non-finite value."""
+
+    def test_a_gradscaler_run_with_overflows(self):
+        model = mlp().cuda()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        scaler = torch.cuda.amp.GradScaler(init_scale=2.0**40, growth_interval=4)  # overflows until it backs off
+        trajectory = []
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "run.jsonl")
+            with plab_probe.Recorder(model, path, scaler=scaler, optimizer=opt, hist_every=5) as rec:
+                for step in range(1, 41):
+                    x, y = batch(step)
+                    before = scaler.get_scale()
+                    with torch.autocast("cuda", dtype=torch.float16):
+                        loss = torch.nn.functional.cross_entropy(model(x.cuda()), y.cuda())
+                    scaler.scale(loss).backward()
+                    scaler.step(opt)
+                    scaler.update()
+                    trajectory.append((before, scaler.get_scale()))
+                    rec.step(loss)
+                    opt.zero_grad()
+            lines = read(path)
+        steps = [r for r in lines if r["type"] == "step"]
+        self.assertEqual([(r["scale"], r["scale_after"]) for r in steps], trajectory)
+        overflows = [r["step"] for r in steps if r["found_inf"]]
+        self.assertGreater(len(overflows), 5)  # 2^40 down to FP16's range takes several backoffs
+        self.assertTrue(all(r["skipped"] == r["found_inf"] for r in steps))
+        nan_steps = [r["step"] for r in lines if r["type"] == "nan"]
+        self.assertEqual(nan_steps, overflows)
+        self.assertTrue(all(r["phase"] == "backward" and r["format"] in ("fp16", "fp32")
+                            for r in lines if r["type"] == "nan"))
+
+
+def _ddp_worker(rank, world_size, init_file, path):
+    torch.distributed.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world_size)
+    model = torch.nn.parallel.DistributedDataParallel(mlp())
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    with plab_probe.Recorder(model, path, optimizer=opt, hist_every=2) as rec:
+        for step in range(1, 5):
+            x, y = batch(10 * step + rank)  # each rank its own shard
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            rec.step(loss)
+            opt.zero_grad()
+    torch.distributed.destroy_process_group()
+
+
+class DistributedTest(unittest.TestCase):
+    def test_each_rank_writes_its_own_record_and_the_all_reduced_gradients_agree(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "run.jsonl")
+            torch.multiprocessing.spawn(_ddp_worker, args=(2, os.path.join(d, "init"), path), nprocs=2)
+            records = [read(os.path.join(d, f"run.rank{r}.jsonl")) for r in range(2)]
+        for rank, lines in enumerate(records):
+            self.assertEqual(lines[0]["source"]["rank"], rank)
+            self.assertEqual(lines[0]["source"]["world_size"], 2)
+            self.assertEqual(lines[0]["layers"][0]["name"], "module.0")
+        steps = [[r for r in lines if r["type"] == "step"] for lines in records]
+        self.assertEqual(len(steps[0]), 4)
+        for a, b in zip(*steps):
+            self.assertNotEqual(a["loss"], b["loss"])  # each rank's own shard
+            self.assertEqual(a["layers"], b["layers"])  # DDP averaged the gradients: the same weights and grads
+
+
+if __name__ == "__main__":
+    unittest.main()
