@@ -7,6 +7,7 @@ two-process gloo run where each rank writes its own record.
 import json
 import math
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -215,6 +216,17 @@ class RecorderTest(unittest.TestCase):
                     total = sum(hist["bins"]) + hist["zeros"] + hist["nans"] + hist["pos_infs"] + hist["neg_infs"]
                     self.assertEqual(total, s["count"], f"step {h['step']} {layer['name']}.{key}")
                     self.assertEqual(hist["zeros"], s["zeros"])
+
+    @unittest.skipUnless(os.environ.get("PLAB_EXE"), "PLAB_EXE (the plab program) not given")
+    def test_the_lab_reads_the_record(self):
+        self.train_with_scaler(12, {2, 3, 9}, hist_every=4, activations=True)
+        out = subprocess.run([os.environ["PLAB_EXE"], "summary", self.path], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("Sequential: 12 steps on PyTorch", out.stdout)
+        self.assertIn("recorded by plab_probe " + plab_probe.__version__, out.stdout)
+        self.assertIn("3 overflows, 3 skipped steps, 3 backoffs", out.stdout)
+        self.assertIn("first non-finite value: step 2, backward", out.stdout)
+        self.assertIn("(3 histogram lines)", out.stdout)
 
     def test_bad_arguments_name_the_field(self):
         with self.assertRaisesRegex(ValueError, "hist_every"):

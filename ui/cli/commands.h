@@ -84,6 +84,7 @@ void add_run_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_presets_command(CLI::App& app);
 void add_scenario_command(CLI::App& app);
+void add_summary_command(CLI::App& app);
 
 // The commands themselves, on explicit streams (tests call these directly).
 void run_bits(const BitsOptions& options, std::istream& in, std::ostream& out, bool color);
@@ -111,5 +112,8 @@ int run_training(const RunOptions& options, const RunConfig& config, std::ostrea
 // one does not; throws plab::Error for an unknown name. `progress` draws a
 // progress line on `log`.
 int run_scenario(const ScenarioOptions& options, std::ostream& out, std::ostream& log, bool progress);
+// plab summary: the summary of the record at `path` (warnings go to `log`);
+// throws plab::Error when it cannot be read or is not a run record.
+std::string summarise_record(const std::string& path, std::ostream& log, bool progress);
 
 }  // namespace plab

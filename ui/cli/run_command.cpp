@@ -23,6 +23,7 @@
 #include "ui/cli/interrupt.h"
 #include "ui/records/output_file.h"
 #include "ui/cli/progress_bar.h"
+#include "ui/cli/run_summary.h"
 #include "ui/records/run_writer.h"
 
 namespace plab {
@@ -89,38 +90,10 @@ void parse_raw_options(const RawRunOptions& raw, RunOptions& o) {
         throw Error("--format: '" + raw.format + "' is not a record format; allowed: jsonl|csv");
 }
 
-struct Totals {
-    std::int64_t overflows = 0, skipped = 0, backoffs = 0, growths = 0;
-    StepRecord last;
-    std::optional<float> acc, acc_ref;
-};
-
-std::string percent(float x) { return significant_text(100.0 * x, 4) + "%"; }
-
-std::string summary(const RunConfig& c, const Totals& t, double seconds, const std::string& backend_name,
-                    const std::string& out_name) {
-    const double rate = seconds > 0 ? static_cast<double>(t.last.step) / seconds : 0;
-    std::string s = c.name + ": " + std::to_string(t.last.step) + " steps in " + significant_text(seconds, 3) +
-                    " s (" + std::to_string(static_cast<long>(rate)) + " steps/s) on " + backend_name + "\n";
-    s += "  loss " + significant_text(t.last.loss, 4);
-    if (c.twin) s += " (FP32 twin " + significant_text(t.last.loss_ref, 4) + ")";
-    if (t.acc) s += ", test accuracy " + percent(*t.acc);
-    if (t.acc_ref) s += " (twin " + percent(*t.acc_ref) + ")";
-    s += "\n  loss scale " + power_of_two_text(t.last.scale_after) + ", " + std::to_string(t.overflows) +
-         " overflows, " + std::to_string(t.skipped) + " skipped steps, " + std::to_string(t.backoffs) +
-         " backoffs, " + std::to_string(t.growths) + " growths\n";
-    s += "  records: " + out_name + "\n";
-    return s;
-}
-
-void count(Totals& t, const StepRecord& r) {
-    t.overflows += r.found_inf;
-    t.skipped += r.skipped;
-    t.backoffs += r.backoff;
-    t.growths += r.growth;
-    if (r.acc) t.acc = r.acc;
-    if (r.acc_ref) t.acc_ref = r.acc_ref;
-    t.last = r;
+std::string timed_headline(std::int64_t steps, double seconds, const std::string& backend_name) {
+    const double rate = seconds > 0 ? static_cast<double>(steps) / seconds : 0;
+    return std::to_string(steps) + " steps in " + significant_text(seconds, 3) + " s (" +
+           std::to_string(static_cast<long>(rate)) + " steps/s) on " + backend_name;
 }
 
 // What a failed write of the records says: where, when, why, and what is
@@ -148,7 +121,7 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
     const auto writer = make_run_writer(o.format, records);
     writer->header(make_run_header(trainer, *backend));
     ProgressBar bar(log, config.steps, progress);
-    Totals totals;
+    RunTotals totals;
     const auto start = std::chrono::steady_clock::now();
     bool nan_reported = false;
     const InterruptGuard interrupts;
@@ -182,7 +155,7 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
         if (trainer.has_histograms()) writer->histograms(r.step, trainer.histograms());
         if (!records)
             throw WriteError(records_failure(o, "at step " + std::to_string(r.step)));
-        count(totals, r);
+        totals.add(r);
         bar.update(r.step, progress_detail(r));
         if (!nan_reported && trainer.nan_report()) {
             nan_reported = true;
@@ -200,7 +173,8 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
     close_records(config.steps);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!o.quiet)
-        log << summary(config, totals, seconds, backend->name(), o.out.empty() ? "standard output" : o.out);
+        log << run_summary(config.name, config.twin, totals, timed_headline(totals.last.step, seconds, backend->name()),
+                           o.out.empty() ? "standard output" : o.out);
     return nan_reported ? 3 : 0;  // --continue-on-nan trained on, but a NaN/Inf was found
 }
 

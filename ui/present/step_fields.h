@@ -6,6 +6,8 @@
 //
 // A Sink provides:
 //   number(key, float)  integer(key, int64)  boolean(key, bool)  missing(key)
+// visit_stats and visit_layer also walk a non-const record, for a Sink whose
+// number / integer take references and fill them (the record reader).
 //   begin(key) / end()               a nested object
 //   begin_list(key) / end_list()     a list of objects,
 //   begin_item(name) / end_item()    one object of that list, named (a layer)
@@ -18,8 +20,8 @@
 
 namespace plab {
 
-template <typename Sink>
-void visit_stats(const TensorStats& s, Sink& sink) {
+template <typename Stats, typename Sink>  // Stats: TensorStats, const or not
+void visit_stats(Stats& s, Sink& sink) {
     sink.integer("count", s.count);
     sink.integer("zeros", s.zeros);
     sink.integer("nans", s.nans);
@@ -37,9 +39,9 @@ void visit_stats(const TensorStats& s, Sink& sink) {
     }
 }
 
-template <typename Sink>
-void visit_layer(const LayerRecord& r, bool twin, Sink& sink) {
-    const std::pair<const char*, const TensorStats*> tensors[] = {
+template <typename Layer, typename Sink>  // Layer: LayerRecord, const or not
+void visit_layer(Layer& r, bool twin, Sink& sink) {
+    const std::pair<const char*, decltype(&r.weight)> tensors[] = {
         {"weight", &r.weight}, {"grad", &r.grad},         {"grad_unscaled", &r.grad_unscaled},
         {"act", &r.act},       {"act_grad", &r.act_grad}, {"act_grad_unscaled", &r.act_grad_unscaled}};
     for (const auto& [name, stats] : tensors) {

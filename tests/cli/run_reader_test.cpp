@@ -1,0 +1,212 @@
+// A run record read back: what the writer wrote comes back bit for bit,
+// PyTorch records (plab_probe's variant) read, and every kind of bad record
+// is refused with its line and field named, never a crash.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/common/error.h"
+#include "engine/train/preset_io.h"
+#include "engine/train/trainer.h"
+#include "error_text.h"
+#include "ui/cli/commands.h"
+#include "ui/present/step_fields.h"
+#include "ui/records/run_reader.h"
+#include "ui/records/run_writer.h"
+
+namespace plab {
+namespace {
+
+std::uint32_t bits(float x) {
+    std::uint32_t u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+// Every field step_fields.h walks, as key/value text: two records that list
+// the same are the same, NaN and the sign of zero included.
+class FieldList {
+public:
+    // Every NaN is one: the record writes "nan" whatever its sign and payload.
+    void number(std::string_view k, float v) { add(k, std::isnan(v) ? "nan" : "f" + std::to_string(bits(v))); }
+    void integer(std::string_view k, std::int64_t v) { add(k, "i" + std::to_string(v)); }
+    void boolean(std::string_view k, bool v) { add(k, v ? "true" : "false"); }
+    void missing(std::string_view k) { add(k, "-"); }
+    void begin(std::string_view k) { path_.push_back(std::string(k)); }
+    void end() { path_.pop_back(); }
+    void begin_list(std::string_view k) { begin(k); }
+    void end_list() { end(); }
+    void begin_item(std::string_view name) { begin(name); }
+    void end_item() { end(); }
+    std::vector<std::string> fields;
+
+private:
+    void add(std::string_view k, const std::string& v) {
+        std::string key;
+        for (const std::string& p : path_) key += p + ".";
+        fields.push_back(key + std::string(k) + "=" + v);
+    }
+    std::vector<std::string> path_;
+};
+
+std::vector<std::string> fields_of(const StepRecord& r, const std::vector<std::string>& layers, bool twin) {
+    FieldList list;
+    visit_step(r, layers, twin, list);
+    return list.fields;
+}
+
+struct WrittenRun {
+    std::string text;
+    std::vector<StepRecord> steps;
+    RunHeader header;
+};
+
+WrittenRun train_and_write(const std::string& preset, int steps) {
+    RunConfig config = load_preset(preset);
+    config.steps = steps;
+    CpuBackend backend;
+    Trainer trainer(backend, config);
+    WrittenRun run;
+    run.header = make_run_header(trainer, backend);
+    std::ostringstream out;
+    {
+        auto writer = make_run_writer(RecordFormat::jsonl, out);
+        writer->header(run.header);
+        for (int i = 0; i < steps; ++i) {
+            run.steps.push_back(trainer.step());
+            writer->step(run.steps.back());
+            if (run.steps.back().histograms) writer->histograms(run.steps.back().step, *run.steps.back().histograms);
+        }
+        writer->flush();
+    }
+    run.text = out.str();
+    return run;
+}
+
+RecordedRun read_text(const std::string& text, RunReadOptions options = {}) {
+    std::istringstream in(text);
+    return read_run(in, "run.jsonl", options);
+}
+
+std::string error_of(const std::string& text) {
+    return testing_support::error_of([&] { read_text(text); });
+}
+
+TEST(RunReader, ReadsBackEveryFieldOfEveryStepBitForBit) {
+    const WrittenRun written = train_and_write("scaler-sawtooth", 60);
+    const RecordedRun run = read_text(written.text);
+    EXPECT_EQ(run.version, 1);
+    EXPECT_EQ(run.backend, written.header.backend);
+    EXPECT_EQ(run.name, "scaler-sawtooth");
+    EXPECT_EQ(run.twin, written.header.twin);
+    EXPECT_EQ(run.layer_names, written.header.layer_names);
+    EXPECT_EQ(run.layer_shapes, written.header.layer_shapes);
+    EXPECT_TRUE(run.source.empty());
+    EXPECT_TRUE(run.warnings.empty());
+    ASSERT_EQ(run.steps.size(), written.steps.size());
+    std::int64_t events = 0, hist_steps = 0;
+    for (std::size_t i = 0; i < run.steps.size(); ++i) {
+        const std::vector<std::string> read = fields_of(run.steps[i], run.layer_names, run.twin);
+        const std::vector<std::string> wrote = fields_of(written.steps[i], run.layer_names, run.twin);
+        ASSERT_EQ(read.size(), wrote.size()) << "step " << i + 1;
+        for (std::size_t k = 0; k < read.size(); ++k) ASSERT_EQ(read[k], wrote[k]) << "step " << i + 1;
+        events += written.steps[i].backoff + written.steps[i].growth;
+        hist_steps += written.steps[i].histograms != nullptr;
+    }
+    EXPECT_GT(events, 0) << "the run should exercise the scaler's events";
+    EXPECT_EQ(run.histogram_lines, hist_steps);
+}
+
+TEST(RunReader, WithoutLayersKeepsTheStepFieldsAndReportsProgress) {
+    const WrittenRun written = train_and_write("spirals-amp-fp16", 20);
+    std::vector<std::uint64_t> progress;
+    const RecordedRun run = read_text(written.text, {.layers = false, .progress = [&](std::uint64_t b) {
+                                                          progress.push_back(b);
+                                                      }});
+    ASSERT_EQ(run.steps.size(), 20u);
+    EXPECT_TRUE(run.steps.back().layers.empty());
+    EXPECT_EQ(bits(run.steps.back().loss), bits(written.steps.back().loss));
+    ASSERT_FALSE(progress.empty());
+    EXPECT_EQ(progress.back(), written.text.size());
+}
+
+TEST(RunReader, ACutOffLastLineIsSkippedWithAWarning) {
+    const WrittenRun written = train_and_write("spirals-amp-fp16", 5);
+    const std::string cut = written.text.substr(0, written.text.size() - 40);  // the last line, half written
+    const RecordedRun run = read_text(cut);
+    EXPECT_EQ(run.steps.size(), 4u);
+    ASSERT_EQ(run.warnings.size(), 1u);
+    EXPECT_EQ(run.warnings[0], "run.jsonl line 6 is cut off (the run stopped while writing it): skipped");
+}
+
+// A PyTorch run as plab_probe writes it: no twin, no data or model section,
+// FP32 fields as NaN strings, layers without activations.
+const char* kProbeRecord =
+    R"J({"type":"run","version":1,"backend":"PyTorch 2.4.0 (cuda)","config":{"name":"GPT","scaler":{"kind":"dynamic","init_scale":65536}},"layers":[{"name":"blocks.0.fc","shape":"64x32"}],"histogram":{"low_log2":-64,"bins_per_binade":4,"bins":384},"source":{"probe":"0.1.0","torch":"2.4.0","rank":1,"world_size":2}})J"
+    "\n"
+    R"J({"type":"step","step":1,"loss":2.5,"scale":65536,"scale_after":32768,"growth_tracker":0,"found_inf":true,"skipped":true,"backoff":true,"growth":false,"first_nonfinite_layer":0,"grad_norm":"nan","layers":[{"name":"blocks.0.fc","weight":{"count":2048,"zeros":0,"nans":0,"pos_infs":0,"neg_infs":0,"amax":0.5,"mean_abs":0.1,"rms":0.2,"fp16":{"underflow":0,"subnormal":0,"overflow":0}},"grad":{"count":2048,"nans":3,"pos_infs":1,"amax":"inf"}}]})J"
+    "\n"
+    R"J({"type":"nan","step":1,"phase":"backward","layer":"blocks.0.fc","op":"linear","tensor":"output_grad","format":"fp16","nans":0,"infs":12,"scale":65536,"diagnosis":"..."})J"
+    "\n"
+    R"J({"type":"step","step":2,"loss":2.25,"scale":32768,"scale_after":32768,"growth_tracker":1,"found_inf":false,"skipped":false,"backoff":false,"growth":false,"grad_norm":1.5})J"
+    "\n";
+
+TEST(RunReader, ReadsAPyTorchRecordFromTheProbe) {
+    const RecordedRun run = read_text(kProbeRecord);
+    EXPECT_EQ(run.name, "GPT");
+    EXPECT_EQ(run.source, "plab_probe 0.1.0, torch 2.4.0, rank 1 of 2");
+    EXPECT_FALSE(run.twin);
+    ASSERT_EQ(run.steps.size(), 2u);
+    const StepRecord& first = run.steps[0];
+    EXPECT_TRUE(first.found_inf && first.skipped && first.backoff);
+    EXPECT_EQ(first.first_nonfinite_layer, 0);
+    EXPECT_TRUE(std::isnan(first.grad_norm));
+    ASSERT_EQ(first.layers.size(), 1u);
+    EXPECT_EQ(first.layers[0].weight.count, 2048);
+    EXPECT_EQ(first.layers[0].weight.rms, 0.2f);
+    EXPECT_EQ(first.layers[0].grad.nans, 3);
+    EXPECT_TRUE(std::isinf(first.layers[0].grad.amax));
+    EXPECT_EQ(first.layers[0].act.count, 0);  // not recorded: left at its default
+    ASSERT_EQ(run.nans.size(), 1u);
+    EXPECT_EQ(run.nans[0].phase, "backward");
+    EXPECT_EQ(run.nans[0].infs, 12);
+    EXPECT_EQ(run.steps[1].lr, 0.0f);  // no optimizer given to the probe: no lr
+}
+
+TEST(RunReader, BadRecordsNameTheLineAndTheField) {
+    const std::string header = std::string(kProbeRecord).substr(0, std::string(kProbeRecord).find('\n') + 1);
+    EXPECT_EQ(error_of(""), "run.jsonl: empty, not a run record");
+    EXPECT_EQ(error_of("step,loss\n1,0.5\n"), "run.jsonl line 1: not a run record (not JSON Lines)");
+    EXPECT_EQ(error_of("{\"type\":\"step\",\"step\":1}\n"),
+              "run.jsonl line 1: not a run record: its first line must be {\"type\":\"run\", ...} (docs/telemetry.md)");
+    EXPECT_EQ(error_of(R"J({"type":"run","version":2,"config":{},"layers":[]})J"
+                       "\n"),
+              "run.jsonl line 1: version: 2 is not a record version this lab reads (1)");
+    EXPECT_EQ(error_of(header + R"J({"type":"step","step":1,"loss":"x","scale":1,"scale_after":1})J" + "\n"),
+              "run.jsonl line 2: loss: \"x\" is not a number (nor \"nan\", \"inf\", \"-inf\")");
+    EXPECT_EQ(error_of(header + R"J({"type":"step","step":1,"loss":1,"scale":1})J" + "\n"),
+              "run.jsonl line 2: scale_after: missing");
+    const std::string ok_step =
+        R"J({"type":"step","step":3,"loss":1,"scale":1,"scale_after":1,"found_inf":false,"skipped":false,"backoff":false,"growth":false})J";
+    EXPECT_EQ(error_of(header + ok_step + "\n" + ok_step + "\n"), "run.jsonl line 3: step: 3 does not follow step 3");
+    EXPECT_EQ(error_of(header + "{not json\n" + ok_step + "\n"), "run.jsonl line 2: not a JSON object");
+    std::string bad_layer = kProbeRecord;
+    bad_layer.replace(bad_layer.find("\"rms\":0.2"), 9, "\"rms\":[1]");
+    EXPECT_EQ(error_of(bad_layer), "run.jsonl line 2: layers[0].weight.rms: [1] is not a number (nor \"nan\", \"inf\", \"-inf\")");
+    std::string bad_index = kProbeRecord;
+    bad_index.replace(bad_index.find("\"first_nonfinite_layer\":0"), 25, "\"first_nonfinite_layer\":7");
+    EXPECT_EQ(error_of(bad_index), "run.jsonl line 2: first_nonfinite_layer: 7 is not an index into the header's 1 layers");
+}
+
+TEST(RunReader, AFileThatCannotBeOpenedIsNamed) {
+    EXPECT_EQ(testing_support::error_of([] { read_run_file("/nonexistent/run.jsonl"); }),
+              "/nonexistent/run.jsonl: cannot be opened for reading");
+}
+
+}  // namespace
+}  // namespace plab

@@ -1,0 +1,294 @@
+#include "ui/records/run_reader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <istream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "engine/common/error.h"
+#include "ui/present/step_fields.h"
+
+namespace plab {
+
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::uint64_t kProgressBytes = 4u << 20;
+constexpr int kRecordVersion = 1;
+
+// Where a problem is: "run.jsonl line 12: layers[1].grad.rms".
+struct Place {
+    const std::string& label;
+    std::int64_t line = 0;
+
+    [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+        throw Error(label + " line " + std::to_string(line) + ": " + (field.empty() ? "" : field + ": ") + what);
+    }
+};
+
+std::string shown(const Json& v) {
+    std::string s = v.dump();
+    return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+}
+
+// A float field: a JSON number, or the strings the writers use for NaN and infinities.
+float as_float(const Json& v, const Place& at, const std::string& field) {
+    if (v.is_number()) return static_cast<float>(v.get<double>());
+    if (v.is_string()) {
+        const std::string& s = v.get_ref<const std::string&>();
+        if (s == "nan" || s == "-nan") return std::numeric_limits<float>::quiet_NaN();
+        if (s == "inf") return std::numeric_limits<float>::infinity();
+        if (s == "-inf") return -std::numeric_limits<float>::infinity();
+    }
+    at.fail(field, shown(v) + " is not a number (nor \"nan\", \"inf\", \"-inf\")");
+}
+
+std::int64_t as_integer(const Json& v, const Place& at, const std::string& field) {
+    if (v.is_number_integer()) return v.get<std::int64_t>();
+    at.fail(field, shown(v) + " is not an integer");
+}
+
+bool as_bool(const Json& v, const Place& at, const std::string& field) {
+    if (v.is_boolean()) return v.get<bool>();
+    at.fail(field, shown(v) + " is not true or false");
+}
+
+std::string as_string(const Json& v, const Place& at, const std::string& field) {
+    if (v.is_string()) return v.get<std::string>();
+    at.fail(field, shown(v) + " is not a string");
+}
+
+// The fields of one JSON object, read by name; `path` prefixes messages.
+class Fields {
+public:
+    Fields(const Json& object, const Place& at, std::string path) : object_(object), at_(at), path_(std::move(path)) {}
+
+    const Json* find(std::string_view key) const {
+        const auto it = object_.find(key);
+        return it == object_.end() ? nullptr : &*it;
+    }
+    std::string name(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
+    const Json& required(std::string_view key) const {
+        if (const Json* v = find(key)) return *v;
+        at_.fail(name(key), "missing");
+    }
+    float number(std::string_view key) const { return as_float(required(key), at_, name(key)); }
+    std::int64_t integer(std::string_view key) const { return as_integer(required(key), at_, name(key)); }
+    bool boolean(std::string_view key) const { return as_bool(required(key), at_, name(key)); }
+    std::optional<float> optional_number(std::string_view key) const {
+        const Json* v = find(key);
+        return v ? std::optional<float>(as_float(*v, at_, name(key))) : std::nullopt;
+    }
+    std::string optional_string(std::string_view key) const {
+        const Json* v = find(key);
+        return v ? as_string(*v, at_, name(key)) : std::string();
+    }
+
+private:
+    const Json& object_;
+    const Place& at_;
+    std::string path_;
+};
+
+// Fills a LayerRecord through step_fields.h's walk: the field names the
+// writers use, read back. Objects a record leaves out (a probe record's
+// activations, the twin's distances) keep their defaults.
+class LayerReader {
+public:
+    LayerReader(const Json& layer, const Place& at, std::string path) : at_(at) {
+        stack_.push_back({&layer, std::move(path)});
+    }
+    void number(std::string_view key, float& v) {
+        if (const Json* j = child(key)) v = as_float(*j, at_, field(key));
+    }
+    void integer(std::string_view key, std::int64_t& v) {
+        if (const Json* j = child(key)) v = as_integer(*j, at_, field(key));
+    }
+    void begin(std::string_view key) {
+        const Json* j = child(key);
+        if (j && !j->is_object()) at_.fail(field(key), shown(*j) + " is not an object");
+        stack_.push_back({j, field(key)});
+    }
+    void end() { stack_.pop_back(); }
+
+private:
+    struct Level {
+        const Json* object;  // null: absent, so is everything below it
+        std::string path;
+    };
+    const Json* child(std::string_view key) const {
+        const Json* o = stack_.back().object;
+        if (!o) return nullptr;
+        const auto it = o->find(key);
+        return it == o->end() ? nullptr : &*it;
+    }
+    std::string field(std::string_view key) const { return stack_.back().path + "." + std::string(key); }
+
+    const Place& at_;
+    std::vector<Level> stack_;
+};
+
+void read_header(const Json& line, const Place& at, RecordedRun& run) {
+    if (!line.is_object() || line.value("type", std::string()) != "run")
+        at.fail("", "not a run record: its first line must be {\"type\":\"run\", ...} (docs/telemetry.md)");
+    const Fields f(line, at, "");
+    const std::int64_t version = f.integer("version");
+    if (version != kRecordVersion)
+        at.fail("version", std::to_string(version) + " is not a record version this lab reads (" +
+                               std::to_string(kRecordVersion) + ")");
+    run.version = static_cast<int>(version);
+    run.backend = f.optional_string("backend");
+    const Json& config = f.required("config");
+    if (!config.is_object()) at.fail("config", shown(config) + " is not an object");
+    run.config_json = config.dump();
+    run.name = Fields(config, at, "config").optional_string("name");
+    if (const Json* twin = config.contains("twin") ? &config["twin"] : nullptr) run.twin = as_bool(*twin, at, "config.twin");
+    const Json& layers = f.required("layers");
+    if (!layers.is_array()) at.fail("layers", shown(layers) + " is not a list");
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const std::string path = "layers[" + std::to_string(i) + "]";
+        if (!layers[i].is_object()) at.fail(path, shown(layers[i]) + " is not an object");
+        const Fields layer(layers[i], at, path);
+        run.layer_names.push_back(as_string(layer.required("name"), at, path + ".name"));
+        run.layer_shapes.push_back(layer.optional_string("shape"));
+    }
+    if (const Json* source = f.find("source")) {
+        if (!source->is_object()) at.fail("source", shown(*source) + " is not an object");
+        const Fields s(*source, at, "source");
+        run.source = "plab_probe " + s.optional_string("probe") + ", torch " + s.optional_string("torch");
+        if (const Json* ranks = s.find("world_size"); ranks && as_integer(*ranks, at, "source.world_size") > 1)
+            run.source += ", rank " + std::to_string(s.integer("rank")) + " of " +
+                          std::to_string(as_integer(*ranks, at, "source.world_size"));
+    }
+}
+
+void read_layers(const Json& layers, const Place& at, const RecordedRun& run, StepRecord& r) {
+    if (!layers.is_array()) at.fail("layers", shown(layers) + " is not a list");
+    if (layers.size() != run.layer_names.size())
+        at.fail("layers", std::to_string(layers.size()) + " entries, but the header names " +
+                              std::to_string(run.layer_names.size()) + " layers");
+    r.layers.resize(layers.size());
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const std::string path = "layers[" + std::to_string(i) + "]";
+        if (!layers[i].is_object()) at.fail(path, shown(layers[i]) + " is not an object");
+        const std::string name = Fields(layers[i], at, path).optional_string("name");
+        if (name != run.layer_names[i])
+            at.fail(path + ".name", "\"" + name + "\" where the header has \"" + run.layer_names[i] + "\"");
+        LayerReader reader(layers[i], at, path);
+        visit_layer(r.layers[i], run.twin, reader);
+    }
+}
+
+StepRecord read_step(const Json& line, const Place& at, const RecordedRun& run, bool with_layers) {
+    const Fields f(line, at, "");
+    StepRecord r;
+    r.step = f.integer("step");
+    if (r.step < 1) at.fail("step", std::to_string(r.step) + " is not a step number (1, 2, ...)");
+    if (!run.steps.empty() && r.step <= run.steps.back().step)
+        at.fail("step", std::to_string(r.step) + " does not follow step " + std::to_string(run.steps.back().step));
+    r.loss = f.number("loss");
+    r.loss_ref = f.optional_number("loss_ref").value_or(0.0f);
+    r.scale = f.number("scale");
+    r.scale_after = f.number("scale_after");
+    if (const Json* g = f.find("growth_tracker")) r.growth_tracker = static_cast<int>(as_integer(*g, at, "growth_tracker"));
+    r.found_inf = f.boolean("found_inf");
+    r.skipped = f.boolean("skipped");
+    r.backoff = f.boolean("backoff");
+    r.growth = f.boolean("growth");
+    if (const Json* first = f.find("first_nonfinite_layer")) {
+        const std::int64_t index = as_integer(*first, at, "first_nonfinite_layer");
+        if (index < 0 || index >= static_cast<std::int64_t>(run.layer_names.size()))
+            at.fail("first_nonfinite_layer", std::to_string(index) + " is not an index into the header's " +
+                                                 std::to_string(run.layer_names.size()) + " layers");
+        r.first_nonfinite_layer = static_cast<int>(index);
+    }
+    r.grad_norm = f.optional_number("grad_norm").value_or(0.0f);
+    if (const Json* c = f.find("clipped")) r.clipped = as_bool(*c, at, "clipped");
+    r.lost_update_frac = f.optional_number("lost_update_frac").value_or(0.0f);
+    r.lr = f.optional_number("lr").value_or(0.0f);
+    r.acc = f.optional_number("acc");
+    r.acc_ref = f.optional_number("acc_ref");
+    r.test_loss = f.optional_number("test_loss");
+    r.test_loss_ref = f.optional_number("test_loss_ref");
+    if (with_layers)
+        if (const Json* layers = f.find("layers")) read_layers(*layers, at, run, r);
+    return r;
+}
+
+RecordedNan read_nan(const Json& line, const Place& at) {
+    const Fields f(line, at, "");
+    RecordedNan n;
+    n.step = f.integer("step");
+    n.phase = f.optional_string("phase");
+    n.layer = f.optional_string("layer");
+    n.op = f.optional_string("op");
+    n.tensor = f.optional_string("tensor");
+    n.format = f.optional_string("format");
+    n.diagnosis = f.optional_string("diagnosis");
+    if (const Json* v = f.find("nans")) n.nans = as_integer(*v, at, "nans");
+    if (const Json* v = f.find("infs")) n.infs = as_integer(*v, at, "infs");
+    n.scale = f.optional_number("scale").value_or(1.0f);
+    return n;
+}
+
+}  // namespace
+
+RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOptions& options) {
+    RecordedRun run;
+    Place at{label};
+    std::string text;
+    std::uint64_t bytes = 0, reported = 0;
+    bool header_read = false;
+    std::vector<std::string> unknown_types;
+    while (std::getline(in, text)) {
+        ++at.line;
+        const bool cut_off = in.eof();  // no newline after it: the writer stopped mid-line
+        bytes += text.size() + 1;
+        if (options.progress && bytes - reported >= kProgressBytes) options.progress(reported = bytes);
+        if (text.empty() || text == "\r") continue;
+        Json line = Json::parse(text, nullptr, false);
+        if (line.is_discarded()) {
+            if (cut_off && header_read) {
+                run.warnings.push_back(label + " line " + std::to_string(at.line) +
+                                       " is cut off (the run stopped while writing it): skipped");
+                break;
+            }
+            at.fail("", header_read ? "not a JSON object" : "not a run record (not JSON Lines)");
+        }
+        if (!header_read) {
+            read_header(line, at, run);
+            header_read = true;
+            continue;
+        }
+        if (!line.is_object()) at.fail("", shown(line) + " is not a JSON object");
+        const Json* type = line.contains("type") ? &line["type"] : nullptr;
+        const std::string kind = type ? as_string(*type, at, "type") : std::string();
+        if (kind == "step")
+            run.steps.push_back(read_step(line, at, run, options.layers));
+        else if (kind == "hist")
+            ++run.histogram_lines;
+        else if (kind == "nan")
+            run.nans.push_back(read_nan(line, at));
+        else if (kind == "edit" || kind == "run")
+            continue;
+        else if (std::find(unknown_types.begin(), unknown_types.end(), kind) == unknown_types.end()) {
+            unknown_types.push_back(kind);
+            run.warnings.push_back(label + " line " + std::to_string(at.line) + ": lines of type \"" + kind +
+                                   "\" are not known to this lab: skipped");
+        }
+    }
+    if (!header_read) throw Error(label + ": empty, not a run record");
+    if (options.progress) options.progress(bytes);
+    return run;
+}
+
+RecordedRun read_run_file(const std::string& path, const RunReadOptions& options) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot be opened for reading");
+    return read_run(in, path, options);
+}
+
+}  // namespace plab

@@ -1,0 +1,55 @@
+#pragma once
+// A run record read back: the JSON Lines that `plab run`, the workbench's
+// File > Export run and plab_probe (a PyTorch run, docs/probe.md) write
+// (docs/telemetry.md). Every problem names the line and the field; a last
+// line cut off mid-way (a killed run) is skipped with a warning and the rest
+// is kept.
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/train/step_record.h"
+
+namespace plab {
+
+// A "nan" line: the first non-finite value, as the lab's NaN tracer or the
+// probe's hooks named it. Phases and ops are the writer's words
+// (forward / loss / backward / unscale / update from the lab; forward /
+// backward / optimizer from the probe).
+struct RecordedNan {
+    std::int64_t step = 0;
+    std::string phase, layer, op, tensor, format, diagnosis;
+    std::int64_t nans = 0, infs = 0;
+    float scale = 1;
+};
+
+struct RecordedRun {
+    int version = 0;
+    std::string backend;      // "CPU (exact emulation)", "PyTorch 2.4.0 (cuda)"
+    std::string name;         // config.name
+    std::string config_json;  // the header's config, as written
+    std::string source;       // "" for the lab's own runs, else "plab_probe 0.1.0, torch 2.4.0, rank 0 of 2"
+    bool twin = false;
+    std::vector<std::string> layer_names, layer_shapes;
+    std::vector<StepRecord> steps;  // layers filled when the read asked for them
+    std::int64_t histogram_lines = 0;
+    std::vector<RecordedNan> nans;
+    std::vector<std::string> warnings;
+};
+
+struct RunReadOptions {
+    bool layers = true;  // per-layer statistics of every step (the largest part of a record)
+    // Called now and then with the bytes read so far.
+    std::function<void(std::uint64_t bytes)> progress;
+};
+
+// Reads a record; `label` names it in messages ("run.jsonl"). Throws
+// plab::Error ("run.jsonl line 12: scale_after: \"x\" is not a number").
+RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOptions& options = {});
+// The same from a file; a file that cannot be opened is an Error naming it.
+RecordedRun read_run_file(const std::string& path, const RunReadOptions& options = {});
+
+}  // namespace plab
