@@ -5,6 +5,9 @@
 //       probe's agreement test, probe_engine_agreement.py)
 //   engine_oracle cast FORMAT FILE        a JSON array: each value's code in
 //       FORMAT (fp16, bf16, e4m3, e5m2), the shared cast's (torch_oracle_test.py)
+//   engine_oracle scaler INIT GROWTH BACKOFF INTERVAL FLAGS
+//       the dynamic loss scaler's [scale, growth tracker] after each update,
+//       FLAGS a string of 0 (clean step) and 1 (found_inf), as a JSON array
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -14,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/amp/scaler_rule.h"
 #include "engine/numeric/scalar_cast.h"
 #include "engine/telemetry/tensor_stats.h"
 
@@ -65,6 +69,25 @@ int cast(plab::FormatId format, const std::vector<float>& x) {
     return 0;
 }
 
+int scaler(char** args) {
+    using namespace plab;
+    ScalerConfig config;
+    config.kind = ScalerKind::dynamic;
+    config.init_scale = std::strtof(args[0], nullptr);
+    config.growth_factor = std::strtof(args[1], nullptr);
+    config.backoff_factor = std::strtof(args[2], nullptr);
+    config.growth_interval = std::atoi(args[3]);
+    const ScalerRule rule = scaler_rule(config);
+    ScalerState state{config.init_scale, 0, static_cast<float>(config.hysteresis)};
+    nlohmann::json states = nlohmann::json::array();
+    for (const char* flag = args[4]; *flag; ++flag) {
+        state = next_scaler_state(rule, state, *flag == '1');
+        states.push_back({state.scale, state.growth_tracker});
+    }
+    std::cout << states.dump() << '\n';
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -73,6 +96,9 @@ int main(int argc, char** argv) {
     if (mode == "cast" && argc == 4) {
         if (const auto format = plab::parse_format(argv[2])) return cast(*format, read_floats(argv[3]));
     }
-    std::fprintf(stderr, "usage: engine_oracle stats FILE DIVISOR... | engine_oracle cast FORMAT FILE\n");
+    if (mode == "scaler" && argc == 7) return scaler(argv + 2);
+    std::fprintf(stderr,
+                 "usage: engine_oracle stats FILE DIVISOR... | cast FORMAT FILE | "
+                 "scaler INIT GROWTH BACKOFF INTERVAL FLAGS\n");
     return 2;
 }

@@ -1,9 +1,13 @@
-"""PyTorch as an outside oracle for the engine's casts: FP32 values rounded
+"""PyTorch as an outside oracle for the engine's casts and loss scaler.
+
+Casts: FP32 values rounded
 to FP16 and BF16 by torch (its own conversion code, c10::Half and
 c10::BFloat16) and by the engine's shared cast (the engine_oracle program),
 compared bit for bit over every value each format can hold, the midpoints
 between neighbours and the FP32 values either side of them, and random bit
 patterns. NaN inputs must give NaN in both; the payload is each side's own.
+Scaler: the dynamic scaler's scale and growth tracker after each update of
+scripted overflow sequences, against torch._amp_update_scale_.
 
     python3 torch_oracle_test.py ORACLE      (exit 77 without torch: skipped)"""
 import json
@@ -49,9 +53,54 @@ def engine_codes(oracle: str, fmt: str, x: torch.Tensor) -> torch.Tensor:
     return torch.tensor(json.loads(out), dtype=torch.int64)
 
 
+# (init_scale, growth_factor, backoff_factor, growth_interval): GradScaler's
+# defaults, factors whose products round in FP32, and a scale whose growth
+# overflows FP32 (PyTorch keeps the old scale then).
+SCALER_CASES = [(65536.0, 2.0, 0.5, 2000), (3.0, 1.7, 0.3, 3), (2.0**126, 2.0, 0.5, 2), (1000.0, 2.0, 0.9, 1)]
+
+
+def torch_scaler_states(device, init, growth, backoff, interval, flags):
+    """torch._amp_update_scale_, GradScaler.update's kernel, step by step."""
+    scale = torch.full((1,), init, dtype=torch.float32, device=device)
+    tracker = torch.zeros(1, dtype=torch.int32, device=device)
+    states = []
+    for f in flags:
+        found_inf = torch.full((1,), float(f == "1"), dtype=torch.float32, device=device)
+        torch._amp_update_scale_(scale, tracker, found_inf, growth, backoff, interval)
+        states.append((float(scale), int(tracker)))
+    return states
+
+
+def check_scaler(oracle: str) -> int:
+    """The lab's dynamic scaler against PyTorch's on scripted overflow
+    sequences, bit for bit. Debian's torch 1.13 has the kernel for CUDA only:
+    without a device this check is skipped (its line says so)."""
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    g = torch.Generator().manual_seed(5)
+    failures = 0
+    for init, growth, backoff, interval in SCALER_CASES:
+        flags = "".join("1" if v < 0.15 else "0" for v in torch.rand(400, generator=g).tolist()) + "0" * 40
+        try:
+            theirs = torch_scaler_states(device, init, growth, backoff, interval, flags)
+        except RuntimeError as e:
+            print(f"torch oracle scaler: skipped, torch {torch.__version__} has no {device} kernel for "
+                  f"_amp_update_scale_ ({str(e).splitlines()[0][:60]})")
+            return 0
+        out = subprocess.run([oracle, "scaler", repr(init), repr(growth), repr(backoff), str(interval), flags],
+                             check=True, capture_output=True, text=True).stdout
+        ours = [(float(a), int(b)) for a, b in json.loads(out)]
+        differ = [i for i, (a, b) in enumerate(zip(theirs, ours)) if a != b]
+        for i in differ[:5]:
+            print(f"scaler {init, growth, backoff, interval} update {i + 1}: torch {theirs[i]}, engine {ours[i]}")
+        print(f"torch oracle scaler {init, growth, backoff, interval} on {device}: {len(flags)} updates, "
+              f"{len(differ)} differ")
+        failures += len(differ) + (len(theirs) != len(ours))
+    return failures
+
+
 def main() -> int:
     oracle = sys.argv[1]
-    failures = 0
+    failures = check_scaler(oracle)
     for fmt, dtype in (("fp16", torch.float16), ("bf16", torch.bfloat16)):
         x = samples(dtype)
         theirs = x.to(dtype).view(torch.int16).to(torch.int64) & 0xFFFF
