@@ -60,6 +60,7 @@ int main(int argc, char** argv) {
     plab::add_presets_command(app);
     plab::add_scenario_command(app);
     plab::add_summary_command(app);
+    plab::add_replay_command(app);
     try {
         if (argc > 1 && argv[1][0] != '-') reject_unknown_command(app, argv[1]);
         std::vector<std::string> args(argv + 1, argv + argc);

@@ -83,6 +83,22 @@ def read(path):
         return [json.loads(line) for line in f]
 
 
+TRAJECTORY = ("step", "scale", "scale_after", "found_inf", "skipped", "backoff", "growth", "growth_tracker")
+
+
+def recorded_trajectory(path):
+    return [tuple(r[k] for k in TRAJECTORY) for r in read(path) if r["type"] == "step"]
+
+
+def replayed(path, *args):
+    """The trajectory plab replay predicts for the record at `path`."""
+    out = subprocess.run([os.environ["PLAB_EXE"], "replay", path, *args], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise AssertionError(out.stderr)
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    return [tuple(r[k] for k in TRAJECTORY) for r in lines if r["type"] == "step"]
+
+
 def mlp():
     torch.manual_seed(3)
     return torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32), torch.nn.Tanh(),
@@ -228,6 +244,16 @@ class RecorderTest(unittest.TestCase):
         self.assertIn("first non-finite value: step 2, backward", out.stdout)
         self.assertIn("(3 histogram lines)", out.stdout)
 
+    @unittest.skipUnless(os.environ.get("PLAB_EXE"), "PLAB_EXE (the plab program) not given")
+    def test_replaying_the_records_own_scaler_gives_its_trajectory(self):
+        self.train_with_scaler(40, {2, 3, 9, 10, 11, 25})
+        self.assertEqual(replayed(self.path), recorded_trajectory(self.path))
+        # From scale 1, growing every 3 clean steps: the recorded overflows came at 2^10 and above, so the
+        # early ones do not recur below that scale.
+        lower = replayed(self.path, "--set", "scaler.init_scale=1")
+        self.assertEqual(lower[0][:2], (1, 1))
+        self.assertLess(sum(s[TRAJECTORY.index("found_inf")] for s in lower), 6)
+
     def test_bad_arguments_name_the_field(self):
         with self.assertRaisesRegex(ValueError, "hist_every"):
             plab_probe.Recorder(mlp(), self.path, hist_every=-1)
@@ -277,6 +303,25 @@ class CudaTest(unittest.TestCase):
         self.assertEqual(nan_steps, overflows)
         self.assertTrue(all(r["phase"] == "backward" and r["format"] in ("fp16", "fp32")
                             for r in lines if r["type"] == "nan"))
+
+    @unittest.skipUnless(torch.cuda.is_available() and os.environ.get("PLAB_EXE"), "no CUDA device or no PLAB_EXE")
+    def test_replaying_a_gradscaler_record_gives_its_trajectory(self):
+        model = mlp().cuda()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        scaler = torch.cuda.amp.GradScaler(init_scale=2.0**40, growth_interval=4)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "run.jsonl")
+            with plab_probe.Recorder(model, path, scaler=scaler, optimizer=opt, hist_every=0) as rec:
+                for step in range(1, 61):
+                    x, y = batch(step)
+                    with torch.autocast("cuda", dtype=torch.float16):
+                        loss = torch.nn.functional.cross_entropy(model(x.cuda()), y.cuda())
+                    scaler.scale(loss).backward()
+                    scaler.step(opt)
+                    scaler.update()
+                    rec.step(loss)
+                    opt.zero_grad()
+            self.assertEqual(replayed(path), recorded_trajectory(path))
 
 
 def _ddp_worker(rank, world_size, init_file, path):

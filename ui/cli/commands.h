@@ -59,6 +59,13 @@ struct ScenarioOptions {
     std::string backend = "cpu";  // auto|cpu|cuda (make_run_backend)
 };
 
+struct ReplayOptions {
+    std::string file;
+    std::vector<std::string> settings;  // --set scaler.KEY=VALUE, in order
+    std::string grad_format = "auto";   // auto|fp16|bf16|e4m3|e5m2
+    std::string out;                    // empty: standard output
+};
+
 struct BenchOptions {
     std::string preset = "spirals-amp-fp16";
     int steps = 1000;
@@ -85,6 +92,7 @@ void add_bench_command(CLI::App& app);
 void add_presets_command(CLI::App& app);
 void add_scenario_command(CLI::App& app);
 void add_summary_command(CLI::App& app);
+void add_replay_command(CLI::App& app);
 
 // The commands themselves, on explicit streams (tests call these directly).
 void run_bits(const BitsOptions& options, std::istream& in, std::ostream& out, bool color);
@@ -115,5 +123,9 @@ int run_scenario(const ScenarioOptions& options, std::ostream& out, std::ostream
 // plab summary: the summary of the record at `path` (warnings go to `log`);
 // throws plab::Error when it cannot be read or is not a run record.
 std::string summarise_record(const std::string& path, std::ostream& log, bool progress);
+// plab replay: the predicted records to `records` (or options.out), the
+// summary to `log`; throws plab::Error on bad input, WriteError when the
+// records could not be written.
+int run_replay(const ReplayOptions& options, std::ostream& records, std::ostream& log);
 
 }  // namespace plab

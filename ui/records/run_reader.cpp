@@ -182,6 +182,25 @@ void read_layers(const Json& layers, const Place& at, const RecordedRun& run, St
     }
 }
 
+// The largest finite |unscaled gradient| of a step's layers, read from the
+// statistics' amax (taken over finite values); NaN without layers.
+float unscaled_gradient_amax(const Json& line, const Place& at) {
+    const auto layers = line.find("layers");
+    if (layers == line.end() || !layers->is_array() || layers->empty()) return std::numeric_limits<float>::quiet_NaN();
+    float amax = 0;
+    for (std::size_t i = 0; i < layers->size(); ++i) {
+        const Json& layer = (*layers)[i];
+        for (const char* key : {"grad_unscaled", "act_grad_unscaled"}) {
+            const auto stats = layer.is_object() ? layer.find(key) : layer.end();
+            if (!layer.is_object() || stats == layer.end() || !stats->is_object() || !stats->contains("amax")) continue;
+            const float v = as_float((*stats)["amax"], at,
+                                     "layers[" + std::to_string(i) + "]." + key + ".amax");
+            if (std::isfinite(v) && v > amax) amax = v;
+        }
+    }
+    return amax;
+}
+
 StepRecord read_step(const Json& line, const Place& at, const RecordedRun& run, bool with_layers) {
     const Fields f(line, at, "");
     StepRecord r;
@@ -266,8 +285,10 @@ RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOp
         if (!line.is_object()) at.fail("", shown(line) + " is not a JSON object");
         const Json* type = line.contains("type") ? &line["type"] : nullptr;
         const std::string kind = type ? as_string(*type, at, "type") : std::string();
-        if (kind == "step")
+        if (kind == "step") {
             run.steps.push_back(read_step(line, at, run, options.layers));
+            run.grad_amax.push_back(unscaled_gradient_amax(line, at));
+        }
         else if (kind == "hist")
             ++run.histogram_lines;
         else if (kind == "nan")

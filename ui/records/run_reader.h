@@ -35,6 +35,10 @@ struct RecordedRun {
     bool twin = false;
     std::vector<std::string> layer_names, layer_shapes;
     std::vector<StepRecord> steps;  // layers filled when the read asked for them
+    // Per step: the largest finite |unscaled gradient| the record measured
+    // (weight gradients, and activation gradients where recorded); NaN for a
+    // step without layer statistics.
+    std::vector<float> grad_amax;
     std::int64_t histogram_lines = 0;
     std::vector<RecordedNan> nans;
     std::vector<std::string> warnings;

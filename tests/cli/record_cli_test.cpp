@@ -1,0 +1,137 @@
+// Commands over a run record: plab summary says what plab run said after
+// training; plab replay of a record's own scaler settings gives its own
+// trajectory, and other settings another; bad input exits 2 naming it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/cli_run_util.h"
+
+namespace plab::cli_test {
+namespace {
+
+// The summary without its first line's timing: "NAME: N steps in ... on B" -> "NAME: N steps on B".
+std::string without_timing(const std::string& text) {
+    const auto in = text.find(" steps in ");
+    const auto on = text.find(" on ", in);
+    return in == std::string::npos || on == std::string::npos ? text : text.substr(0, in + 6) + text.substr(on);
+}
+
+TEST(SummaryCli, SaysWhatTheRunSaidAfterTraining) {
+    const std::filesystem::path dir = scratch_dir();
+    const std::string file = (dir / "run.jsonl").string();
+    const Result run = run_plab("run --preset scaler-sawtooth --steps 300 --out '" + file + "'");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const Result summary = run_plab("summary '" + file + "'");
+    int hist_lines = 0;
+    std::ifstream records(file);
+    for (std::string line; std::getline(records, line);) hist_lines += line.rfind("{\"type\":\"hist\"", 0) == 0;
+    std::filesystem::remove_all(dir);
+    ASSERT_EQ(summary.exit_code, 0) << summary.err;
+    const std::string expected = without_timing(run.err);
+    ASSERT_NE(expected.find("backoffs"), std::string::npos) << run.err;
+    // The same lines but the last, which says where the records are and how many histogram lines they hold.
+    EXPECT_EQ(summary.out.substr(0, summary.out.rfind("  records: ")), expected.substr(0, expected.rfind("  records: ")));
+    ASSERT_GT(hist_lines, 0);
+    EXPECT_NE(summary.out.find("(" + std::to_string(hist_lines) + " histogram lines)"), std::string::npos) << summary.out;
+}
+
+TEST(SummaryCli, ANonRecordExitsTwoNamingTheLine) {
+    const std::filesystem::path dir = scratch_dir();
+    const std::string file = (dir / "table.csv").string();
+    std::ofstream(file) << "step,loss\n1,0.5\n";
+    const Result r = run_plab("summary '" + file + "'");
+    const Result missing = run_plab("summary '" + (dir / "none.jsonl").string() + "'");
+    std::filesystem::remove_all(dir);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find(file + " line 1: not a run record (not JSON Lines)"), std::string::npos) << r.err;
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_NE(missing.err.find("cannot be opened for reading"), std::string::npos) << missing.err;
+}
+
+std::vector<nlohmann::json> step_lines(const std::string& path) {
+    std::vector<nlohmann::json> steps;
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) {
+        nlohmann::json j = nlohmann::json::parse(line);
+        if (j["type"] == "step") steps.push_back(j);
+    }
+    return steps;
+}
+
+// Each shipped preset whose scaler moves or overflows: trained, then replayed
+// under its own settings, step for step the same trajectory.
+class ReplayOwnSettings : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ReplayOwnSettings, GivesTheRecordedTrajectory) {
+    const std::filesystem::path dir = scratch_dir();
+    const std::string record = (dir / "run.jsonl").string(), replay = (dir / "replay.jsonl").string();
+    const Result run = run_plab(std::string("run --preset ") + GetParam() + " --quiet --out '" + record + "'");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const Result r = run_plab("replay '" + record + "' --out '" + replay + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("under the record's own scaler settings"), std::string::npos) << r.err;
+    const auto recorded = step_lines(record), predicted = step_lines(replay);
+    std::filesystem::remove_all(dir);
+    ASSERT_EQ(recorded.size(), predicted.size());
+    int overflows = 0;
+    for (std::size_t i = 0; i < recorded.size(); ++i) {
+        for (const char* key : {"step", "scale", "scale_after", "growth_tracker", "found_inf", "skipped", "backoff", "growth"})
+            ASSERT_EQ(predicted[i][key], recorded[i][key]) << GetParam() << " step " << i + 1 << " " << key;
+        overflows += recorded[i]["found_inf"].get<bool>();
+        EXPECT_EQ(predicted[i].contains("overflow"), recorded[i]["found_inf"].get<bool>());
+    }
+    EXPECT_GT(overflows, 0) << GetParam() << ": the replay should meet overflows";
+}
+
+std::string preset_test_name(const ::testing::TestParamInfo<const char*>& param) {
+    std::string name = param.param;
+    for (char& c : name)
+        if (c == '-') c = '_';
+    return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, ReplayOwnSettings,
+                         ::testing::Values("scaler-sawtooth", "grad-accumulation", "gradient-census",
+                                           "fp16-static-overflow", "overflow-nan", "attention-softmax-overflow"),
+                         preset_test_name);
+
+TEST(ReplayCli, ALowerInitialScaleSkipsFewerStepsAndBadInputExitsTwo) {
+    const std::filesystem::path dir = scratch_dir();
+    const std::string record = (dir / "run.jsonl").string();
+    ASSERT_EQ(run_plab("run --preset scaler-sawtooth --quiet --out '" + record + "'").exit_code, 0);
+    const Result lower = run_plab("replay '" + record + "' --set scaler.init_scale=1024");
+    const Result not_scaler = run_plab("replay '" + record + "' --set optimizer.lr=0.1");
+    const Result bad_value = run_plab("replay '" + record + "' --set scaler.growth_interval=0");
+    const Result bad_format = run_plab("replay '" + record + "' --grad-format fp64");
+    std::filesystem::remove_all(dir);
+    ASSERT_EQ(lower.exit_code, 0) << lower.err;
+    int skipped = 0, first_scale = 0;
+    std::istringstream lines(lower.out);
+    for (std::string line; std::getline(lines, line);) {
+        const auto j = nlohmann::json::parse(line);
+        if (j["type"] != "step") continue;
+        skipped += j["skipped"].get<bool>();
+        if (j["step"] == 1) first_scale = j["scale"].get<int>();
+    }
+    EXPECT_EQ(first_scale, 1024);
+    EXPECT_LT(skipped, 15);  // the record's own settings skip 15 steps climbing down from 2^24
+    EXPECT_NE(lower.err.find("under scaler.init_scale=1024"), std::string::npos) << lower.err;
+    EXPECT_EQ(not_scaler.exit_code, 2);
+    EXPECT_NE(not_scaler.err.find("--set: 'optimizer.lr=0.1' is not a scaler setting"), std::string::npos);
+    EXPECT_EQ(bad_value.exit_code, 2);
+    EXPECT_NE(bad_value.err.find("scaler.growth_interval"), std::string::npos) << bad_value.err;
+    EXPECT_EQ(bad_format.exit_code, 2);
+    EXPECT_NE(bad_format.err.find("--grad-format: 'fp64' is not a gradient format; allowed: auto|fp16|bf16|e4m3|e5m2"),
+              std::string::npos)
+        << bad_format.err;
+}
+
+}  // namespace
+}  // namespace plab::cli_test

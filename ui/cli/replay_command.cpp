@@ -1,0 +1,221 @@
+// plab replay FILE --set scaler.KEY=VALUE...: the loss scaler replayed on a
+// recorded run (the lab's own or a PyTorch run plab_probe recorded) under
+// other settings (engine/amp/scaler_replay.h), its predicted trajectory
+// written as step records and summed up beside the recorded one.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/amp/scaler_replay.h"
+#include "engine/common/error.h"
+#include "engine/common/number_text.h"
+#include "engine/telemetry/tensor_stats_bounds.h"
+#include "engine/train/preset_io.h"
+#include "ui/cli/commands.h"
+#include "ui/records/json_line.h"
+#include "ui/records/output_file.h"
+#include "ui/records/run_reader.h"
+
+namespace plab {
+
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr const char* kGradFormats = "auto|fp16|bf16|e4m3|e5m2";
+
+// The record's own scaler settings: its config's "scaler" object over the
+// lab's defaults (a PyTorch record holds little else).
+RunConfig recorded_scaler(const RecordedRun& run, const std::string& label) {
+    const Json config = Json::parse(run.config_json);
+    const auto scaler = config.find("scaler");
+    if (scaler == config.end()) throw Error(label + ": the record's config has no scaler settings to replay from");
+    return parse_run_config(Json{{"scaler", *scaler}}.dump(), label + " (its scaler settings)");
+}
+
+// The format the record's gradients are held in: its recipe's, FP16 for a
+// PyTorch record (GradScaler's format) unless --grad-format says otherwise.
+FormatId gradient_format(const RecordedRun& run, const std::string& choice) {
+    if (choice != "auto") {
+        const std::optional<FormatId> f = parse_format(choice);
+        if (!f || (*f != FormatId::fp16 && *f != FormatId::bf16 && *f != FormatId::e4m3 && *f != FormatId::e5m2))
+            throw Error("--grad-format: '" + choice + "' is not a gradient format; allowed: " + kGradFormats);
+        return *f;
+    }
+    const Json config = Json::parse(run.config_json);
+    const std::string recipe = config.value("precision", Json::object()).value("recipe", std::string());
+    if (recipe == "amp-bf16") return FormatId::bf16;
+    if (recipe == "fp8") return FormatId::e5m2;
+    return FormatId::fp16;
+}
+
+std::vector<RecordedScaleStep> recorded_steps(const RecordedRun& run, const std::string& label) {
+    std::map<std::int64_t, bool> forward_nan;
+    for (const RecordedNan& n : run.nans) forward_nan[n.step] = forward_nan[n.step] || n.phase == "forward";
+    std::vector<RecordedScaleStep> steps;
+    for (std::size_t i = 0; i < run.steps.size(); ++i) {
+        const StepRecord& r = run.steps[i];
+        if (std::isnan(run.grad_amax[i]))
+            throw Error(label + ": step " + std::to_string(r.step) +
+                        " has no gradient statistics (a record written with telemetry.enabled=false): "
+                        "nothing to replay on");
+        // Not the scale's doing: an overflow at scale 1 or below, a non-finite
+        // loss (the forward pass overflowed), a NaN the record places in the forward pass.
+        const bool unexplained = (r.found_inf && (r.scale <= 1.0f || !std::isfinite(r.loss))) ||
+                                 (forward_nan.count(r.step) && forward_nan[r.step]);
+        steps.push_back({r.step, r.scale, r.found_inf, run.grad_amax[i], unexplained});
+    }
+    return steps;
+}
+
+void check_settings(const std::vector<std::string>& settings) {
+    for (const std::string& s : settings)
+        if (s.rfind("scaler.", 0) != 0)
+            throw Error("--set: '" + s +
+                        "' is not a scaler setting; plab replay changes scaler.kind, scaler.init_scale, "
+                        "scaler.growth_factor, scaler.backoff_factor, scaler.growth_interval, scaler.hysteresis, "
+                        "scaler.min_scale, scaler.max_scale");
+}
+
+struct Counts {
+    std::int64_t overflows = 0, skipped = 0, backoffs = 0, growths = 0, unscaled = 0;
+    float final_scale = 1;
+    void add(bool found_inf, bool skipped_step, bool backoff, bool growth, float scale_after) {
+        overflows += found_inf;
+        skipped += skipped_step;
+        backoffs += backoff;
+        growths += growth;
+        final_scale = scale_after;
+    }
+    std::string text() const {
+        return "loss scale " + power_of_two_text(final_scale) + " at the end, " + std::to_string(overflows) +
+               " overflows, " + std::to_string(skipped) + " skipped steps, " + std::to_string(backoffs) +
+               " backoffs, " + std::to_string(growths) + " growths";
+    }
+};
+
+// "2^16 x 120, 2^15 x 880": the steps at each scale, largest scale first;
+// past kScalesShown scales, the ones with the most steps and the rest summed.
+std::string scales_text(const std::vector<ReplayedStep>& steps) {
+    constexpr std::size_t kScalesShown = 10;
+    std::map<float, std::int64_t, std::greater<>> at;
+    for (const ReplayedStep& s : steps) ++at[s.event.scale_before];
+    std::vector<std::pair<std::int64_t, float>> by_steps;  // (steps, scale), the most steps first
+    for (const auto& [scale, n] : at) by_steps.push_back({n, scale});
+    std::stable_sort(by_steps.begin(), by_steps.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (by_steps.size() > kScalesShown) by_steps.resize(kScalesShown);
+    std::string text;
+    std::size_t other_scales = 0;
+    std::int64_t other_steps = 0;
+    for (const auto& [scale, n] : at) {
+        const bool shown = std::any_of(by_steps.begin(), by_steps.end(), [&](const auto& e) { return e.second == scale; });
+        if (shown) {
+            text += (text.empty() ? "" : ", ") + power_of_two_text(scale) + " x " + std::to_string(n);
+        } else {
+            ++other_scales;
+            other_steps += n;
+        }
+    }
+    if (other_scales)
+        text += ", and " + std::to_string(other_steps) + " steps at " + std::to_string(other_scales) + " other scales";
+    return text;
+}
+
+void write_records(std::ostream& out, const std::string& file, const ScalerConfig& candidate, FormatId grad,
+                   const std::vector<ReplayedStep>& steps) {
+    std::string buffer;
+    {
+        JsonLine j(buffer);
+        j.string("type", "replay").integer("version", 1).string("record", file).string("grad_format", format_name(grad));
+        j.begin_object("scaler").string("kind", scaler_kind_name(candidate.kind)).number("init_scale", candidate.init_scale)
+            .number("growth_factor", candidate.growth_factor).number("backoff_factor", candidate.backoff_factor)
+            .integer("growth_interval", candidate.growth_interval).integer("hysteresis", candidate.hysteresis)
+            .number("min_scale", candidate.min_scale).number("max_scale", candidate.max_scale).end_object();
+    }
+    for (const ReplayedStep& s : steps) {
+        JsonLine j(buffer);
+        j.string("type", "step").integer("step", s.step).number("scale", s.event.scale_before)
+            .number("scale_after", s.event.scale_after).integer("growth_tracker", s.event.growth_tracker_after)
+            .boolean("found_inf", s.event.found_inf).boolean("skipped", s.event.skipped)
+            .boolean("backoff", s.event.backoff).boolean("growth", s.event.growth);
+        if (s.overflow != OverflowKind::none) j.string("overflow", overflow_kind_name(s.overflow));
+    }
+    out << buffer;
+}
+
+}  // namespace
+
+int run_replay(const ReplayOptions& o, std::ostream& records, std::ostream& log) {
+    check_settings(o.settings);
+    std::optional<OutputFile> out_file;
+    if (!o.out.empty()) out_file.emplace(o.out);
+    RunReadOptions read;
+    read.layers = false;  // the gradient amax of each step is read all the same
+    const RecordedRun run = read_run_file(o.file, read);
+    for (const std::string& w : run.warnings) log << "plab: " << w << '\n';
+    if (run.steps.empty()) throw Error(o.file + ": a run record without steps: nothing to replay");
+    RunConfig config = recorded_scaler(run, o.file);
+    const ScalerConfig recorded = config.scaler;
+    apply_settings(config, o.settings);
+    const FormatId grad = gradient_format(run, o.grad_format);
+    const RangeBoundary overflow = format_boundaries(grad).overflow;
+    const std::vector<ReplayedStep> steps =
+        replay_scaler(recorded_steps(run, o.file), config.scaler, overflow.value, overflow.inclusive);
+    write_records(out_file ? out_file->stream() : records, o.file, config.scaler, grad, steps);
+    if (out_file) out_file->commit();
+
+    Counts was, will;
+    for (const StepRecord& r : run.steps) was.add(r.found_inf, r.skipped, r.backoff, r.growth, r.scale_after);
+    for (const ReplayedStep& s : steps) {
+        will.add(s.event.found_inf, s.event.skipped, s.event.backoff, s.event.growth, s.event.scale_after);
+        will.unscaled += s.overflow == OverflowKind::unscaled;
+    }
+    std::string changes;
+    for (const std::string& s : o.settings) changes += (changes.empty() ? "" : " ") + s;
+    log << (run.name.empty() ? "run" : run.name) << ": " << steps.size() << " steps replayed in "
+        << format_name(grad) << " gradients under "
+        << (changes.empty() || config.scaler == recorded ? "the record's own scaler settings" : changes) << '\n'
+        << "  recorded:  " << was.text() << '\n'
+        << "  predicted: " << will.text() << " (" << will.overflows - will.unscaled << " from the scale, "
+        << will.unscaled << " not explained by it)\n"
+        << "  steps at each predicted scale: " << scales_text(steps) << '\n'
+        << "  records: " << (o.out.empty() ? "standard output" : o.out) << '\n';
+    return 0;
+}
+
+void add_replay_command(CLI::App& app) {
+    auto options = std::make_shared<ReplayOptions>();
+    CLI::App* cmd = app.add_subcommand("replay", "Replay a run's loss scaler under other GradScaler settings");
+    cmd->description(
+        "Replay a run's loss scaler under other GradScaler settings.\n"
+        "Reads a run record (plab run --out, File > Export run, or a PyTorch run that plab_probe recorded:\n"
+        "docs/probe.md) and replays the scaler rule on its recorded gradients: a step overflows under a\n"
+        "candidate scale when its unscaled gradient amax times that scale reaches the gradient format's\n"
+        "overflow threshold (or the record overflowed at a scale no larger), or when the record saw NaN/Inf\n"
+        "that the scale does not explain (a forward-pass NaN, an overflow at scale 1). Writes the predicted\n"
+        "trajectory as JSON Lines step records (plab run's field names, plus \"overflow\": \"scale\" or\n"
+        "\"unscaled\") and prints it beside the recorded one. Replaying the record's own settings gives its\n"
+        "own trajectory.\n"
+        "\n"
+        "Examples:\n"
+        "  plab replay run.jsonl --set scaler.init_scale=1024 --out replay.jsonl\n"
+        "  plab replay run.jsonl --set scaler.growth_interval=200 --set scaler.backoff_factor=0.25\n"
+        "Exit codes: 0 done; 2 bad input (the message names the field or the record's line); 4 the records\n"
+        "could not be written.");
+    cmd->add_option("FILE", options->file, "The run record (JSON Lines)")->required();
+    cmd->add_option("--set", options->settings, "A scaler setting to change, KEY=VALUE (scaler.init_scale=1024); repeatable");
+    cmd->add_option("--grad-format", options->grad_format,
+                    std::string("The gradients' format: ") + kGradFormats +
+                        " (auto: the record's recipe; FP16 for a PyTorch record)")
+        ->default_str("auto");
+    cmd->add_option("--out", options->out, "Write the predicted records to FILE (default: standard output)");
+    cmd->callback([options] { run_replay(*options, std::cout, std::cerr); });
+}
+
+}  // namespace plab
