@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/amp/loss_scaler.h"
+#include "engine/telemetry/tensor_stats.h"
 
 namespace plab {
 
@@ -44,5 +45,18 @@ struct ReplayedStep {
 // round to Inf); `inclusive` says whether the boundary itself overflows.
 std::vector<ReplayedStep> replay_scaler(const std::vector<RecordedScaleStep>& steps, const ScalerConfig& candidate,
                                         double overflow_at, bool inclusive);
+
+// Of the finite non-zero values a log2 histogram of unscaled gradients
+// counts, the shares that times `scale` would flush to zero (below
+// `nonzero_at`) or land subnormal (below `normal_at`), at the histogram's
+// resolution: a bin counts where its geometric middle falls, so the shares
+// are exact when no bin straddles a boundary (a power-of-two scale and a
+// format whose boundaries sit on binade edges, as FP16's and BF16's nearly do).
+struct FlushShares {
+    double flush = 0;
+    double subnormal = 0;
+    std::int64_t values = 0;  // the finite non-zero values counted
+};
+FlushShares scaled_flush_shares(const Log2Histogram& h, double scale, double nonzero_at, double normal_at);
 
 }  // namespace plab

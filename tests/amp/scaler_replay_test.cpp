@@ -73,5 +73,23 @@ TEST(ScalerReplay, ARecordsOwnSettingsGiveItsOwnTrajectory) {
     }
 }
 
+TEST(ScalerReplay, FlushSharesMoveWithTheScale) {
+    Log2Histogram h;
+    const auto bin_of = [](int log2) { return static_cast<std::size_t>((log2 - Log2Histogram::kLowExponent) * 4); };
+    h.bins[bin_of(-30)] = 10;  // values in [2^-30, 2^-29.75)
+    h.bins[bin_of(-20)] = 30;
+    h.bins[bin_of(-10)] = 60;
+    h.zeros = 7;  // zeros are no one's share
+    // FP16: below 2^-25 rounds to zero, below 2^-14 (less half a subnormal step) to a subnormal.
+    const double nonzero = std::ldexp(1.0, -25), normal = std::ldexp(1.0, -14) - std::ldexp(1.0, -25);
+    const FlushShares at1 = scaled_flush_shares(h, 1.0, nonzero, normal);
+    EXPECT_EQ(at1.values, 100);
+    EXPECT_DOUBLE_EQ(at1.flush, 0.1);
+    EXPECT_DOUBLE_EQ(at1.subnormal, 0.3);
+    const FlushShares at1024 = scaled_flush_shares(h, 1024.0, nonzero, normal);  // 2^-30 -> 2^-20, 2^-20 -> 2^-10
+    EXPECT_DOUBLE_EQ(at1024.flush, 0.0);
+    EXPECT_DOUBLE_EQ(at1024.subnormal, 0.1);
+}
+
 }  // namespace
 }  // namespace plab

@@ -3,6 +3,7 @@
 // trajectory, and other settings another; bad input exits 2 naming it.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <fstream>
@@ -123,6 +124,15 @@ TEST(ReplayCli, ALowerInitialScaleSkipsFewerStepsAndBadInputExitsTwo) {
     EXPECT_EQ(first_scale, 1024);
     EXPECT_LT(skipped, 15);  // the record's own settings skip 15 steps climbing down from 2^24
     EXPECT_NE(lower.err.find("under scaler.init_scale=1024"), std::string::npos) << lower.err;
+    // Histograms every 5 steps of 600: a smaller scale leaves more gradient values subnormal.
+    const auto shares = lower.err.find("gradient values flushed to zero / subnormal in fp16, over 120 histogram steps: ");
+    ASSERT_NE(shares, std::string::npos) << lower.err;
+    double was_flush = 0, was_sub = 0, will_flush = 0, will_sub = 0;
+    ASSERT_EQ(std::sscanf(lower.err.c_str() + lower.err.find("recorded ", shares), "recorded %lf%% / %lf%%, predicted %lf%% / %lf%%",
+                          &was_flush, &was_sub, &will_flush, &will_sub),
+              4)
+        << lower.err;
+    EXPECT_GT(will_sub, was_sub);
     EXPECT_EQ(not_scaler.exit_code, 2);
     EXPECT_NE(not_scaler.err.find("--set: 'optimizer.lr=0.1' is not a scaler setting"), std::string::npos);
     EXPECT_EQ(bad_value.exit_code, 2);

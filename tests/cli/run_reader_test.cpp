@@ -120,6 +120,32 @@ TEST(RunReader, ReadsBackEveryFieldOfEveryStepBitForBit) {
     }
     EXPECT_GT(events, 0) << "the run should exercise the scaler's events";
     EXPECT_EQ(run.histogram_lines, hist_steps);
+    EXPECT_TRUE(run.gradient_histograms.empty());  // not asked for
+}
+
+TEST(RunReader, SumsEachHistogramLinesGradientHistogramsOverLayers) {
+    const WrittenRun written = train_and_write("scaler-sawtooth", 30);
+    RunReadOptions options;
+    options.gradient_histograms = true;
+    const RecordedRun run = read_text(written.text, options);
+    std::size_t k = 0;
+    for (const StepRecord& r : written.steps) {
+        if (!r.histograms) continue;
+        ASSERT_LT(k, run.gradient_histograms.size());
+        Log2Histogram sum;
+        for (const LayerHistograms& layer : *r.histograms) {
+            for (int i = 0; i < Log2Histogram::kBins; ++i) sum.bins[i] += layer.grad_unscaled.bins[i];
+            sum.zeros += layer.grad_unscaled.zeros;
+            sum.nans += layer.grad_unscaled.nans;
+        }
+        EXPECT_EQ(run.gradient_histograms[k].first, r.step);
+        EXPECT_EQ(run.gradient_histograms[k].second.bins, sum.bins) << "step " << r.step;
+        EXPECT_EQ(run.gradient_histograms[k].second.zeros, sum.zeros);
+        EXPECT_EQ(run.gradient_histograms[k].second.nans, sum.nans);
+        ++k;
+    }
+    EXPECT_EQ(k, run.gradient_histograms.size());
+    EXPECT_GT(k, 0u);
 }
 
 TEST(RunReader, WithoutLayersKeepsTheStepFieldsAndReportsProgress) {

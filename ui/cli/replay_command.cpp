@@ -127,6 +127,32 @@ std::string scales_text(const std::vector<ReplayedStep>& steps) {
     return text;
 }
 
+std::string percent_text(double share) { return significant_text(100.0 * share, 3) + "%"; }
+
+// The shares of gradient values that flush to zero and land subnormal at
+// the recorded and at the predicted scales, averaged over the record's
+// histogram steps; empty when it has none.
+std::string flush_text(const RecordedRun& run, const std::vector<ReplayedStep>& steps, const FormatBoundaries& bounds,
+                       FormatId grad) {
+    std::map<std::int64_t, std::pair<float, float>> scales;  // step -> (recorded, predicted)
+    for (std::size_t i = 0; i < steps.size(); ++i) scales[steps[i].step] = {run.steps[i].scale, steps[i].event.scale_before};
+    FlushShares was, will;
+    int n = 0;
+    for (const auto& [step, hist] : run.gradient_histograms) {
+        const auto it = scales.find(step);
+        if (it == scales.end()) continue;
+        const FlushShares a = scaled_flush_shares(hist, it->second.first, bounds.nonzero.value, bounds.normal.value);
+        const FlushShares b = scaled_flush_shares(hist, it->second.second, bounds.nonzero.value, bounds.normal.value);
+        was.flush += a.flush, was.subnormal += a.subnormal, will.flush += b.flush, will.subnormal += b.subnormal;
+        ++n;
+    }
+    if (n == 0) return "";
+    return "  gradient values flushed to zero / subnormal in " + std::string(format_name(grad)) + ", over " +
+           std::to_string(n) + " histogram steps: recorded " + percent_text(was.flush / n) + " / " +
+           percent_text(was.subnormal / n) + ", predicted " + percent_text(will.flush / n) + " / " +
+           percent_text(will.subnormal / n) + "\n";
+}
+
 void write_records(std::ostream& out, const std::string& file, const ScalerConfig& candidate, FormatId grad,
                    const std::vector<ReplayedStep>& steps) {
     std::string buffer;
@@ -157,6 +183,7 @@ int run_replay(const ReplayOptions& o, std::ostream& records, std::ostream& log)
     if (!o.out.empty()) out_file.emplace(o.out);
     RunReadOptions read;
     read.layers = false;  // the gradient amax of each step is read all the same
+    read.gradient_histograms = true;
     const RecordedRun run = read_run_file(o.file, read);
     for (const std::string& w : run.warnings) log << "plab: " << w << '\n';
     if (run.steps.empty()) throw Error(o.file + ": a run record without steps: nothing to replay");
@@ -164,7 +191,8 @@ int run_replay(const ReplayOptions& o, std::ostream& records, std::ostream& log)
     const ScalerConfig recorded = config.scaler;
     apply_settings(config, o.settings);
     const FormatId grad = gradient_format(run, o.grad_format);
-    const RangeBoundary overflow = format_boundaries(grad).overflow;
+    const FormatBoundaries bounds = format_boundaries(grad);
+    const RangeBoundary overflow = bounds.overflow;
     const std::vector<ReplayedStep> steps =
         replay_scaler(recorded_steps(run, o.file), config.scaler, overflow.value, overflow.inclusive);
     write_records(out_file ? out_file->stream() : records, o.file, config.scaler, grad, steps);
@@ -185,7 +213,8 @@ int run_replay(const ReplayOptions& o, std::ostream& records, std::ostream& log)
         << "  predicted: " << will.text() << " (" << will.overflows - will.unscaled << " from the scale, "
         << will.unscaled << " not explained by it)\n"
         << "  steps at each predicted scale: " << scales_text(steps) << '\n'
-        << "  records: " << (o.out.empty() ? "standard output" : o.out) << '\n';
+        << flush_text(run, steps, bounds, grad) << "  records: " << (o.out.empty() ? "standard output" : o.out)
+        << '\n';
     return 0;
 }
 

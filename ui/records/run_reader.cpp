@@ -237,6 +237,35 @@ StepRecord read_step(const Json& line, const Place& at, const RecordedRun& run, 
     return r;
 }
 
+// A hist line's unscaled weight-gradient histograms, summed over its layers
+// (the layout of run_writer.cpp's write_histogram: bins from first_bin on).
+std::pair<std::int64_t, Log2Histogram> read_gradient_histogram(const Json& line, const Place& at) {
+    const Fields f(line, at, "");
+    Log2Histogram sum;
+    const Json& layers = f.required("layers");
+    if (!layers.is_array()) at.fail("layers", shown(layers) + " is not a list");
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const std::string path = "layers[" + std::to_string(i) + "].grad_unscaled";
+        const auto h = layers[i].is_object() ? layers[i].find("grad_unscaled") : layers[i].end();
+        if (!layers[i].is_object() || h == layers[i].end()) continue;
+        if (!h->is_object()) at.fail(path, shown(*h) + " is not an object");
+        const Fields hist(*h, at, path);
+        sum.zeros += hist.integer("zeros");
+        sum.nans += hist.integer("nans");
+        sum.pos_infs += hist.integer("pos_infs");
+        sum.neg_infs += hist.integer("neg_infs");
+        const std::int64_t first = hist.integer("first_bin");
+        const Json& bins = hist.required("bins");
+        if (!bins.is_array() || first < 0 || first + static_cast<std::int64_t>(bins.size()) > Log2Histogram::kBins)
+            at.fail(path + ".bins", "not a list of at most " + std::to_string(Log2Histogram::kBins) +
+                                        " bins from first_bin " + std::to_string(first));
+        for (std::size_t b = 0; b < bins.size(); ++b)
+            sum.bins[static_cast<std::size_t>(first) + b] +=
+                static_cast<std::uint32_t>(as_integer(bins[b], at, path + ".bins[" + std::to_string(b) + "]"));
+    }
+    return {f.integer("step"), sum};
+}
+
 RecordedNan read_nan(const Json& line, const Place& at) {
     const Fields f(line, at, "");
     RecordedNan n;
@@ -289,8 +318,10 @@ RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOp
             run.steps.push_back(read_step(line, at, run, options.layers));
             run.grad_amax.push_back(unscaled_gradient_amax(line, at));
         }
-        else if (kind == "hist")
+        else if (kind == "hist") {
             ++run.histogram_lines;
+            if (options.gradient_histograms) run.gradient_histograms.push_back(read_gradient_histogram(line, at));
+        }
         else if (kind == "nan")
             run.nans.push_back(read_nan(line, at));
         else if (kind == "edit" || kind == "run")

@@ -40,12 +40,16 @@ struct RecordedRun {
     // step without layer statistics.
     std::vector<float> grad_amax;
     std::int64_t histogram_lines = 0;
+    // With RunReadOptions::gradient_histograms: per "hist" line, its step and
+    // the sum over layers of the unscaled weight gradients' histograms.
+    std::vector<std::pair<std::int64_t, Log2Histogram>> gradient_histograms;
     std::vector<RecordedNan> nans;
     std::vector<std::string> warnings;
 };
 
 struct RunReadOptions {
     bool layers = true;  // per-layer statistics of every step (the largest part of a record)
+    bool gradient_histograms = false;  // RecordedRun::gradient_histograms
     // Called now and then with the bytes read so far.
     std::function<void(std::uint64_t bytes)> progress;
 };
