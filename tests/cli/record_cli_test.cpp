@@ -143,5 +143,30 @@ TEST(ReplayCli, ALowerInitialScaleSkipsFewerStepsAndBadInputExitsTwo) {
         << bad_format.err;
 }
 
+TEST(ReplayCli, SearchProposesSettingsWithinTheSkippedStepsAllowedAsCode) {
+    const std::filesystem::path dir = scratch_dir();
+    const std::string record = (dir / "run.jsonl").string();
+    ASSERT_EQ(run_plab("run --preset scaler-sawtooth --quiet --out '" + record + "'").exit_code, 0);
+    const Result r = run_plab("replay '" + record + "' --search --max-skipped 0.5");
+    const Result with_set = run_plab("replay '" + record + "' --search --set scaler.init_scale=2");
+    std::filesystem::remove_all(dir);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    int steps = 0, skipped = 0;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+        const auto j = nlohmann::json::parse(line);
+        if (j["type"] != "step") continue;
+        ++steps;
+        skipped += j["skipped"].get<bool>();
+    }
+    EXPECT_EQ(steps, 600);
+    EXPECT_LE(skipped, 3);  // 0.5% of 600: the records written are the proposal's
+    EXPECT_NE(r.err.find("skip at most 0.5% of the steps"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("scaler = torch.amp.GradScaler(\n    \"cuda\",\n    init_scale="), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("\"initial_scale_power\": "), std::string::npos) << r.err;
+    EXPECT_EQ(with_set.exit_code, 2);
+    EXPECT_NE(with_set.err.find("--search: proposes the settings itself; leave out --set"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace plab::cli_test

@@ -64,6 +64,8 @@ struct ReplayOptions {
     std::vector<std::string> settings;  // --set scaler.KEY=VALUE, in order
     std::string grad_format = "auto";   // auto|fp16|bf16|e4m3|e5m2
     std::string out;                    // empty: standard output
+    bool search = false;                // propose settings instead of replaying one
+    double max_skipped_percent = 1.0;   // with search: the most steps a proposal may skip
 };
 
 struct BenchOptions {

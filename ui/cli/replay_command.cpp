@@ -20,6 +20,7 @@
 #include "ui/cli/commands.h"
 #include "ui/records/json_line.h"
 #include "ui/records/output_file.h"
+#include "ui/present/scaler_snippet.h"
 #include "ui/records/run_reader.h"
 
 namespace plab {
@@ -175,6 +176,88 @@ void write_records(std::ostream& out, const std::string& file, const ScalerConfi
     out << buffer;
 }
 
+// One grid point of --search, replayed.
+struct Candidate {
+    ScalerConfig config;
+    std::vector<ReplayedStep> steps;
+    double skipped = 0;  // share of steps
+    double lost = 0;     // share of gradient values flushed or subnormal, over the histogram steps
+    double mean_log2_scale = 0;
+};
+
+double lost_share(const RecordedRun& run, const std::vector<ReplayedStep>& steps, const FormatBoundaries& bounds) {
+    std::map<std::int64_t, float> scale_at;
+    for (const ReplayedStep& s : steps) scale_at[s.step] = s.event.scale_before;
+    double lost = 0;
+    int n = 0;
+    for (const auto& [step, hist] : run.gradient_histograms) {
+        const auto it = scale_at.find(step);
+        if (it == scale_at.end()) continue;
+        const FlushShares f = scaled_flush_shares(hist, it->second, bounds.nonzero.value, bounds.normal.value);
+        lost += f.flush + f.subnormal;
+        ++n;
+    }
+    return n ? lost / n : 0.0;
+}
+
+// GradScaler's settings over a grid (init_scale 2^0..2^24, growth_interval
+// 50..5000, the record's factors), each replayed; the proposal loses the
+// fewest gradient values to the format's low end (flush or subnormal, from
+// the histograms; without them, the highest mean scale) among those that skip
+// at most max_skipped_percent of the steps.
+std::string search(const RecordedRun& run, const std::vector<RecordedScaleStep>& recorded, const ScalerConfig& base,
+                   const FormatBoundaries& bounds, double max_skipped_percent, ScalerConfig& best_config) {
+    std::vector<Candidate> fit;
+    for (int k = 0; k <= 24; ++k) {
+        for (int interval : {50, 100, 200, 500, 1000, 2000, 5000}) {
+            Candidate c;
+            c.config = base;
+            c.config.kind = ScalerKind::dynamic;
+            c.config.init_scale = std::ldexp(1.0f, k);
+            c.config.growth_interval = interval;
+            c.steps = replay_scaler(recorded, c.config, bounds.overflow.value, bounds.overflow.inclusive);
+            std::int64_t skipped = 0;
+            for (const ReplayedStep& s : c.steps) {
+                skipped += s.event.skipped;
+                c.mean_log2_scale += s.event.scale_before > 0 ? std::log2(s.event.scale_before) : -150.0;
+            }
+            c.skipped = static_cast<double>(skipped) / static_cast<double>(c.steps.size());
+            c.mean_log2_scale /= static_cast<double>(c.steps.size());
+            if (100.0 * c.skipped > max_skipped_percent) continue;
+            c.lost = lost_share(run, c.steps, bounds);
+            fit.push_back(std::move(c));
+        }
+    }
+    if (fit.empty())
+        throw Error("--max-skipped: no setting of the grid skips at most " + significant_text(max_skipped_percent, 3) +
+                    "% of the steps; allow more (--max-skipped PERCENT)");
+    const bool by_histograms = !run.gradient_histograms.empty();
+    std::stable_sort(fit.begin(), fit.end(), [&](const Candidate& a, const Candidate& b) {
+        if (by_histograms && a.lost != b.lost) return a.lost < b.lost;
+        if (a.mean_log2_scale != b.mean_log2_scale) return a.mean_log2_scale > b.mean_log2_scale;
+        return a.skipped < b.skipped;
+    });
+    best_config = fit.front().config;
+    std::string text = "  the grid: init_scale 2^0..2^24 x growth_interval 50..5000 (growth " +
+                       shortest_text(base.growth_factor) + ", backoff " + shortest_text(base.backoff_factor) +
+                       "), " + std::to_string(fit.size()) + " of 175 skip at most " +
+                       significant_text(max_skipped_percent, 3) + "% of the steps; the best of them, " +
+                       (by_histograms ? "fewest gradient values flushed or subnormal first"
+                                      : "highest mean scale first (the record has no histograms)") + ":\n";
+    for (std::size_t i = 0; i < fit.size() && i < 5; ++i) {
+        const Candidate& c = fit[i];
+        text += "    init_scale " + power_of_two_text(c.config.init_scale) + ", growth_interval " +
+                std::to_string(c.config.growth_interval) + ": skips " + percent_text(c.skipped) +
+                (by_histograms ? ", loses " + percent_text(c.lost) : std::string()) + ", mean scale 2^" +
+                significant_text(c.mean_log2_scale, 3) + "\n";
+    }
+    const ScalerSnippet torch = pytorch_grad_scaler(best_config), deepspeed = deepspeed_fp16_block(best_config);
+    text += "  proposal, for PyTorch:\n" + torch.code + (torch.note.empty() ? "" : "# " + torch.note + "\n");
+    text += "  and as a DeepSpeed \"fp16\" block:\n" + deepspeed.code + "\n" +
+            (deepspeed.note.empty() ? "" : "  (" + deepspeed.note + ")\n");
+    return text;
+}
+
 }  // namespace
 
 int run_replay(const ReplayOptions& o, std::ostream& records, std::ostream& log) {
@@ -193,8 +276,14 @@ int run_replay(const ReplayOptions& o, std::ostream& records, std::ostream& log)
     const FormatId grad = gradient_format(run, o.grad_format);
     const FormatBoundaries bounds = format_boundaries(grad);
     const RangeBoundary overflow = bounds.overflow;
+    const std::vector<RecordedScaleStep> recorded_scale = recorded_steps(run, o.file);
+    std::string proposal;
+    if (o.search) {
+        if (!o.settings.empty()) throw Error("--search: proposes the settings itself; leave out --set");
+        proposal = search(run, recorded_scale, config.scaler, bounds, o.max_skipped_percent, config.scaler);
+    }
     const std::vector<ReplayedStep> steps =
-        replay_scaler(recorded_steps(run, o.file), config.scaler, overflow.value, overflow.inclusive);
+        replay_scaler(recorded_scale, config.scaler, overflow.value, overflow.inclusive);
     write_records(out_file ? out_file->stream() : records, o.file, config.scaler, grad, steps);
     if (out_file) out_file->commit();
 
@@ -206,6 +295,9 @@ int run_replay(const ReplayOptions& o, std::ostream& records, std::ostream& log)
     }
     std::string changes;
     for (const std::string& s : o.settings) changes += (changes.empty() ? "" : " ") + s;
+    if (o.search)
+        changes = "the proposal, init_scale=" + shortest_text(config.scaler.init_scale) +
+                  " growth_interval=" + std::to_string(config.scaler.growth_interval);
     log << (run.name.empty() ? "run" : run.name) << ": " << steps.size() << " steps replayed in "
         << format_name(grad) << " gradients under "
         << (changes.empty() || config.scaler == recorded ? "the record's own scaler settings" : changes) << '\n'
@@ -213,8 +305,8 @@ int run_replay(const ReplayOptions& o, std::ostream& records, std::ostream& log)
         << "  predicted: " << will.text() << " (" << will.overflows - will.unscaled << " from the scale, "
         << will.unscaled << " not explained by it)\n"
         << "  steps at each predicted scale: " << scales_text(steps) << '\n'
-        << flush_text(run, steps, bounds, grad) << "  records: " << (o.out.empty() ? "standard output" : o.out)
-        << '\n';
+        << flush_text(run, steps, bounds, grad) << proposal
+        << "  records: " << (o.out.empty() ? "standard output" : o.out) << '\n';
     return 0;
 }
 
@@ -235,6 +327,7 @@ void add_replay_command(CLI::App& app) {
         "Examples:\n"
         "  plab replay run.jsonl --set scaler.init_scale=1024 --out replay.jsonl\n"
         "  plab replay run.jsonl --set scaler.growth_interval=200 --set scaler.backoff_factor=0.25\n"
+        "  plab replay run.jsonl --search --max-skipped 0.5    proposes settings, with the code to paste\n"
         "Exit codes: 0 done; 2 bad input (the message names the field or the record's line); 4 the records\n"
         "could not be written.");
     cmd->add_option("FILE", options->file, "The run record (JSON Lines)")->required();
@@ -244,6 +337,14 @@ void add_replay_command(CLI::App& app) {
                         " (auto: the record's recipe; FP16 for a PyTorch record)")
         ->default_str("auto");
     cmd->add_option("--out", options->out, "Write the predicted records to FILE (default: standard output)");
+    cmd->add_flag("--search", options->search,
+                  "Propose settings: a grid of init_scale and growth_interval replayed, the proposal the one that "
+                  "loses the fewest gradient values to underflow within --max-skipped, as a GradScaler call and a "
+                  "DeepSpeed \"fp16\" block; its trajectory is what gets written");
+    cmd->add_option("--max-skipped", options->max_skipped_percent,
+                    "With --search: the most steps a proposal may skip, in percent (0..100)")
+        ->default_str("1")
+        ->check(CLI::Range(0.0, 100.0));
     cmd->callback([options] { run_replay(*options, std::cout, std::cerr); });
 }
 
