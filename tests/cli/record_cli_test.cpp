@@ -56,14 +56,30 @@ TEST(SummaryCli, ANonRecordExitsTwoNamingTheLine) {
     EXPECT_NE(missing.err.find("cannot be opened for reading"), std::string::npos) << missing.err;
 }
 
-std::vector<nlohmann::json> step_lines(const std::string& path) {
+// The "step" lines of JSON Lines text.
+std::vector<nlohmann::json> steps_in(std::istream& in) {
     std::vector<nlohmann::json> steps;
-    std::ifstream in(path);
     for (std::string line; std::getline(in, line);) {
         nlohmann::json j = nlohmann::json::parse(line);
         if (j["type"] == "step") steps.push_back(j);
     }
     return steps;
+}
+
+std::vector<nlohmann::json> step_lines(const std::string& path) {
+    std::ifstream in(path);
+    return steps_in(in);
+}
+
+std::vector<nlohmann::json> printed_steps(const std::string& out) {
+    std::istringstream in(out);
+    return steps_in(in);
+}
+
+int skipped_steps(const std::vector<nlohmann::json>& steps) {
+    int n = 0;
+    for (const auto& s : steps) n += s["skipped"].get<bool>();
+    return n;
 }
 
 // Each shipped preset whose scaler moves or overflows: trained, then replayed
@@ -113,16 +129,10 @@ TEST(ReplayCli, ALowerInitialScaleSkipsFewerStepsAndBadInputExitsTwo) {
     const Result bad_format = run_plab("replay '" + record + "' --grad-format fp64");
     std::filesystem::remove_all(dir);
     ASSERT_EQ(lower.exit_code, 0) << lower.err;
-    int skipped = 0, first_scale = 0;
-    std::istringstream lines(lower.out);
-    for (std::string line; std::getline(lines, line);) {
-        const auto j = nlohmann::json::parse(line);
-        if (j["type"] != "step") continue;
-        skipped += j["skipped"].get<bool>();
-        if (j["step"] == 1) first_scale = j["scale"].get<int>();
-    }
-    EXPECT_EQ(first_scale, 1024);
-    EXPECT_LT(skipped, 15);  // the record's own settings skip 15 steps climbing down from 2^24
+    const auto steps = printed_steps(lower.out);
+    ASSERT_FALSE(steps.empty());
+    EXPECT_EQ(steps[0]["scale"], 1024);
+    EXPECT_LT(skipped_steps(steps), 15);  // the record's own settings skip 15 steps climbing down from 2^24
     EXPECT_NE(lower.err.find("under scaler.init_scale=1024"), std::string::npos) << lower.err;
     // Histograms every 5 steps of 600: a smaller scale leaves more gradient values subnormal.
     const auto shares = lower.err.find("gradient values flushed to zero / subnormal in fp16, over 120 histogram steps: ");
@@ -151,16 +161,9 @@ TEST(ReplayCli, SearchProposesSettingsWithinTheSkippedStepsAllowedAsCode) {
     const Result with_set = run_plab("replay '" + record + "' --search --set scaler.init_scale=2");
     std::filesystem::remove_all(dir);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    int steps = 0, skipped = 0;
-    std::istringstream lines(r.out);
-    for (std::string line; std::getline(lines, line);) {
-        const auto j = nlohmann::json::parse(line);
-        if (j["type"] != "step") continue;
-        ++steps;
-        skipped += j["skipped"].get<bool>();
-    }
-    EXPECT_EQ(steps, 600);
-    EXPECT_LE(skipped, 3);  // 0.5% of 600: the records written are the proposal's
+    const auto steps = printed_steps(r.out);
+    EXPECT_EQ(steps.size(), 600u);
+    EXPECT_LE(skipped_steps(steps), 3);  // 0.5% of 600: the records written are the proposal's
     EXPECT_NE(r.err.find("skip at most 0.5% of the steps"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("scaler = torch.amp.GradScaler(\n    \"cuda\",\n    init_scale="), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("\"initial_scale_power\": "), std::string::npos) << r.err;
