@@ -14,21 +14,13 @@
 #include "engine/train/fp8_step.h"
 #include "engine/train/model_size.h"
 #include "engine/train/preset_io.h"
+#include "engine/train/run_seeds.h"
 
 namespace plab {
 
 
 namespace {
 
-// Seeds of the run's random streams, all derived from the one seed.
-std::uint64_t data_seed(std::uint64_t seed) { return seed; }
-std::uint64_t init_seed(std::uint64_t seed) { return seed ^ 0x9e3779b97f4a7c15ull; }
-std::uint64_t batch_seed(std::uint64_t seed) { return seed ^ 0xc2b2ae3d27d4eb4full; }
-
-DatasetSpec seeded(DatasetSpec spec, std::uint64_t seed) {
-    spec.seed = data_seed(seed);
-    return spec;
-}
 
 MlpSpec mlp_spec(const RunConfig& c, const Dataset& data, bool twin) {
     MlpSpec spec;

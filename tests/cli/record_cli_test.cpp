@@ -3,6 +3,7 @@
 // trajectory, and other settings another; bad input exits 2 naming it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -169,6 +170,28 @@ TEST(ReplayCli, SearchProposesSettingsWithinTheSkippedStepsAllowedAsCode) {
     EXPECT_NE(r.err.find("\"initial_scale_power\": "), std::string::npos) << r.err;
     EXPECT_EQ(with_set.exit_code, 2);
     EXPECT_NE(with_set.err.find("--search: proposes the settings itself; leave out --set"), std::string::npos);
+}
+
+TEST(ExportInitCli, WritesTheStartingPointOfAPlainMlpAndRefusesOthers) {
+    const std::filesystem::path dir = scratch_dir();
+    const Result mlp = run_plab("run --preset spirals-fp32 --steps 3 --quiet --export-init '" + (dir / "init").string() +
+                                "' --out '" + (dir / "run.jsonl").string() + "'");
+    const Result attention = run_plab("run --preset attention-softmax-overflow --steps 1 --quiet --export-init '" +
+                                      (dir / "other").string() + "'");
+    std::vector<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "init")) files.push_back(e.path().filename().string());
+    std::sort(files.begin(), files.end());
+    const std::string batches = slurp(dir / "init" / "batches.npy");
+    std::filesystem::remove_all(dir);
+    ASSERT_EQ(mlp.exit_code, 0) << mlp.err;
+    EXPECT_EQ(files, (std::vector<std::string>{"batches.npy", "fc1.bias.npy", "fc1.weight.npy", "fc2.bias.npy",
+                                               "fc2.weight.npy", "fc3.bias.npy", "fc3.weight.npy", "train_x.npy",
+                                               "train_y.npy"}));
+    ASSERT_EQ(batches.size(), 128u + 3u * 128u * 4u);  // a 128-byte .npy header, then 3 steps x 128 int32 rows
+    EXPECT_EQ(batches.substr(0, 6), "\x93NUMPY");
+    EXPECT_NE(batches.find("'shape': (3,128)"), std::string::npos) << batches.substr(0, 128);
+    EXPECT_EQ(attention.exit_code, 2);
+    EXPECT_NE(attention.err.find("--export-init: exports plain MLPs only"), std::string::npos) << attention.err;
 }
 
 }  // namespace

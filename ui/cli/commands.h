@@ -51,6 +51,7 @@ struct RunOptions {
     bool dump_preset = false;
     bool timing = false;
     bool quiet = false;
+    std::string export_init;  // a folder for the initial state as NumPy files (init_export.h); empty: none
 };
 
 struct ScenarioOptions {

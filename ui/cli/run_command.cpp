@@ -21,6 +21,7 @@
 #include "engine/train/trainer.h"
 #include "ui/cli/commands.h"
 #include "ui/cli/interrupt.h"
+#include "ui/records/init_export.h"
 #include "ui/records/output_file.h"
 #include "ui/cli/progress_bar.h"
 #include "ui/cli/run_summary.h"
@@ -118,6 +119,7 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
     }
     const std::unique_ptr<Backend> backend = make_run_backend(o.backend);
     Trainer trainer(*backend, config, {.trace_nan = o.trace_nan});
+    if (!o.export_init.empty()) export_initial_state(trainer, *backend, config, o.export_init);
     const auto writer = make_run_writer(o.format, records);
     writer->header(make_run_header(trainer, *backend));
     ProgressBar bar(log, config.steps, progress);
@@ -224,6 +226,10 @@ void add_run_command(CLI::App& app) {
                   "With --trace-nan: report, then keep training to the last step (still exit 3)");
     cmd->add_flag("--dump-preset", options->dump_preset, "Print the fully resolved preset as JSON and exit");
     cmd->add_flag("--timing", options->timing, "Add each step's wall time (time_us) to its record");
+    cmd->add_option("--export-init", options->export_init,
+                    "Also write the run's starting point into folder DIR as NumPy files: each layer's initial "
+                    "weight and bias, the training set and every batch's rows (plain MLPs; docs/telemetry.md)")
+        ->type_name("DIR");
     cmd->add_flag("--quiet", options->quiet, "No summary on standard error");
     cmd->callback([options, raw, out] {
         parse_raw_options(*raw, *options);

@@ -1,0 +1,21 @@
+#pragma once
+// The seeds of a run's random streams, all derived from its one seed: the
+// data set, the initial weights, the order batches visit the rows. The
+// trainer draws from them, and so does anything that must reproduce its
+// draws outside it (plab run --export-init).
+#include <cstdint>
+
+#include "engine/data/dataset.h"
+
+namespace plab {
+
+inline std::uint64_t data_seed(std::uint64_t seed) { return seed; }
+inline std::uint64_t init_seed(std::uint64_t seed) { return seed ^ 0x9e3779b97f4a7c15ull; }
+inline std::uint64_t batch_seed(std::uint64_t seed) { return seed ^ 0xc2b2ae3d27d4eb4full; }
+
+inline DatasetSpec seeded(DatasetSpec spec, std::uint64_t seed) {
+    spec.seed = data_seed(seed);
+    return spec;
+}
+
+}  // namespace plab
