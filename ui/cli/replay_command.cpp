@@ -33,8 +33,7 @@ constexpr const char* kGradFormats = "auto|fp16|bf16|e4m3|e5m2";
 
 // The record's own scaler settings: its config's "scaler" object over the
 // lab's defaults (a PyTorch record holds little else).
-RunConfig recorded_scaler(const RecordedRun& run, const std::string& label) {
-    const Json config = Json::parse(run.config_json);
+RunConfig recorded_scaler(const Json& config, const std::string& label) {
     const auto scaler = config.find("scaler");
     if (scaler == config.end()) throw Error(label + ": the record's config has no scaler settings to replay from");
     return parse_run_config(Json{{"scaler", *scaler}}.dump(), label + " (its scaler settings)");
@@ -42,14 +41,13 @@ RunConfig recorded_scaler(const RecordedRun& run, const std::string& label) {
 
 // The format the record's gradients are held in: its recipe's, FP16 for a
 // PyTorch record (GradScaler's format) unless --grad-format says otherwise.
-FormatId gradient_format(const RecordedRun& run, const std::string& choice) {
+FormatId gradient_format(const Json& config, const std::string& choice) {
     if (choice != "auto") {
         const std::optional<FormatId> f = parse_format(choice);
         if (!f || (*f != FormatId::fp16 && *f != FormatId::bf16 && *f != FormatId::e4m3 && *f != FormatId::e5m2))
             throw Error("--grad-format: '" + choice + "' is not a gradient format; allowed: " + kGradFormats);
         return *f;
     }
-    const Json config = Json::parse(run.config_json);
     const std::string recipe = config.value("precision", Json::object()).value("recipe", std::string());
     if (recipe == "amp-bf16") return FormatId::bf16;
     if (recipe == "fp8") return FormatId::e5m2;
@@ -130,40 +128,62 @@ std::string scales_text(const std::vector<ReplayedStep>& steps) {
 
 std::string percent_text(double share) { return significant_text(100.0 * share, 3) + "%"; }
 
-// The shares of gradient values that flush to zero and land subnormal at
-// the recorded and at the predicted scales, averaged over the record's
-// histogram steps; empty when it has none.
-std::string flush_text(const RecordedRun& run, const std::vector<ReplayedStep>& steps, const FormatBoundaries& bounds,
-                       FormatId grad) {
-    std::map<std::int64_t, std::pair<float, float>> scales;  // step -> (recorded, predicted)
-    for (std::size_t i = 0; i < steps.size(); ++i) scales[steps[i].step] = {run.steps[i].scale, steps[i].event.scale_before};
-    FlushShares was, will;
-    int n = 0;
+// The flush and subnormal shares of the record's gradient histograms, each
+// at the scale its step ran with (`scale_at`), averaged over the histogram
+// steps (none: the record has no histograms).
+struct AveragedShares {
+    double flush = 0;
+    double subnormal = 0;
+    int steps = 0;
+};
+
+AveragedShares mean_flush_shares(const RecordedRun& run, const std::map<std::int64_t, float>& scale_at,
+                                 const FormatBoundaries& bounds) {
+    AveragedShares mean;
     for (const auto& [step, hist] : run.gradient_histograms) {
-        const auto it = scales.find(step);
-        if (it == scales.end()) continue;
-        const FlushShares a = scaled_flush_shares(hist, it->second.first, bounds.nonzero.value, bounds.normal.value);
-        const FlushShares b = scaled_flush_shares(hist, it->second.second, bounds.nonzero.value, bounds.normal.value);
-        was.flush += a.flush, was.subnormal += a.subnormal, will.flush += b.flush, will.subnormal += b.subnormal;
-        ++n;
+        const auto it = scale_at.find(step);
+        if (it == scale_at.end()) continue;
+        const FlushShares f = scaled_flush_shares(hist, it->second, bounds.nonzero.value, bounds.normal.value);
+        mean.flush += f.flush;
+        mean.subnormal += f.subnormal;
+        ++mean.steps;
     }
-    if (n == 0) return "";
-    return "  gradient values flushed to zero / subnormal in " + std::string(format_name(grad)) + ", over " +
-           std::to_string(n) + " histogram steps: recorded " + percent_text(was.flush / n) + " / " +
-           percent_text(was.subnormal / n) + ", predicted " + percent_text(will.flush / n) + " / " +
-           percent_text(will.subnormal / n) + "\n";
+    if (mean.steps > 0) {
+        mean.flush /= mean.steps;
+        mean.subnormal /= mean.steps;
+    }
+    return mean;
 }
 
-void write_records(std::ostream& out, const std::string& file, const ScalerConfig& candidate, FormatId grad,
+std::map<std::int64_t, float> predicted_scales(const std::vector<ReplayedStep>& steps) {
+    std::map<std::int64_t, float> at;
+    for (const ReplayedStep& s : steps) at[s.step] = s.event.scale_before;
+    return at;
+}
+
+// The shares of gradient values that flush to zero and land subnormal at
+// the recorded and at the predicted scales; empty without histograms.
+std::string flush_text(const RecordedRun& run, const std::vector<ReplayedStep>& steps, const FormatBoundaries& bounds,
+                       FormatId grad) {
+    std::map<std::int64_t, float> recorded;
+    for (const StepRecord& r : run.steps) recorded[r.step] = r.scale;
+    const AveragedShares was = mean_flush_shares(run, recorded, bounds);
+    const AveragedShares will = mean_flush_shares(run, predicted_scales(steps), bounds);
+    if (will.steps == 0) return "";
+    return "  gradient values flushed to zero / subnormal in " + std::string(format_name(grad)) + ", over " +
+           std::to_string(will.steps) + " histogram steps: recorded " + percent_text(was.flush) + " / " +
+           percent_text(was.subnormal) + ", predicted " + percent_text(will.flush) + " / " +
+           percent_text(will.subnormal) + "\n";
+}
+
+// The header names the candidate's scaler settings as a preset writes them.
+void write_records(std::ostream& out, const std::string& file, const RunConfig& candidate, FormatId grad,
                    const std::vector<ReplayedStep>& steps) {
     std::string buffer;
     {
         JsonLine j(buffer);
         j.string("type", "replay").integer("version", 1).string("record", file).string("grad_format", format_name(grad));
-        j.begin_object("scaler").string("kind", scaler_kind_name(candidate.kind)).number("init_scale", candidate.init_scale)
-            .number("growth_factor", candidate.growth_factor).number("backoff_factor", candidate.backoff_factor)
-            .integer("growth_interval", candidate.growth_interval).integer("hysteresis", candidate.hysteresis)
-            .number("min_scale", candidate.min_scale).number("max_scale", candidate.max_scale).end_object();
+        j.raw("scaler", nlohmann::ordered_json::parse(run_config_to_json(candidate, false))["scaler"].dump());
     }
     for (const ReplayedStep& s : steps) {
         JsonLine j(buffer);
@@ -184,21 +204,6 @@ struct Candidate {
     double lost = 0;     // share of gradient values flushed or subnormal, over the histogram steps
     double mean_log2_scale = 0;
 };
-
-double lost_share(const RecordedRun& run, const std::vector<ReplayedStep>& steps, const FormatBoundaries& bounds) {
-    std::map<std::int64_t, float> scale_at;
-    for (const ReplayedStep& s : steps) scale_at[s.step] = s.event.scale_before;
-    double lost = 0;
-    int n = 0;
-    for (const auto& [step, hist] : run.gradient_histograms) {
-        const auto it = scale_at.find(step);
-        if (it == scale_at.end()) continue;
-        const FlushShares f = scaled_flush_shares(hist, it->second, bounds.nonzero.value, bounds.normal.value);
-        lost += f.flush + f.subnormal;
-        ++n;
-    }
-    return n ? lost / n : 0.0;
-}
 
 // GradScaler's settings over a grid (init_scale 2^0..2^24, growth_interval
 // 50..5000, the record's factors), each replayed; the proposal loses the
@@ -224,7 +229,8 @@ std::string search(const RecordedRun& run, const std::vector<RecordedScaleStep>&
             c.skipped = static_cast<double>(skipped) / static_cast<double>(c.steps.size());
             c.mean_log2_scale /= static_cast<double>(c.steps.size());
             if (100.0 * c.skipped > max_skipped_percent) continue;
-            c.lost = lost_share(run, c.steps, bounds);
+            const AveragedShares lost = mean_flush_shares(run, predicted_scales(c.steps), bounds);
+            c.lost = lost.flush + lost.subnormal;
             fit.push_back(std::move(c));
         }
     }
@@ -270,10 +276,11 @@ int run_replay(const ReplayOptions& o, std::ostream& records, std::ostream& log)
     const RecordedRun run = read_run_file(o.file, read);
     for (const std::string& w : run.warnings) log << "plab: " << w << '\n';
     if (run.steps.empty()) throw Error(o.file + ": a run record without steps: nothing to replay");
-    RunConfig config = recorded_scaler(run, o.file);
+    const Json recorded_config = Json::parse(run.config_json);
+    RunConfig config = recorded_scaler(recorded_config, o.file);
     const ScalerConfig recorded = config.scaler;
     apply_settings(config, o.settings);
-    const FormatId grad = gradient_format(run, o.grad_format);
+    const FormatId grad = gradient_format(recorded_config, o.grad_format);
     const FormatBoundaries bounds = format_boundaries(grad);
     const RangeBoundary overflow = bounds.overflow;
     const std::vector<RecordedScaleStep> recorded_scale = recorded_steps(run, o.file);
@@ -284,7 +291,7 @@ int run_replay(const ReplayOptions& o, std::ostream& records, std::ostream& log)
     }
     const std::vector<ReplayedStep> steps =
         replay_scaler(recorded_scale, config.scaler, overflow.value, overflow.inclusive);
-    write_records(out_file ? out_file->stream() : records, o.file, config.scaler, grad, steps);
+    write_records(out_file ? out_file->stream() : records, o.file, config, grad, steps);
     if (out_file) out_file->commit();
 
     Counts was, will;

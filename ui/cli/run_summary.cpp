@@ -21,7 +21,7 @@ void RunTotals::add(const StepRecord& r) {
 }
 
 std::string run_summary(const std::string& name, bool twin, const RunTotals& t, const std::string& headline,
-                        const std::string& records) {
+                        const std::string& records, const std::string& more) {
     std::string s = name + ": " + headline + "\n";
     s += "  loss " + significant_text(t.last.loss, 4);
     if (twin) s += " (FP32 twin " + significant_text(t.last.loss_ref, 4) + ")";
@@ -30,7 +30,7 @@ std::string run_summary(const std::string& name, bool twin, const RunTotals& t, 
     s += "\n  loss scale " + power_of_two_text(t.last.scale_after) + ", " + std::to_string(t.overflows) +
          " overflows, " + std::to_string(t.skipped) + " skipped steps, " + std::to_string(t.backoffs) +
          " backoffs, " + std::to_string(t.growths) + " growths\n";
-    s += "  records: " + records + "\n";
+    s += more + "  records: " + records + "\n";
     return s;
 }
 

@@ -20,8 +20,9 @@ struct RunTotals {
 };
 
 // `headline`: the first line after the run's name ("600 steps in 0.4 s
-// (1500 steps/s) on CPU (exact emulation)"); `records`: where they are.
+// (1500 steps/s) on CPU (exact emulation)"); `records`: where they are;
+// `more`: lines to add before that one, each ending in a newline.
 std::string run_summary(const std::string& name, bool twin, const RunTotals& t, const std::string& headline,
-                        const std::string& records);
+                        const std::string& records, const std::string& more = "");
 
 }  // namespace plab

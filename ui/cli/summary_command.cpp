@@ -47,13 +47,9 @@ std::string summarise_record(const std::string& path, std::ostream& log, bool pr
     for (const StepRecord& r : run.steps) totals.add(r);
     std::string headline = std::to_string(run.steps.size()) + " steps on " + run.backend;
     if (!run.source.empty()) headline += ", recorded by " + run.source;
-    std::string text = run_summary(run.name.empty() ? "run" : run.name, run.twin, totals, headline,
-                                   path + " (" + std::to_string(run.histogram_lines) + " histogram lines)");
-    if (!run.nans.empty()) {
-        const std::string tail = text.substr(text.rfind("  records: "));
-        text = text.substr(0, text.size() - tail.size()) + first_non_finite(run.nans.front()) + tail;
-    }
-    return text;
+    return run_summary(run.name.empty() ? "run" : run.name, run.twin, totals, headline,
+                       path + " (" + std::to_string(run.histogram_lines) + " histogram lines)",
+                       run.nans.empty() ? "" : first_non_finite(run.nans.front()));
 }
 
 void add_summary_command(CLI::App& app) {
