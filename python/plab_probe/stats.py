@@ -209,6 +209,7 @@ def log2_histogram_views(x: torch.Tensor, divisors) -> list:
     """log2_histogram of x for each divisor. Divisors whose bin edges differ
     by whole binades (powers of two apart) share one scan."""
     by_edges = {}
+    special = None  # (zeros, Inf, +Inf), counted once for every view, when some view needs it
     out = []
     for d in divisors:
         offset, significand_min = histogram_edges(float(d))
@@ -227,11 +228,13 @@ def log2_histogram_views(x: torch.Tensor, divisors) -> list:
                 bins[min(max(4 * (e - 127) + offset + above - 1, 0), BINS - 1)] += counts[u]
         # Zeros and subnormals (E = 0) share u's first five slots, Inf and
         # NaN (E = 255) its last: told apart only when there are any.
-        tiny, special = sum(counts[:5]), sum(counts[5 * 255:])
-        zeros, infs, pos_infs = _special_counts(x) if tiny or special else (0, 0, 0)
+        tiny, non_finite = sum(counts[:5]), sum(counts[5 * 255:])
+        if (tiny or non_finite) and special is None:
+            special = _special_counts(x)
+        zeros, infs, pos_infs = special if tiny or non_finite else (0, 0, 0)
         if tiny > zeros:
             _subnormal_bins(x, offset, significand_min, bins)
-        out.append({"zeros": zeros, "nans": special - infs, "pos_infs": pos_infs, "neg_infs": infs - pos_infs,
+        out.append({"zeros": zeros, "nans": non_finite - infs, "pos_infs": pos_infs, "neg_infs": infs - pos_infs,
                     "bins": bins})
     return out
 
