@@ -9,6 +9,7 @@
 #include <memory>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "engine/common/error.h"
 #include "engine/train/preset_io.h"
@@ -29,6 +30,8 @@ struct Options {
     bool help_overlay = false;
     std::string size = "1600x1000";
     std::string screenshot;
+    std::string open;
+    std::vector<std::string> what_if;
 };
 
 std::string keys_text() {
@@ -81,6 +84,13 @@ int main(int argc, char** argv) {
     cli.add_option("--steps", o.steps, "Steps to train at start (with --screenshot: before the capture)")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{10000000}));
     cli.add_flag("--play", o.play, "Start training at once (as if Space was pressed)");
+    CLI::Option* open = cli.add_option("--open", o.open,
+                                       "Show a run record (plab run --out, the workbench's export, or a PyTorch run "
+                                       "recorded by plab_probe) in place of training a preset");
+    cli.add_option("--what-if", o.what_if,
+                   "With --open: replay the record's loss scaler with this scaler setting, e.g. "
+                   "scaler.init_scale=1024 (repeatable)")
+        ->needs(open);
     cli.add_flag("--projector", o.projector, "Start in projector mode: large fonts, thick lines (key P toggles)");
     cli.add_flag("--help-overlay", o.help_overlay, "Start with the key help shown (key H toggles)");
     cli.add_option("--size", o.size, "Window size WIDTHxHEIGHT, 320x240 to 8192x8192 (default 1600x1000)");
@@ -91,6 +101,7 @@ int main(int argc, char** argv) {
                "  precision-lab-imgui --preset scaler-sawtooth --play        train at once\n"
                "  precision-lab-imgui --preset overflow-nan --steps 60       open on the first NaN's diagnosis\n"
                "  precision-lab-imgui --steps 600 --screenshot shot.png      train, render shot.png, exit\n"
+               "  precision-lab-imgui --open run.jsonl                       a recorded run (docs/probe.md)\n"
                "  xvfb-run -a -s \"-screen 0 1600x1000x24\" precision-lab-imgui --steps 600 --screenshot shot.png\n"
                "                                                             the same without a display\n"
                "\nExit codes: 0 done; 2 bad input (the message names the option or preset field);\n"
@@ -113,6 +124,10 @@ int main(int argc, char** argv) {
         std::cerr << "precision-lab-imgui: --screenshot: '" << o.screenshot << "' must end in .png (PNG is the only format)\n";
         return kBadInput;
     }
+    if (!o.open.empty() && (o.steps > 0 || o.play)) {
+        std::cerr << "precision-lab-imgui: --open shows a recorded run: it takes no --steps or --play\n";
+        return kBadInput;
+    }
     plab::RunConfig config;
     try {
         config = plab::load_preset(o.preset);
@@ -132,6 +147,10 @@ int main(int argc, char** argv) {
         plab::imgui::LiveApp app(o.preset, config, window->fonts());
         app.set_projector(o.projector);
         app.show_help(o.help_overlay);
+        if (!o.open.empty()) {
+            app.open_record(o.open);
+            if (!o.what_if.empty()) app.set_what_if(o.what_if);
+        }
         if (o.steps > 0) app.session().step(o.steps);
         if (!o.screenshot.empty()) {
             app.session().wait_until_idle();

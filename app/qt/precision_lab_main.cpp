@@ -35,6 +35,8 @@ struct Options {
     std::int64_t fork_at = -1;
     std::vector<std::string> fork_set;
     std::int64_t after_fork = 0;
+    std::string open;
+    std::vector<std::string> what_if;
 };
 
 QString panel_ids(const plab::qt::MainWindow& w) {
@@ -138,6 +140,13 @@ int main(int argc, char** argv) {
     CLI::Option* screenshot =
         cli.add_option("--screenshot", o.screenshot, "Render into this image file (PNG, ...) and exit");
     cli.add_option("--panel", o.panel, "With --screenshot: only this panel (histograms|scale|loss|bits|divergence|events|nan|decision|scenario|speed)");
+    CLI::Option* open = cli.add_option("--open", o.open,
+                                       "Open a run record (plab run --out, File > Export run, or a PyTorch run "
+                                       "recorded by plab_probe) in place of training a preset");
+    cli.add_option("--what-if", o.what_if,
+                   "With --open: replay the record's loss scaler with this scaler setting, e.g. "
+                   "scaler.init_scale=1024 (repeatable), drawn over the recorded trajectory")
+        ->needs(open);
     cli.add_flag("--dark", o.dark, "Dark theme");
     CLI::Option* fork = cli.add_option("--fork", o.fork_at, "With --screenshot: fork the run at this step (<= --steps)")
                             ->check(CLI::NonNegativeNumber);
@@ -152,6 +161,8 @@ int main(int argc, char** argv) {
         "  precision-lab --preset scaler-sawtooth --steps 300     open after 300 steps\n"
         "  precision-lab --steps 600 --screenshot shot.png        train, render the window into shot.png, exit\n"
         "  precision-lab --steps 600 --panel histograms --screenshot h.png\n"
+        "  precision-lab --open run.jsonl                         look at a recorded run (your own PyTorch run: docs/probe.md)\n"
+        "  precision-lab --open run.jsonl --what-if scaler.init_scale=1024 --panel scale --screenshot s.png\n"
         "Exit codes: 0 done; 2 bad input (the message names the option or preset field); 3 no display\n"
         "(DISPLAY and WAYLAND_DISPLAY unset: for a screenshot without one, set QT_QPA_PLATFORM=offscreen).");
     try {
@@ -164,6 +175,10 @@ int main(int argc, char** argv) {
     }
     if (screenshot->count() > 0 && o.screenshot.empty()) {
         std::cerr << "precision-lab: --screenshot: an empty file name; give the image file to write\n";
+        return 2;
+    }
+    if (!o.open.empty() && (o.steps > 0 || o.fork_at >= 0 || preset->count() > 0)) {
+        std::cerr << "precision-lab: --open shows a recorded run: it takes no --preset, --steps or --fork\n";
         return 2;
     }
     if ((!o.panel.empty() || o.fork_at >= 0) && o.screenshot.empty()) {
@@ -187,7 +202,7 @@ int main(int argc, char** argv) {
     const bool interactive = o.screenshot.empty();
     plab::qt::set_dark_theme(o.dark || (interactive && QSettings().value("theme/dark", false).toBool()));
     const std::string fallback = o.preset;
-    const bool remembered = interactive && preset->count() == 0;
+    const bool remembered = interactive && preset->count() == 0 && o.open.empty();
     if (remembered) o.preset = QSettings().value("run/preset", QString::fromStdString(o.preset)).toString().toStdString();
     try {
         // The preset remembered from last time may have moved or been
@@ -202,6 +217,10 @@ int main(int argc, char** argv) {
             opened = std::make_unique<plab::qt::MainWindow>(fallback, interactive);
         }
         plab::qt::MainWindow& window = *opened;
+        if (!o.open.empty()) {
+            window.open_run(o.open, interactive);
+            if (!o.what_if.empty()) window.set_what_if(o.what_if);
+        }
         if (!interactive) return take_screenshot(app, window, o);
         window.resize(1600, 1000);
         window.show();

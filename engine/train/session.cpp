@@ -7,6 +7,7 @@
 #include "engine/common/error.h"
 #include "engine/common/field_check.h"
 #include "engine/train/preset_io.h"
+#include "engine/train/preset_rules.h"
 #include "engine/train/trainer.h"
 
 namespace plab {
@@ -267,7 +268,8 @@ void Session::record_error(std::string message) {
 }
 
 RunView Session::view_of(const LiveRun& live) const {
-    return RunView{live.config, live.run->steps_done(), live.forked_at, live.log.view()};
+    return RunView{live.config, live.run->steps_done(), live.forked_at, live.log.view(),
+                   model_layer_names(live.config->model)};
 }
 
 void Session::publish() {

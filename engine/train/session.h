@@ -42,6 +42,20 @@ struct RunView {
     // -1 for the main run.
     std::int64_t forked_at = -1;
     RunLogView log;  // log.latest(): the latest StepRecord; nullptr before the first step
+    // What the entries of every StepRecord::layers are called ("fc1", "blocks.0.mlp.fc1").
+    std::vector<std::string> layer_names;
+};
+
+// Where a snapshot comes from when no session trains it: a run record read
+// back from a file (the workbenches' --open). Panels that need the live
+// model, or a twin the record lacks, say why they stay empty.
+struct RecordOrigin {
+    std::string file;     // as opened
+    std::string source;   // its writer: "plab_probe 0.1.0, torch 2.4.0"; "" for the lab's own
+    std::string backend;  // where it trained: "CPU (exact emulation)", "PyTorch 2.4.0 (cuda)"
+    // The fork, when there is one, is the record's loss scaler replayed under
+    // these settings ("scaler.init_scale=1024, ..."): a prediction, not a run.
+    std::string replayed;
 };
 
 // A step of the main run traced op by op (Session::trace).
@@ -60,6 +74,7 @@ struct SessionSnapshot {
     std::optional<StepTrace> trace;         // the latest trace(); cleared by reset()
     std::string last_error;      // the latest failed command or step; "" if none yet
     std::uint64_t errors = 0;    // failures so far: a change means a new last_error
+    std::shared_ptr<const RecordOrigin> record;  // null for a session's own snapshot
 };
 
 class Session {

@@ -14,6 +14,7 @@
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer.h"
 #include "error_text.h"
+#include "written_run.h"
 #include "ui/cli/commands.h"
 #include "ui/present/step_fields.h"
 #include "ui/records/run_reader.h"
@@ -58,34 +59,6 @@ std::vector<std::string> fields_of(const StepRecord& r, const std::vector<std::s
     FieldList list;
     visit_step(r, layers, twin, list);
     return list.fields;
-}
-
-struct WrittenRun {
-    std::string text;
-    std::vector<StepRecord> steps;
-    RunHeader header;
-};
-
-WrittenRun train_and_write(const std::string& preset, int steps) {
-    RunConfig config = load_preset(preset);
-    config.steps = steps;
-    CpuBackend backend;
-    Trainer trainer(backend, config);
-    WrittenRun run;
-    run.header = make_run_header(trainer, backend);
-    std::ostringstream out;
-    {
-        auto writer = make_run_writer(RecordFormat::jsonl, out);
-        writer->header(run.header);
-        for (int i = 0; i < steps; ++i) {
-            run.steps.push_back(trainer.step());
-            writer->step(run.steps.back());
-            if (run.steps.back().histograms) writer->histograms(run.steps.back().step, *run.steps.back().histograms);
-        }
-        writer->flush();
-    }
-    run.text = out.str();
-    return run;
 }
 
 RecordedRun read_text(const std::string& text, RunReadOptions options = {}) {
@@ -146,6 +119,56 @@ TEST(RunReader, SumsEachHistogramLinesGradientHistogramsOverLayers) {
     }
     EXPECT_EQ(k, run.gradient_histograms.size());
     EXPECT_GT(k, 0u);
+}
+
+bool same_histogram(const Log2Histogram& a, const Log2Histogram& b) {
+    return a.bins == b.bins && a.zeros == b.zeros && a.nans == b.nans && a.pos_infs == b.pos_infs &&
+           a.neg_infs == b.neg_infs;
+}
+
+TEST(RunReader, PutsEveryLayersHistogramsOnTheirStepBinForBin) {
+    const WrittenRun written = train_and_write("scaler-sawtooth", 30);
+    RunReadOptions options;
+    options.layer_histograms = true;
+    const RecordedRun run = read_text(written.text, options);
+    ASSERT_EQ(run.steps.size(), written.steps.size());
+    int hist_steps = 0;
+    for (std::size_t i = 0; i < run.steps.size(); ++i) {
+        const auto& wrote = written.steps[i].histograms;
+        const auto& read = run.steps[i].histograms;
+        ASSERT_EQ(read != nullptr, wrote != nullptr) << "step " << i + 1;
+        if (!wrote) continue;
+        ++hist_steps;
+        ASSERT_EQ(read->size(), wrote->size());
+        for (std::size_t l = 0; l < read->size(); ++l) {
+            const LayerHistograms &r = (*read)[l], &w = (*wrote)[l];
+            EXPECT_TRUE(same_histogram(r.weight, w.weight)) << "step " << i + 1 << " layer " << l;
+            EXPECT_TRUE(same_histogram(r.grad, w.grad));
+            EXPECT_TRUE(same_histogram(r.grad_unscaled, w.grad_unscaled));
+            EXPECT_TRUE(same_histogram(r.act, w.act));
+            EXPECT_TRUE(same_histogram(r.act_grad, w.act_grad));
+            EXPECT_TRUE(same_histogram(r.act_grad_unscaled, w.act_grad_unscaled));
+        }
+    }
+    EXPECT_GT(hist_steps, 1);
+}
+
+TEST(RunReader, KeepsLayersAndHistogramsOfTheNewestStepsOnly) {
+    const WrittenRun written = train_and_write("scaler-sawtooth", 30);
+    RunReadOptions options;
+    options.layer_histograms = true;
+    options.layers_kept = 12;
+    const RecordedRun run = read_text(written.text, options);
+    const RecordedRun whole = read_text(written.text);
+    ASSERT_EQ(run.steps.size(), 30u);
+    for (std::size_t i = 0; i < run.steps.size(); ++i) {
+        const bool kept = i >= 18;
+        EXPECT_EQ(run.steps[i].layers.empty(), !kept) << "step " << i + 1;
+        const bool has_histograms = run.steps[i].histograms != nullptr;
+        EXPECT_EQ(has_histograms, kept && written.steps[i].histograms != nullptr) << "step " << i + 1;
+        EXPECT_EQ(bits(run.steps[i].scale), bits(written.steps[i].scale));  // every step keeps its scalars
+        EXPECT_EQ(bits(run.grad_amax[i]), bits(whole.grad_amax[i]));  // read before the layers go
+    }
 }
 
 TEST(RunReader, WithoutLayersKeepsTheStepFieldsAndReportsProgress) {

@@ -108,6 +108,33 @@ TEST(LiveViewScreenshot, NanDiagnosisShowsInRed) {
     EXPECT_GE(overflow_red(s.image), 5 * kKeySwatch);
 }
 
+// A run record written by plab run, opened in place of a preset: the panels
+// draw it, and the what-if at a higher scale is drawn over its trajectory.
+std::string recorded_run() {
+    static const std::string file = [] {
+        const std::string path = (std::filesystem::temp_directory_path() / "plab-live-record.jsonl").string();
+        return exit_code(std::string(PLAB_EXE) + " run --preset scaler-sawtooth --steps 300 --format jsonl --out " + path +
+                         " > /dev/null 2>&1") == 0
+                   ? path
+                   : std::string();
+    }();
+    return file;
+}
+
+TEST(LiveViewScreenshot, ARecordedRunWithAWhatIf) {
+    if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not installed";
+    ASSERT_FALSE(recorded_run().empty()) << "plab run could not write the record";
+    const Shot s = shoot("record", "--open " + recorded_run() + " --what-if scaler.init_scale=16777216");
+    expect_drawn(s);
+    // The record's overflow markers (scaler-sawtooth overflows every few dozen steps).
+    EXPECT_GE(overflow_red(s.image), 5 * kKeySwatch);
+}
+
+TEST(LiveViewScreenshot, ABadRecordExitsTwo) {
+    if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not installed";
+    EXPECT_EQ(shoot("bad-record", "--open /nonexistent/run.jsonl").exit_code, 2);
+}
+
 // Bad input is refused before any window opens: no display needed.
 TEST(LiveViewArguments, BadInputExitsTwo) {
     const std::string exe = PLAB_LIVE_VIEW;
@@ -115,6 +142,8 @@ TEST(LiveViewArguments, BadInputExitsTwo) {
     EXPECT_EQ(exit_code(exe + " --size 12x34 --screenshot x.png 2> /dev/null"), 2);
     EXPECT_EQ(exit_code(exe + " --screenshot x.jpg 2> /dev/null"), 2);
     EXPECT_EQ(exit_code(exe + " --steps -1 2> /dev/null"), 2);
+    EXPECT_EQ(exit_code(exe + " --open run.jsonl --steps 5 2> /dev/null"), 2);
+    EXPECT_EQ(exit_code(exe + " --what-if scaler.init_scale=2 2> /dev/null"), 2);  // needs --open
     EXPECT_EQ(exit_code(exe + " --help > /dev/null"), 0);
 }
 

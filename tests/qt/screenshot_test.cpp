@@ -17,17 +17,22 @@ struct Shot {
     QImage image;
 };
 
-Shot screenshot(const std::string& args, const std::string& name, const std::string& preset = "spirals-amp-fp16",
-                int steps = 120) {
+// The workbench run with `args` and --screenshot into a file named after `name`.
+Shot shoot(const std::string& args, const std::string& name) {
     const std::filesystem::path file = std::filesystem::temp_directory_path() / ("plab-shot-" + name + ".png");
     std::filesystem::remove(file);
-    const std::string command = std::string(PLAB_WORKBENCH) + " --preset " + preset + " --steps " + std::to_string(steps) + " " + args +
-                                " --screenshot " + file.string() + " > /dev/null";
+    const std::string command =
+        std::string(PLAB_WORKBENCH) + " " + args + " --screenshot " + file.string() + " > /dev/null";
     Shot s;
     const int status = std::system(command.c_str());
     s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     s.image.load(QString::fromStdString(file.string()));
     return s;
+}
+
+Shot screenshot(const std::string& args, const std::string& name, const std::string& preset = "spirals-amp-fp16",
+                int steps = 120) {
+    return shoot("--preset " + preset + " --steps " + std::to_string(steps) + " " + args, name);
 }
 
 // Distinct colours over a grid of samples, and the share of samples that
@@ -75,6 +80,47 @@ TEST_P(PanelShot, IsDrawn) {
         nan ? "fp16-static-overflow" : (panel == "scenario" ? "scaler-sawtooth" : "spirals-amp-fp16");
     expect_drawn(screenshot("--panel " + panel, panel, preset, steps), 250, 150);
 }
+
+// Every panel on a recorded run (written by plab run): drawn from the record,
+// or saying why the record cannot feed it; the what-if overlays the scale panel.
+class RecordShot : public ::testing::TestWithParam<const char*> {};
+
+std::string recorded_run() {
+    static const std::string file = [] {
+        const std::string path = (std::filesystem::temp_directory_path() / "plab-shot-record.jsonl").string();
+        const std::string command = std::string(PLAB_EXE) + " run --preset scaler-sawtooth --steps 300 --format jsonl --out " +
+                                    path + " > /dev/null 2>&1";
+        return std::system(command.c_str()) == 0 ? path : std::string();
+    }();
+    return file;
+}
+
+Shot record_screenshot(const std::string& args, const std::string& name) {
+    return shoot("--open " + recorded_run() + " " + args, "record-" + name);
+}
+
+TEST(RecordShot, WholeWindowWithAWhatIf) {
+    ASSERT_FALSE(recorded_run().empty()) << "plab run could not write the record";
+    expect_drawn(record_screenshot("--what-if scaler.init_scale=1024", "window"), 1200, 700);
+}
+
+TEST_P(RecordShot, IsDrawn) {
+    ASSERT_FALSE(recorded_run().empty()) << "plab run could not write the record";
+    const std::string panel = GetParam();
+    const Shot s = record_screenshot("--panel " + panel, panel);
+    if (panel != "decision") {
+        expect_drawn(s, 250, 150);
+        return;
+    }
+    // A record holds no decision boundary: the panel says so in a line of text.
+    ASSERT_EQ(s.exit_code, 0);
+    ASSERT_FALSE(s.image.isNull());
+    const Variety v = variety(s.image);
+    EXPECT_GE(v.colours, 3);
+    EXPECT_GE(v.not_background, 0.002) << "no text drawn";
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPanel, RecordShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario", "speed"));
 
 INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario", "speed"));
 

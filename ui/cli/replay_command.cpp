@@ -21,56 +21,22 @@
 #include "ui/records/json_line.h"
 #include "ui/records/output_file.h"
 #include "ui/present/scaler_snippet.h"
+#include "ui/records/record_scaler.h"
 #include "ui/records/run_reader.h"
 
 namespace plab {
 
 namespace {
 
-using Json = nlohmann::json;
-
 constexpr const char* kGradFormats = "auto|fp16|bf16|e4m3|e5m2";
 
-// The record's own scaler settings: its config's "scaler" object over the
-// lab's defaults (a PyTorch record holds little else).
-RunConfig recorded_scaler(const Json& config, const std::string& label) {
-    const auto scaler = config.find("scaler");
-    if (scaler == config.end()) throw Error(label + ": the record's config has no scaler settings to replay from");
-    return parse_run_config(Json{{"scaler", *scaler}}.dump(), label + " (its scaler settings)");
-}
-
-// The format the record's gradients are held in: its recipe's, FP16 for a
-// PyTorch record (GradScaler's format) unless --grad-format says otherwise.
-FormatId gradient_format(const Json& config, const std::string& choice) {
-    if (choice != "auto") {
-        const std::optional<FormatId> f = parse_format(choice);
-        if (!f || (*f != FormatId::fp16 && *f != FormatId::bf16 && *f != FormatId::e4m3 && *f != FormatId::e5m2))
-            throw Error("--grad-format: '" + choice + "' is not a gradient format; allowed: " + kGradFormats);
-        return *f;
-    }
-    const std::string recipe = config.value("precision", Json::object()).value("recipe", std::string());
-    if (recipe == "amp-bf16") return FormatId::bf16;
-    if (recipe == "fp8") return FormatId::e5m2;
-    return FormatId::fp16;
-}
-
-std::vector<RecordedScaleStep> recorded_steps(const RecordedRun& run, const std::string& label) {
-    std::map<std::int64_t, bool> forward_nan;
-    for (const RecordedNan& n : run.nans) forward_nan[n.step] = forward_nan[n.step] || n.phase == "forward";
-    std::vector<RecordedScaleStep> steps;
-    for (std::size_t i = 0; i < run.steps.size(); ++i) {
-        const StepRecord& r = run.steps[i];
-        if (std::isnan(run.grad_amax[i]))
-            throw Error(label + ": step " + std::to_string(r.step) +
-                        " has no gradient statistics (a record written with telemetry.enabled=false): "
-                        "nothing to replay on");
-        // Not the scale's doing: an overflow at scale 1 or below, a non-finite
-        // loss (the forward pass overflowed), a NaN the record places in the forward pass.
-        const bool unexplained = (r.found_inf && (r.scale <= 1.0f || !std::isfinite(r.loss))) ||
-                                 (forward_nan.count(r.step) && forward_nan[r.step]);
-        steps.push_back({r.step, r.scale, r.found_inf, run.grad_amax[i], unexplained});
-    }
-    return steps;
+// The format the record's gradients are held in, unless --grad-format says otherwise.
+FormatId gradient_format(const RecordedRun& run, const std::string& choice) {
+    if (choice == "auto") return recorded_gradient_format(run);
+    const std::optional<FormatId> f = parse_format(choice);
+    if (!f || (*f != FormatId::fp16 && *f != FormatId::bf16 && *f != FormatId::e4m3 && *f != FormatId::e5m2))
+        throw Error("--grad-format: '" + choice + "' is not a gradient format; allowed: " + kGradFormats);
+    return *f;
 }
 
 void check_settings(const std::vector<std::string>& settings) {
@@ -276,14 +242,14 @@ int run_replay(const ReplayOptions& o, std::ostream& records, std::ostream& log)
     const RecordedRun run = read_run_file(o.file, read);
     for (const std::string& w : run.warnings) log << "plab: " << w << '\n';
     if (run.steps.empty()) throw Error(o.file + ": a run record without steps: nothing to replay");
-    const Json recorded_config = Json::parse(run.config_json);
-    RunConfig config = recorded_scaler(recorded_config, o.file);
+    RunConfig config;
+    config.scaler = recorded_scaler_config(run, o.file);
     const ScalerConfig recorded = config.scaler;
     apply_settings(config, o.settings);
-    const FormatId grad = gradient_format(recorded_config, o.grad_format);
+    const FormatId grad = gradient_format(run, o.grad_format);
     const FormatBoundaries bounds = format_boundaries(grad);
     const RangeBoundary overflow = bounds.overflow;
-    const std::vector<RecordedScaleStep> recorded_scale = recorded_steps(run, o.file);
+    const std::vector<RecordedScaleStep> recorded_scale = recorded_scale_steps(run, o.file);
     std::string proposal;
     if (o.search) {
         if (!o.settings.empty()) throw Error("--search: proposes the settings itself; leave out --set");

@@ -78,12 +78,16 @@ void ControlsPanel::draw(const SessionSnapshot& snapshot, const Look& look, cons
     for (std::size_t i = 0; i < std::size(kAllRecipes); ++i) {
         if (i % 3) ImGui::SameLine();
         const std::string label = std::to_string(i + 1) + " " + std::string(recipe_name(kAllRecipes[i]));
-        if (ImGui::RadioButton(label.c_str(), config.precision.recipe == kAllRecipes[i]))
+        // A PyTorch record's recipe is not the lab's to name.
+        const bool known = !snapshot.record || snapshot.record->source.empty();
+        if (ImGui::RadioButton(label.c_str(), known && config.precision.recipe == kAllRecipes[i]))
             context.perform({LiveCommand::recipe, kAllRecipes[i]});
     }
     ImGui::Separator();
 
-    const ScalerConfig& s = config.scaler;
+    // A record's fields show its what-if once there is one: the settings being tried.
+    const bool what_if = snapshot.record && snapshot.fork && snapshot.fork->config;
+    const ScalerConfig& s = what_if ? snapshot.fork->config->scaler : config.scaler;
     ImGui::SetNextItemWidth(ImGui::GetTextLineHeight() * 6);
     if (ImGui::BeginCombo("kind", std::string(scaler_kind_name(s.kind)).c_str())) {
         for (ScalerKind k : kAllScalerKinds)

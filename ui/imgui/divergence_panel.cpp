@@ -1,3 +1,4 @@
+#include "ui/present/record_notes.h"
 #include "ui/imgui/divergence_panel.h"
 
 #include <algorithm>
@@ -16,7 +17,8 @@ void DivergencePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const float half_w = (full_w - gap) * 0.5f;
     const DivergenceView v = make_divergence_view(run.log, run.config->twin, line_columns(half_w, look));
     if (v.layers.empty()) {
-        wrapped_text(v.summary, colour::dim_text);
+        const bool untwinned_record = snapshot.record && !run.config->twin;
+        wrapped_text(untwinned_record ? record_gap_text(RecordGap::twin, *snapshot.record) : v.summary, colour::dim_text);
         return;
     }
     // Under the plots: the layers' key and the summary, which may wrap.

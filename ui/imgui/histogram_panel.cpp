@@ -6,7 +6,6 @@
 #include <string>
 
 #include "engine/common/number_text.h"
-#include "engine/train/preset_rules.h"
 #include "ui/imgui/plot.h"
 
 namespace plab::imgui {
@@ -69,7 +68,7 @@ void HistogramPanel::draw_controls(const std::vector<std::string>& names) {
 
 void HistogramPanel::draw(const SessionSnapshot& snapshot, const Look& look, const LiveContext& context) {
     if (!snapshot.main.config) return;
-    const std::vector<std::string> names = model_layer_names(snapshot.main.config->model);
+    const std::vector<std::string>& names = snapshot.main.layer_names;
     const int layers = static_cast<int>(names.size());
     if (layers > 0 && (layer_ < 0 || layer_ >= layers)) layer_ = layer_ < 0 ? layers - 1 : 0;
     draw_controls(names);

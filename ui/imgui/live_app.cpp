@@ -7,12 +7,12 @@
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
-#include "engine/train/preset_rules.h"
 #include "engine/train/trainer_factory.h"
 #include "ui/imgui/help_overlay.h"
 #include "ui/imgui/plot.h"
 #include "ui/present/loss_curves.h"
 #include "ui/present/nan_diagnosis.h"
+#include "ui/present/record_notes.h"
 #include "ui/present/run_progress.h"
 
 namespace plab::imgui {
@@ -57,7 +57,7 @@ constexpr double kMessageSeconds = 8.0;
 // scaler did not cope with, not a dynamic scaler's routine backoff.
 bool needs_diagnosis(const RunView& run) {
     if (!run.config || run.log.totals.first_nonfinite_step < 0) return false;
-    const NanDiagnosis d = diagnose_first_nonfinite(run.log, *run.config, model_layer_names(run.config->model));
+    const NanDiagnosis d = diagnose_first_nonfinite(run.log, *run.config, run.layer_names);
     return d.found && !d.handled;
 }
 
@@ -66,12 +66,11 @@ bool needs_diagnosis(const RunView& run) {
 LiveApp::LiveApp(std::string preset, const RunConfig& config, const Fonts& fonts)
     : preset_(std::move(preset)), base_config_(config), session_(make_session(config)), fonts_(fonts) {
     context_.perform = [this](const LiveAction& a) { perform(a); };
-    context_.set = [this](const std::string& assignment) {
-        session_->set(assignment);
-        say(assignment);
-    };
+    context_.set = [this](const std::string& assignment) { edit(assignment); };
     context_.fork = [this](std::int64_t at, const std::vector<std::string>& changes) { fork(at, changes); };
-    context_.trace = [this](std::int64_t step) { session_->trace(step); };
+    context_.trace = [this](std::int64_t step) {
+        if (!record_) session_->trace(step);  // a record's own nan line stands for the trace
+    };
     context_.inspect = [this](float x) { bits_.set_value(x); };
     set_projector(false);
 }
@@ -95,6 +94,9 @@ void LiveApp::restart(const RunConfig& config, const std::string& what) {
     try {
         session_ = make_session(config);  // the first run validates the config (plab::Error)
         base_config_ = config;
+        record_.reset();
+        record_snapshot_.reset();
+        what_if_.clear();
         errors_seen_ = 0;
         say("new run: " + what);
     } catch (const Error& e) {
@@ -102,7 +104,63 @@ void LiveApp::restart(const RunConfig& config, const std::string& what) {
     }
 }
 
+std::shared_ptr<const SessionSnapshot> LiveApp::snapshot() const {
+    return record_ ? record_snapshot_ : session_->snapshot();
+}
+
+void LiveApp::open_record(const std::string& file) {
+    auto opened = std::make_unique<OpenedRecord>(plab::open_record(file));
+    record_snapshot_ = record_snapshot(*opened);
+    record_ = std::move(opened);
+    what_if_.clear();
+    session_->pause();
+    say(record_->run.warnings.empty() ? "opened " + file + ": scaler edits replay its scaler (the what-if); R clears it"
+                                      : record_->run.warnings.front());
+}
+
+void LiveApp::set_what_if(std::vector<std::string> edits) {
+    if (!record_) return;
+    record_snapshot_ = record_snapshot(*record_, edits);  // throws on a bad edit: nothing changes
+    what_if_ = std::move(edits);
+}
+
+// A scaler edit: a live edit of the session, or on a record the what-if.
+void LiveApp::edit(const std::string& assignment) {
+    if (!record_) {
+        session_->set(assignment);
+        say(assignment);
+        return;
+    }
+    try {
+        set_what_if(what_if_with(what_if_, assignment));
+        say("what-if: the record's scaler replayed with " + assignment + " (R clears it)");
+    } catch (const Error& e) {
+        say(e.what(), true);
+    }
+}
+
+// What the keys ask of a recorded run: there is nothing to train or fork;
+// R clears the what-if, a scaler edit makes one, a recipe trains again.
+bool LiveApp::carry_out_on_record(const SessionRequest& r) {
+    using Kind = SessionRequest::Kind;
+    switch (r.kind) {
+        case Kind::reset:
+            set_what_if({});
+            say("the recorded run alone again: the what-if is cleared");
+            return true;
+        case Kind::set: edit(r.assignment); return true;
+        case Kind::restart: return false;
+        default:
+            say("a recorded run: nothing to train or fork here (choose a recipe, 1-6, to train again)");
+            return true;
+    }
+}
+
 void LiveApp::fork(std::int64_t at, const std::vector<std::string>& changes) {
+    if (record_) {
+        say(record_gap_text(RecordGap::remedies, *record_snapshot_->record));
+        return;
+    }
     session_->fork(at, changes);
     std::string what = "forked at step " + std::to_string(at);
     for (std::size_t i = 0; i < changes.size(); ++i) what += (i ? ", " : " with ") + changes[i];
@@ -110,6 +168,7 @@ void LiveApp::fork(std::int64_t at, const std::vector<std::string>& changes) {
 }
 
 void LiveApp::carry_out(const SessionRequest& r) {
+    if (record_ && carry_out_on_record(r)) return;
     using Kind = SessionRequest::Kind;
     switch (r.kind) {
         case Kind::play: session_->play(); break;
@@ -132,7 +191,7 @@ void LiveApp::perform(const LiveAction& action) {
         case LiveCommand::help: help_ = !help_; return;
         default: break;
     }
-    if (const auto request = session_request(action, *session_->snapshot())) carry_out(*request);
+    if (const auto request = session_request(action, *snapshot())) carry_out(*request);
 }
 
 void LiveApp::handle_keys(const SessionSnapshot& snapshot) {
@@ -152,6 +211,7 @@ void LiveApp::status_line(const SessionSnapshot& s) {
         if (run.config && run.config->twin) text += " (twin " + loss_text(last->loss_ref, 4) + ")";
     }
     if (s.fork) text += "  ·  fork from step " + std::to_string(s.fork->forked_at);
+    if (s.record) text = record_status_text(s);
     if (look_.heading) ImGui::PushFont(look_.heading);
     ImGui::TextUnformatted(text.c_str());
     if (look_.heading) ImGui::PopFont();
@@ -261,7 +321,7 @@ void LiveApp::frame() {
         ImGui::GetStyle().Colors[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, 0.6f);
         style_set_ = true;
     }
-    shown_ = session_->snapshot();
+    shown_ = snapshot();
     const SessionSnapshot& s = *shown_;
     if (look_.font) ImGui::PushFont(look_.font);
     handle_keys(s);

@@ -5,6 +5,7 @@
 // (GlWindow) draws and shows it.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/train/session.h"
 #include "ui/imgui/bits_panel.h"
@@ -14,6 +15,7 @@
 #include "ui/imgui/loss_panel.h"
 #include "ui/imgui/nan_panel.h"
 #include "ui/imgui/scale_panel.h"
+#include "ui/records/opened_record.h"
 
 namespace plab::imgui {
 
@@ -23,6 +25,15 @@ public:
     LiveApp(std::string preset, const RunConfig& config, const Fonts& fonts);
 
     Session& session() { return *session_; }
+    // Shows a run record in place of the session (plab::Error naming the line
+    // and field of a bad record, nothing changed). Scaler edits then replay
+    // the record's scaler (the what-if, drawn as the fork); R clears it; a
+    // recipe chosen afterwards trains again.
+    void open_record(const std::string& file);
+    // The record's what-if under these scaler edits (plab::Error on a bad one).
+    void set_what_if(std::vector<std::string> edits);
+    // What the panels show: the session's latest snapshot, or the record's.
+    std::shared_ptr<const SessionSnapshot> snapshot() const;
     void frame();  // between ImGui::NewFrame and ImGui::Render
 
     bool projector() const { return look_.projector; }
@@ -38,6 +49,8 @@ private:
     void say(std::string message, bool error = false);
     void status_line(const SessionSnapshot& snapshot);
     void layout(const SessionSnapshot& snapshot);
+    void edit(const std::string& assignment);
+    bool carry_out_on_record(const SessionRequest& request);
 
     std::string preset_;
     RunConfig base_config_;
@@ -54,6 +67,9 @@ private:
     double message_time_ = -1e9;
     std::uint64_t errors_seen_ = 0;
     LiveContext context_;
+    std::unique_ptr<OpenedRecord> record_;  // shown in place of the session when set
+    std::vector<std::string> what_if_;
+    std::shared_ptr<const SessionSnapshot> record_snapshot_;
 
     HistogramPanel histograms_;
     BitsPanel bits_;

@@ -43,13 +43,15 @@ void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     if (!run.config) return;
     const bool twin = run.config->twin;
     const float line_h = ImGui::GetTextLineHeightWithSpacing();
-    const float below = line_h * (snapshot.fork ? 3 : 2);
+    // A record's fork is its scaler replayed under other settings: it has no loss.
+    const RunView* fork = snapshot.record ? nullptr : (snapshot.fork ? &*snapshot.fork : nullptr);
+    const float below = line_h * (fork ? 3 : 2);
     const int columns = line_columns(ImGui::GetContentRegionAvail().x, look);
     const LossCurves c = make_loss_curves(run.log, twin, columns);
     std::optional<LossCurves> f;
     double lo = c.loss_min, hi = c.loss_max, step_max = c.step_max;
-    if (snapshot.fork) {
-        f = make_loss_curves(snapshot.fork->log, false, columns);
+    if (fork) {
+        f = make_loss_curves(fork->log, false, columns);
         lo = std::min(lo, f->loss_min);
         hi = std::max(hi, f->loss_max);
         step_max = std::max(step_max, f->step_max);
@@ -81,7 +83,7 @@ void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     if (has_test(c)) key.push_back({"test", colour::dim_text, KeySymbol::dashed_line});
     key_line(key);
     ImGui::TextUnformatted(c.summary.c_str());
-    if (snapshot.fork) {
+    if (fork) {
         ImGui::PushStyleColor(ImGuiCol_Text, colour::fork);
         ImGui::TextUnformatted(fork_summary(snapshot).c_str());
         ImGui::PopStyleColor();

@@ -1,6 +1,6 @@
+#include "ui/present/record_notes.h"
 #include "ui/imgui/nan_panel.h"
 
-#include "engine/train/preset_rules.h"
 #include "ui/imgui/plot.h"
 #include "ui/present/fork_summary.h"
 #include "ui/present/nan_diagnosis.h"
@@ -27,7 +27,7 @@ bool wide_button(const std::string& label) {
 void NanPanel::draw(const SessionSnapshot& snapshot, const Look& look, const LiveContext& context) {
     const RunView& run = snapshot.main;
     if (!run.config) return;
-    const NanDiagnosis d = diagnose_first_nonfinite(run.log, *run.config, model_layer_names(run.config->model),
+    const NanDiagnosis d = diagnose_first_nonfinite(run.log, *run.config, run.layer_names,
                                                     snapshot.trace ? &*snapshot.trace : nullptr);
     if (context.trace && trace_asker_.should_ask(d, TraceAsker::Clock::now())) context.trace(d.step);
     if (look.heading) ImGui::PushFont(look.heading);
@@ -35,6 +35,11 @@ void NanPanel::draw(const SessionSnapshot& snapshot, const Look& look, const Liv
     if (look.heading) ImGui::PopFont();
     if (!d.traced.empty()) wrapped_text(d.traced, colour::text);
     wrapped_text(d.detail, colour::text);
+    if (d.found && snapshot.record) {  // listed, not offered: there is no run to fork
+        for (const Remedy& r : d.remedies) wrapped_text("- " + r.label + ": " + r.why, colour::text);
+        wrapped_text(record_gap_text(RecordGap::remedies, *snapshot.record), colour::dim_text);
+        return;
+    }
     if (d.found) {
         ImGui::Spacing();
         const std::string rewind = "Rewind to step " + std::to_string(d.last_finite_step) + " (a fork, no change)";
@@ -49,7 +54,7 @@ void NanPanel::draw(const SessionSnapshot& snapshot, const Look& look, const Liv
             }
         }
     }
-    const std::string fork = fork_summary(snapshot);
+    const std::string fork = snapshot.record ? std::string() : fork_summary(snapshot);  // a record's fork is its what-if
     if (!fork.empty()) wrapped_text(fork, colour::fork);
 }
 

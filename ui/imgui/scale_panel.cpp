@@ -60,11 +60,12 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
                                        key_of("backoff", ScaleEventKind::backoff),
                                        key_of("growth", ScaleEventKind::growth),
                                        key_of("edit", ScaleEventKind::edit),
-                                       {"fork", colour::fork, KeySymbol::dashed_line}};
+                                       {snapshot.record ? "what-if (replayed)" : "fork", colour::fork, KeySymbol::dashed_line}};
     // Room under the plot: summary, colour key, growth progress.
     const float below = line_h * static_cast<float>(1 + key_lines(key, width)) + ImGui::GetFrameHeightWithSpacing();
     std::optional<ScaleTrajectory> f;
-    if (snapshot.fork && snapshot.fork->config) f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns);
+    if (snapshot.fork && snapshot.fork->config)
+        f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns, std::max(1, static_cast<int>(width / 8)));
     const double step_max = f ? std::max(t.step_max, f->step_max) : t.step_max;
     const double lo = f ? std::min(t.log2_min, f->log2_min) : t.log2_min;
     const double hi = (f ? std::max(t.log2_max, f->log2_max) : t.log2_max) + 0.5;  // room for overflow markers
@@ -74,7 +75,13 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     ImGui::BeginChild("##scaleplot", {0, -below}, false);
     const PlotArea a = begin_plot("##scale", {0, 0}, {t.step_min, step_max, AxisKind::steps, look.step_title(), pad, pad},
                                   {lo, hi, AxisKind::log2, "loss scale", pad, pad}, look);
-    if (f) dashed_polyline(a, f->line, colour::fork, look.line(), 8.0f * look.scale);
+    if (f) {
+        dashed_polyline(a, f->line, colour::fork, look.line(), 8.0f * look.scale);
+        // The fork's (or the what-if's) overflows, on its dashed line.
+        for (const ScaleMarker& m : f->markers)
+            if (m.kind == ScaleEventKind::overflow)
+                marker(a, m.step, m.log2_scale, MarkerShape::circle, colour::fork, look.marker() * 0.8f);
+    }
     column_line(a, t.line, colour::amp, look.line());
     const ScaleMarker* nearest = nullptr;
     float nearest_d = look.marker() * 2.5f;
@@ -93,7 +100,9 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     if (nearest) tooltip(nearest->text);
     ImGui::EndChild();
 
-    ImGui::TextUnformatted(t.summary.c_str());
+    // On a record the dashed line is its scaler replayed under the edited settings.
+    const std::string summary = snapshot.record && f ? "recorded: " + t.summary + " — what-if: " + f->summary : t.summary;
+    ImGui::TextUnformatted(summary.c_str());
     key_line(key);
     growth_progress(t);
 }

@@ -1,3 +1,4 @@
+#include "ui/present/record_notes.h"
 #include "ui/qt/decision_panel.h"
 
 #include <QPainter>
@@ -229,6 +230,10 @@ DecisionPanel::DecisionPanel(int boundary_every, QWidget* parent)
 void DecisionPanel::show_snapshot(const SessionSnapshot& snapshot) {
     if (!snapshot.main.config) {
         show_message("No run yet");
+        return;
+    }
+    if (snapshot.record) {
+        show_message(QString::fromStdString(record_gap_text(RecordGap::decision, *snapshot.record)));
         return;
     }
     std::shared_ptr<const DecisionGrid> grid = latest_boundary(snapshot.main.log);

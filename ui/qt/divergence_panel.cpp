@@ -1,3 +1,4 @@
+#include "ui/present/record_notes.h"
 #include "ui/qt/divergence_panel.h"
 
 #include <QButtonGroup>
@@ -427,6 +428,7 @@ void DivergencePanel::show_snapshot(const SessionSnapshot& snapshot) {
     if (!run.config) return;
     log_ = run.log;
     twin_ = run.config->twin;
+    no_twin_text_ = snapshot.record && !twin_ ? record_gap_text(RecordGap::twin, *snapshot.record) : std::string();
     have_run_ = true;
     redraw();
 }
@@ -439,7 +441,7 @@ void DivergencePanel::redraw() {
     auto view = std::make_shared<const DivergenceView>(make_divergence_view(log_, twin_, columns));
     summary_->set_text(QString::fromStdString(view->summary));
     if (view->layers.empty()) {
-        message_->setText(QString::fromStdString(view->summary));
+        message_->setText(QString::fromStdString(no_twin_text_.empty() ? view->summary : no_twin_text_));
         pages_->setCurrentWidget(message_);
         summary_->hide();
         key_->clear();

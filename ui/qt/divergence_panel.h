@@ -66,6 +66,7 @@ private:
     // What the last snapshot held, kept to redraw when the toggle changes.
     RunLogView log_;
     bool twin_ = true;
+    std::string no_twin_text_;  // why a record without a twin shows nothing ("" otherwise)
     bool have_run_ = false;
     int drawn_columns_ = 0;  // the pixel columns the shown view was made for
     std::shared_ptr<const DivergenceView> lines_view_;  // what the line charts show; null while they are hidden

@@ -8,7 +8,6 @@
 #include <QPixmap>
 #include <QVBoxLayout>
 
-#include "engine/train/preset_rules.h"
 #include "ui/qt/chart_kit.h"
 
 namespace plab::qt {
@@ -202,7 +201,7 @@ void EventsPanel::show_snapshot(const SessionSnapshot& snapshot) {
     if (key == key_ && run.config) return;
     key_ = key;
     log_ = run.log;
-    if (run.config) layer_names_ = model_layer_names(run.config->model);
+    layer_names_ = run.layer_names;
     rebuild();
 }
 

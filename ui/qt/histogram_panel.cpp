@@ -7,7 +7,6 @@
 #include <cmath>
 
 #include "engine/numeric/format.h"
-#include "engine/train/preset_rules.h"
 #include "ui/present/scale_text.h"
 
 namespace plab::qt {
@@ -90,7 +89,7 @@ std::vector<FormatId> HistogramPanel::chosen_formats() const {
 }
 
 void HistogramPanel::show_snapshot(const SessionSnapshot& snapshot) {
-    if (snapshot.main.config) config_layer_names_ = model_layer_names(snapshot.main.config->model);
+    config_layer_names_ = snapshot.main.layer_names;
     with_histograms_.clear();
     for (const auto& r : snapshot.main.log.recent)
         if (r->histograms) with_histograms_.push_back(r);

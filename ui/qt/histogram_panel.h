@@ -69,7 +69,7 @@ private:
     std::vector<std::shared_ptr<const StepRecord>> with_histograms_;  // of the snapshot's recent records, oldest first
     std::shared_ptr<const StepRecord> record_;  // the latest record with histograms
     std::vector<std::string> layer_names_;         // in the layer chooser
-    std::vector<std::string> config_layer_names_;  // of the run's model (model_layer_names)
+    std::vector<std::string> config_layer_names_;  // the run's (RunView::layer_names)
 };
 
 }  // namespace plab::qt

@@ -131,7 +131,8 @@ void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
     const LossCurves c = make_loss_curves(run.log, twin, plot_columns(view_));
     double loss_min = c.loss_min, loss_max = c.loss_max, step_max = c.step_max;
     std::optional<LossCurves> f;
-    if (snapshot.fork) {
+    // A record's fork is its loss scaler replayed under other settings: it has no loss.
+    if (snapshot.fork && !snapshot.record) {
         // The fork's train loss over the main run's, from the step it branched at.
         f = make_loss_curves(snapshot.fork->log, false, plot_columns(view_));
         loss_min = std::min(loss_min, f->loss_min);

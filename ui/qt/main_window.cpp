@@ -13,6 +13,8 @@
 #include <QStandardItemModel>
 #include <QStatusBar>
 #include <QToolBar>
+#include <algorithm>
+#include <filesystem>
 
 #include "engine/backend/backend_choice.h"
 #include "engine/common/error.h"
@@ -21,6 +23,7 @@
 #include "ui/records/run_export.h"
 #include "ui/present/live_keys.h"
 #include "ui/present/loss_curves.h"
+#include "ui/present/record_notes.h"
 #include "ui/present/run_progress.h"
 #include "ui/present/scaler_snippet.h"
 #include "ui/qt/bit_layout_panel.h"
@@ -85,6 +88,8 @@ MainWindow::MainWindow(const std::string& preset, bool use_settings, QWidget* pa
     make_menus();
     status_ = new LiveText(LiveText::Wrap::none, this);
     statusBar()->addWidget(status_, 1);
+    // A message takes the status line's place while it shows, rather than being drawn over it.
+    connect(statusBar(), &QStatusBar::messageChanged, this, [this](const QString& m) { status_->setVisible(m.isEmpty()); });
     size_docks();
     if (use_settings_) restore_layout();
     connect(&frame_timer_, &QTimer::timeout, this, [this] {
@@ -102,7 +107,7 @@ MainWindow::~MainWindow() {
 // The panels, in the order of panels_ (make_panels docks them in that order).
 std::vector<Panel*> MainWindow::make_panel_widgets() {
     bits_ = new BitLayoutPanel(this);
-    scale_ = new ScalePanel([this](const std::string& a) { session_->set(a); }, this);
+    scale_ = new ScalePanel([this](const std::string& a) { edit(a); }, this);
     auto* hist = new HistogramPanel([this](float x) { bits_->set_value(x); }, this);
     auto* loss = new LossPanel(this);
     auto* divergence = new DivergencePanel(this);
@@ -115,7 +120,10 @@ std::vector<Panel*> MainWindow::make_panel_widgets() {
                        .arg(changes.empty() ? QString() : " with " + QString::fromStdString(changes.front()) +
                                                               (changes.size() > 1 ? " …" : "")));
         },
-        [this](std::int64_t step) { session_->trace(step); }, this);
+        [this](std::int64_t step) {
+            if (!record_) session_->trace(step);  // a record's own nan line stands for the trace
+        },
+        this);
     auto* decision = new DecisionPanel(kBoundaryEvery, this);
     auto* scenario = new ScenarioPanel(
         [this](std::int64_t at, const std::vector<std::string>& changes) {
@@ -245,28 +253,35 @@ void MainWindow::make_toolbar() {
         connect(a, &QAction::triggered, this, fn);
         return a;
     };
-    add("▶ Play", QKeySequence(Qt::Key_Space), "Train until the preset's steps", [this] {
+    run_actions_.push_back(add("▶ Play", QKeySequence(Qt::Key_Space), "Train until the preset's steps", [this] {
         paced_play_ = pace_->currentIndex() != pace_->count() - 1;
         if (!paced_play_) session_->play();
-    });
-    add("Pause", QKeySequence(Qt::Key_P), "Pause at the next step boundary", [this] {
+    }));
+    run_actions_.push_back(add("Pause", QKeySequence(Qt::Key_P), "Pause at the next step boundary", [this] {
         paced_play_ = false;
         session_->pause();
-    });
-    add("Step", QKeySequence(Qt::Key_S), "One optimizer step", [this] { session_->step(1); });
-    add("Step 100", QKeySequence(Qt::SHIFT | Qt::Key_S), "A hundred optimizer steps", [this] { session_->step(100); });
-    add("⟲ Reset", QKeySequence(Qt::CTRL | Qt::Key_R), "Back to step 0 of this run's config", [this] {
+    }));
+    run_actions_.push_back(add("Step", QKeySequence(Qt::Key_S), "One optimizer step", [this] { session_->step(1); }));
+    run_actions_.push_back(add("Step 100", QKeySequence(Qt::SHIFT | Qt::Key_S), "A hundred optimizer steps",
+                               [this] { session_->step(100); }));
+    reset_ = add("⟲ Reset", QKeySequence(Qt::CTRL | Qt::Key_R), "Back to step 0 of this run's config", [this] {
+        if (record_) {
+            set_what_if({});
+            report("The recorded run alone again: the what-if is cleared.");
+            return;
+        }
         paced_play_ = false;
         session_->reset();
     });
-    add("Fork", QKeySequence(Qt::CTRL | Qt::Key_F), "A second run from this step, trained alongside",
-        [this] { session_->fork(session_->snapshot()->step); });
+    run_actions_.push_back(add("Fork", QKeySequence(Qt::CTRL | Qt::Key_F), "A second run from this step, trained alongside",
+                               [this] { session_->fork(session_->snapshot()->step); }));
     bar->addWidget(new QLabel(" Steps/frame ", bar));
     pace_ = new QComboBox(bar);
     for (const char* p : {"1", "10", "100", "max"}) pace_->addItem(p);
     pace_->setCurrentIndex(pace_->count() - 1);
     pace_->setToolTip("How fast Play goes: steps per frame (60 frames a second), or as fast as the CPU can");
     bar->addWidget(pace_);
+    run_widgets_ = {recipe_, seed_, backend_, pace_};
     show_config_in_toolbar();
 }
 
@@ -300,12 +315,28 @@ void MainWindow::make_menus() {
         const QString path = QFileDialog::getOpenFileName(this, "Open preset", QString(), "Presets (*.json)");
         if (!path.isEmpty()) load(path.toStdString());
     });
+    QAction* open_run_action = file->addAction("Open &run… (a run record, JSONL)");
+    open_run_action->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    connect(open_run_action, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, "Open run record", QString(),
+                                                          "Run records (*.jsonl);;All files (*)");
+        if (path.isEmpty()) return;
+        try {
+            open_run(path.toStdString(), true);
+        } catch (const Error& e) {
+            QMessageBox::warning(this, "Run not opened", QString::fromStdString(e.what()));
+        }
+    });
     QAction* save = file->addAction("&Save preset as…");
     save->setShortcut(QKeySequence::Save);
     connect(save, &QAction::triggered, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, "Save preset", "preset.json", "Presets (*.json)");
         if (path.isEmpty()) return;
-        const auto s = session_->snapshot();
+        if (record_ && !record_->run.source.empty()) {
+            report("A PyTorch record holds no lab preset; File > Export scaler settings copies its GradScaler.");
+            return;
+        }
+        const auto s = snapshot();
         const RunConfig& current = s->main.config ? *s->main.config : base_config_;
         QFile out(path);
         if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
@@ -384,6 +415,10 @@ bool MainWindow::start(const RunConfig& config, const QString& what) {
     try {
         session_ = make_session(config, backend_choice_);  // its first run validates the config (plab::Error)
         base_config_ = config;
+        record_.reset();
+        record_snapshot_.reset();
+        what_if_.clear();
+        show_record_mode();
         paced_play_ = false;
         shown_.reset();
         show_config_in_toolbar();
@@ -414,6 +449,10 @@ void MainWindow::load(const std::string& preset) {
 }
 
 void MainWindow::export_run() {
+    if (record_) {
+        report("The run shown is a record already: " + QString::fromStdString(record_->file));
+        return;
+    }
     const auto s = session_->snapshot();
     if (s->step == 0) {
         report("Nothing to export yet: train a step first.");
@@ -463,8 +502,10 @@ void MainWindow::export_plot(Panel* panel) {
 }
 
 void MainWindow::copy_snippet(bool deepspeed) {
-    const auto s = session_->snapshot();
-    const ScalerConfig& scaler = s->main.config ? s->main.config->scaler : base_config_.scaler;
+    const auto s = snapshot();
+    // A record's what-if, when there is one, is what a person tuned it to.
+    const RunView& run = s->record && s->fork ? *s->fork : s->main;
+    const ScalerConfig& scaler = run.config ? run.config->scaler : base_config_.scaler;
     const ScalerSnippet snippet = deepspeed ? deepspeed_fp16_block(scaler) : pytorch_grad_scaler(scaler);
     QApplication::clipboard()->setText(QString::fromStdString(snippet.code));
     QString message = QString::fromStdString(snippet.code);
@@ -475,7 +516,7 @@ void MainWindow::copy_snippet(bool deepspeed) {
 void MainWindow::report(const QString& message) { statusBar()->showMessage(message, 8000); }
 
 void MainWindow::refresh() {
-    std::shared_ptr<const SessionSnapshot> s = session_->snapshot();
+    std::shared_ptr<const SessionSnapshot> s = snapshot();
     // A run that comes to rest is shown again, its charts on their exact ranges.
     const bool live = s && (s->playing || paced_play_);
     if (!s || (s == shown_ && live == shown_live_)) return;
@@ -486,19 +527,111 @@ void MainWindow::refresh() {
     // catch up when they are shown (see make_panels).
     for (Panel* p : panels_)
         if (on_screen(p)) show_in(p, *s);
-    const RunView& run = s->main;
-    const StepRecord* last = run.log.latest();
-    QString text = QString("%1 · %2 · %3 · %4")
-                       .arg(QString::fromStdString(preset_), text_of(recipe_name(base_config_.precision.recipe)),
-                            QString::fromStdString(run_progress_text(s->step, run.config ? run.config->steps : 0)),
-                            s->playing || paced_play_ ? "training" : "paused");
-    if (last) text += QString(" · loss %1").arg(QString::fromStdString(loss_text(last->loss, 4)));  // "NaN", never "nan"
-    if (s->fork) text += QString(" · fork from step %1").arg(s->fork->forked_at);
-    status_->set_text(text);
+    status_->set_text(status_text(*s));
     if (s->errors != errors_seen_) {
         errors_seen_ = s->errors;
         report(QString::fromStdString(s->last_error));
     }
+}
+
+QString MainWindow::status_text(const SessionSnapshot& s) const {
+    if (s.record) return QString::fromStdString(record_status_text(s));
+    const RunView& run = s.main;
+    QString text = QString("%1 · %2 · %3 · %4")
+                       .arg(QString::fromStdString(preset_), text_of(recipe_name(base_config_.precision.recipe)),
+                            QString::fromStdString(run_progress_text(s.step, run.config ? run.config->steps : 0)),
+                            s.playing || paced_play_ ? "training" : "paused");
+    if (const StepRecord* last = run.log.latest())
+        text += QString(" · loss %1").arg(QString::fromStdString(loss_text(last->loss, 4)));  // "NaN", never "nan"
+    if (s.fork) text += QString(" · fork from step %1").arg(s.fork->forked_at);
+    return text;
+}
+
+std::shared_ptr<const SessionSnapshot> MainWindow::snapshot() const {
+    return record_ ? record_snapshot_ : session_->snapshot();
+}
+
+// A scaler edit from the scale panel: a live edit of the session's runs, or
+// on a record the what-if replayed on it.
+void MainWindow::edit(const std::string& assignment) {
+    if (!record_) {
+        session_->set(assignment);
+        return;
+    }
+    try {
+        set_what_if(what_if_with(what_if_, assignment));
+        report("What-if on the record: its loss scaler replayed with " + QString::fromStdString(assignment) +
+               " (dashed); ⟲ Reset clears it.");
+    } catch (const Error& e) {
+        report(QString::fromStdString(e.what()));
+    }
+}
+
+void MainWindow::set_what_if(std::vector<std::string> edits) {
+    if (!record_) return;
+    record_snapshot_ = record_snapshot(*record_, edits);  // throws on a bad edit: nothing changes
+    what_if_ = std::move(edits);
+    shown_.reset();
+    refresh();
+}
+
+void MainWindow::open_run(const std::string& file, bool progress) {
+    // A record of a long run of a large model takes a while to read: a bar
+    // by bytes, shown after 300 ms, and Cancel.
+    std::error_code ec;
+    const double total = static_cast<double>(std::filesystem::file_size(file, ec));
+    std::unique_ptr<QProgressDialog> dialog;
+    if (progress && !ec && total > 0) {
+        dialog = std::make_unique<QProgressDialog>("Reading " + QString::fromStdString(file) + "…", "Cancel", 0, 1000,
+                                                   this);
+        dialog->setWindowModality(Qt::WindowModal);
+        dialog->setMinimumDuration(300);
+    }
+    auto opened = std::make_unique<OpenedRecord>(open_record(file, [&](std::uint64_t bytes) {
+        if (!dialog) return;
+        dialog->setValue(static_cast<int>(std::min(1000.0, 1000.0 * static_cast<double>(bytes) / total)));
+        QApplication::processEvents();
+        if (dialog->wasCanceled()) throw Error(file + ": opening cancelled");
+    }));
+    if (dialog) dialog->setValue(1000);
+    std::shared_ptr<const SessionSnapshot> shown = record_snapshot(*opened);
+    session_->pause();
+    paced_play_ = false;
+    record_ = std::move(opened);
+    record_snapshot_ = std::move(shown);
+    what_if_.clear();
+    shown_.reset();
+    show_record_mode();
+    for (const std::string& w : record_->run.warnings) report(QString::fromStdString(w));
+    if (record_->run.warnings.empty())
+        report("Opened " + QString::fromStdString(file) + ": edit the loss scale settings to replay its scaler; "
+               "choose a preset to train again.");
+    refresh();
+}
+
+// The run controls train the session, so they rest while a record is shown;
+// Reset then clears the record's what-if.
+void MainWindow::show_record_mode() {
+    const bool recorded = record_ != nullptr;
+    for (QAction* a : run_actions_) a->setEnabled(!recorded);
+    for (QWidget* w : run_widgets_) w->setEnabled(!recorded);
+    if (reset_)
+        reset_->setToolTip(recorded ? "Clear the what-if: the recorded run alone (Ctrl+R)"
+                                    : "Back to step 0 of this run's config (Ctrl+R)");
+    if (recorded) {  // the toolbar names no preset or recipe the record did not train with
+        const QSignalBlocker b1(presets_), b2(recipe_);
+        presets_->setPlaceholderText("(a recorded run)");
+        presets_->setCurrentIndex(-1);
+        recipe_->setPlaceholderText("—");
+        recipe_->setCurrentIndex(record_->run.source.empty()
+                                     ? recipe_->findText(text_of(recipe_name(record_->config.precision.recipe)))
+                                     : -1);
+    } else {
+        show_config_in_toolbar();
+    }
+    setWindowTitle(recorded ? "Precision Lab — " + QFileInfo(QString::fromStdString(record_->file)).fileName() +
+                                  " (recorded run)"
+                            : "Precision Lab");
 }
 
 void MainWindow::show_in(Panel* panel, const SessionSnapshot& snapshot) {

@@ -16,6 +16,7 @@
 #include "engine/train/run_config.h"
 #include "engine/train/session.h"
 #include "ui/qt/panel.h"
+#include "ui/records/opened_record.h"
 
 namespace plab::qt {
 
@@ -33,6 +34,18 @@ public:
     ~MainWindow() override;
 
     Session& session() { return *session_; }
+    // Shows a run record (plab run --out, File > Export run, plab_probe) in
+    // every panel in place of the session, with a progress dialog while it
+    // reads when `progress` is set; plab::Error naming the line and field of a
+    // bad record, the window unchanged. A preset chosen after it trains again.
+    void open_run(const std::string& file, bool progress);
+    // What the panels show: the session's latest snapshot, or the record's.
+    std::shared_ptr<const SessionSnapshot> snapshot() const;
+    // The record shown, or nullptr while the session is.
+    const OpenedRecord* record() const { return record_.get(); }
+    // The record's loss scaler replayed under these scaler edits, drawn as the
+    // fork (none: no what-if); plab::Error on an edit the record cannot replay.
+    void set_what_if(std::vector<std::string> edits);
     // Takes the latest snapshot now and shows it in every panel (the timer does this at 60 Hz).
     void refresh();
     // Shows the latest snapshot in every panel even when it was shown already (after a resize).
@@ -75,6 +88,9 @@ private:
     void export_plot(Panel* panel);
     void copy_snippet(bool deepspeed);
     void report(const QString& message);
+    void edit(const std::string& assignment);
+    void show_record_mode();
+    QString status_text(const SessionSnapshot& s) const;
     void save_layout();
     void restore_layout();
 
@@ -98,6 +114,13 @@ private:
     bool shown_live_ = false;  // whether the panels were last shown a moving run
     std::uint64_t errors_seen_ = 0;
     PanelUpdate panel_update_;
+    std::unique_ptr<OpenedRecord> record_;  // shown in place of the session when set
+    std::vector<std::string> what_if_;      // the scaler edits replayed on it
+    std::shared_ptr<const SessionSnapshot> record_snapshot_;
+    // What trains the session: off while a record is shown (Reset then clears the what-if).
+    std::vector<QWidget*> run_widgets_;
+    std::vector<QAction*> run_actions_;
+    QAction* reset_ = nullptr;
 };
 
 }  // namespace plab::qt

@@ -1,6 +1,6 @@
+#include "ui/present/record_notes.h"
 #include "ui/qt/nan_panel.h"
 
-#include "engine/train/preset_rules.h"
 #include "ui/present/fork_summary.h"
 #include "ui/qt/chart_kit.h"
 
@@ -23,15 +23,17 @@ NanPanel::NanPanel(Fork fork, Trace trace, QWidget* parent)
 void NanPanel::show_snapshot(const SessionSnapshot& snapshot) {
     const RunView& run = snapshot.main;
     if (!run.config) return;
-    const NanDiagnosis d = diagnose_first_nonfinite(run.log, *run.config, model_layer_names(run.config->model),
+    const NanDiagnosis d = diagnose_first_nonfinite(run.log, *run.config, run.layer_names,
                                                     snapshot.trace ? &*snapshot.trace : nullptr);
     if (trace_ && trace_asker_.should_ask(d, TraceAsker::Clock::now())) trace_(d.step);
-    show_diagnosis(d);
-    fork_state_->setText(QString::fromStdString(fork_summary(snapshot)));
+    show_diagnosis(d, snapshot.record != nullptr);
+    fork_state_->setText(QString::fromStdString(snapshot.record ? record_gap_text(RecordGap::remedies, *snapshot.record)
+                                                                : fork_summary(snapshot)));
 }
 
-void NanPanel::show_diagnosis(const NanDiagnosis& d) {
-    std::string key = d.headline + "|" + d.traced;
+// On a record the remedies are listed, not offered: there is no run to fork.
+void NanPanel::show_diagnosis(const NanDiagnosis& d, bool recorded) {
+    std::string key = d.headline + "|" + d.traced + (recorded ? "|recorded" : "");
     for (const Remedy& r : d.remedies) key += "|" + r.label;
     if (key == shown_key_) return;
     shown_key_ = key;
@@ -45,6 +47,12 @@ void NanPanel::show_diagnosis(const NanDiagnosis& d) {
     }
     shown_buttons_.clear();
     if (!d.found) return;
+    if (recorded) {
+        QString text = detail_->text();
+        for (const Remedy& r : d.remedies) text += "\n• " + QString::fromStdString(r.label) + ": " + QString::fromStdString(r.why);
+        if (!d.remedies.empty()) detail_->setText(text);
+        return;
+    }
     auto add = [this](const QString& text, const QString& tip, std::int64_t at, std::vector<std::string> changes) {
         auto* b = new QPushButton(text, this);
         b->setToolTip(tip);

@@ -24,7 +24,7 @@ public:
     void show_snapshot(const SessionSnapshot& snapshot) override;
 
 private:
-    void show_diagnosis(const NanDiagnosis& d);
+    void show_diagnosis(const NanDiagnosis& d, bool recorded);
 
     Fork fork_;
     Trace trace_;

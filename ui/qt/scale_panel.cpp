@@ -123,12 +123,14 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
     backoff_ = marker_series("backoff", t.backoff, QScatterSeries::MarkerShapeRectangle, 9);
     growth_ = marker_series("growth", t.growth, QScatterSeries::MarkerShapeRectangle, 9);
     edit_ = marker_series("edit", t.edit, QScatterSeries::MarkerShapeRectangle, 12);
+    fork_overflow_ = marker_series("fork overflow", t.fork, QScatterSeries::MarkerShapeCircle, 8);
     x_ = make_value_axis("step", chart, Qt::AlignBottom);
     x_->setLabelFormat("%d");
     chart->legend()->hide();  // too narrow for five entries: the key sits under the chart
     y_ = make_value_axis("log2 scale", chart, Qt::AlignLeft);
     y_->setLabelFormat("%d");
-    for (QXYSeries* s : std::initializer_list<QXYSeries*>{line_, fork_line_, overflow_, backoff_, growth_, edit_}) {
+    for (QXYSeries* s :
+         std::initializer_list<QXYSeries*>{line_, fork_line_, overflow_, backoff_, growth_, edit_, fork_overflow_}) {
         chart->addSeries(s);
         s->attachAxis(x_);
         s->attachAxis(y_);
@@ -148,18 +150,20 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
         item->on_hover([this, kind = kind](const XY& p, bool state) { hovered(kind, QPointF(p.x, p.y), state); });
         marker_items_[static_cast<int>(kind)] = item;
     }
+    fork_overflow_item_ = new SeriesItem(chart, fork_overflow_, SeriesItem::Style::circles, fork_overflow_->markerSize());
+    fork_overflow_item_->setZValue(5);
 
     auto* layout = new QHBoxLayout(this);
     auto* left = new QVBoxLayout();
     left->addWidget(view_, 1);
     // The summary changes every frame: live text (a repaint, no new layout);
     // the colour key is rich but set once.
-    summary_ = new LiveText(LiveText::Wrap::none, this);
+    summary_ = new LiveText(LiveText::Wrap::words, this);
     QFont f = summary_->font();
     f.setPointSizeF(11.5);
     summary_->setFont(f);
     left->addWidget(summary_);
-    auto* key = key_ = new QLabel(key_text(overflow_->name()), this);
+    auto* key = key_ = new QLabel(key_text(overflow_->name(), fork_line_->name()), this);
     key->setTextFormat(Qt::RichText);
     key->setWordWrap(true);  // the key wraps instead of widening the window
     key->setFont(f);
@@ -169,13 +173,13 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
 }
 
 // The colour key under the chart (rich text, set only when a name changes).
-QString ScalePanel::key_text(const QString& overflow) const {
+QString ScalePanel::key_text(const QString& overflow, const QString& fork) const {
     const Theme& t = theme();
     auto dot = [](const QColor& c, const QString& what) {
         return QString("<span style='color:%1'>&#9632;</span>&nbsp;%2 &nbsp; ").arg(c.name(), what);
     };
     return dot(t.amp, "scale") + dot(t.overflow, overflow) + dot(t.backoff, "backoff") + dot(t.growth, "growth") +
-           dot(t.edit, "edit") + dot(t.fork, "fork");
+           dot(t.edit, "edit") + dot(t.fork, fork);
 }
 
 QWidget* ScalePanel::make_controls() {
@@ -279,13 +283,16 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     const int columns = plot_columns(view_);
     const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, std::max(1, columns / 4));
     const QString overflow_key = QString::fromStdString(t.overflow_key);
-    if (overflow_->name() != overflow_key) {  // skipped or not: the scaler kind changed
+    // On a record, the dashed line is its scaler replayed under the edited settings.
+    const QString fork_key = snapshot.record ? "what-if (replayed)" : "fork";
+    if (overflow_->name() != overflow_key || fork_line_->name() != fork_key) {  // the scaler kind changed, or the source
         overflow_->setName(overflow_key);
-        key_->setText(key_text(overflow_key));
+        fork_line_->setName(fork_key);
+        key_->setText(key_text(overflow_key, fork_key));
     }
     std::optional<ScaleTrajectory> f;
     if (snapshot.fork && snapshot.fork->config)
-        f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns);
+        f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns, std::max(1, columns / 4));
     const double step_max = f ? std::max(t.step_max, f->step_max) : t.step_max;
     const double log2_min = f ? std::min(t.log2_min, f->log2_min) : t.log2_min;
     const double log2_max = f ? std::max(t.log2_max, f->log2_max) : t.log2_max;
@@ -296,6 +303,12 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     line_item_->set_points(t.line);
     fork_line_->setVisible(f.has_value());
     fork_item_->set_points(f ? f->line : std::vector<XY>{});
+    // The fork's (or the what-if's) overflows, on its dashed line, under the run's own markers.
+    std::vector<XY> fork_overflows;
+    if (f)
+        for (const ScaleMarker& m : f->markers)
+            if (m.kind == ScaleEventKind::overflow) fork_overflows.push_back({m.step, m.log2_scale});
+    fork_overflow_item_->set_points(fork_overflows);
     markers_ = t.markers;
     std::vector<XY> kinds[4];
     // Overflows sit a little above the line: an overflow and its backoff share a
@@ -309,16 +322,21 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
         tracker_->show_progress(std::min(t.growth_tracker, t.growth_interval), t.growth_interval);
     else
         tracker_->show_note(QString::fromStdString(t.growth_note));
-    summary_->set_text(QString::fromStdString(t.summary));
+    summary_->set_text(QString::fromStdString(snapshot.record && f ? "recorded: " + t.summary + " — what-if: " + f->summary
+                                                                    : t.summary));
     // Setting a spin box repaints it even to the same value: only on an edit,
     // or when the focus moved (a field left keeps what it showed while typed in).
-    if (run.config != shown_config_ || QApplication::focusWidget() != shown_focus_) {
-        shown_config_ = run.config;
+    // A record's fields show its what-if once there is one: the settings being tried.
+    const RunView& edited = snapshot.record && snapshot.fork && snapshot.fork->config ? *snapshot.fork : run;
+    if (edited.config != shown_config_ || QApplication::focusWidget() != shown_focus_) {
+        shown_config_ = edited.config;
         shown_focus_ = QApplication::focusWidget();
-        show_config(run.config->scaler);
+        show_config(edited.config->scaler);
     }
 }
 
 QString ScalePanel::tracker_text() const { return tracker_->text(); }
+
+bool ScalePanel::what_if_shown() const { return fork_line_->isVisible() && fork_line_->name().startsWith("what-if"); }
 
 }  // namespace plab::qt

@@ -36,10 +36,12 @@ public:
     QSpinBox* growth_interval_box() const { return growth_interval_; }
     // What the growth tracker's bar reads, e.g. "600 / 2000".
     QString tracker_text() const;
+    // Whether the dashed line is a record's what-if (its scaler replayed), not a fork.
+    bool what_if_shown() const;
 
 private:
     QWidget* make_controls();
-    QString key_text(const QString& overflow) const;
+    QString key_text(const QString& overflow, const QString& fork) const;
     void show_config(const ScalerConfig& s);
     void show_field_use(ScalerKind kind);
     void send(const std::string& field, const std::string& value);
@@ -57,6 +59,8 @@ private:
     QScatterSeries* backoff_ = nullptr;
     QScatterSeries* growth_ = nullptr;
     QScatterSeries* edit_ = nullptr;
+    QScatterSeries* fork_overflow_ = nullptr;
+    SeriesItem* fork_overflow_item_ = nullptr;
     SeriesItem* marker_items_[4] = {};  // draw the four marker series, in ScaleEventKind order
     QComboBox* kind_ = nullptr;
     QSpinBox* init_log2_ = nullptr;

@@ -1,3 +1,4 @@
+#include "ui/present/record_notes.h"
 #include "ui/qt/speed_memory_panel.h"
 
 #include <QHeaderView>
@@ -28,6 +29,13 @@ void SpeedMemoryPanel::show_snapshot(const SessionSnapshot& snapshot) {
     const std::shared_ptr<const RunConfig>& config = snapshot.main.config;
     if (!config || config == shown_) return;
     shown_ = config;
+    if (snapshot.record && !snapshot.record->source.empty()) {  // the lab's own record: its config's model
+        title_->setText(QString::fromStdString(record_gap_text(RecordGap::speed, *snapshot.record)));
+        table_->clear();
+        table_->setRowCount(0);
+        notes_->clear();
+        return;
+    }
     show_config(*config);
 }
 

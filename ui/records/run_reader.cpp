@@ -237,33 +237,83 @@ StepRecord read_step(const Json& line, const Place& at, const RecordedRun& run, 
     return r;
 }
 
-// A hist line's unscaled weight-gradient histograms, summed over its layers
-// (the layout of run_writer.cpp's write_histogram: bins from first_bin on).
-std::pair<std::int64_t, Log2Histogram> read_gradient_histogram(const Json& line, const Place& at) {
-    const Fields f(line, at, "");
-    Log2Histogram sum;
-    const Json& layers = f.required("layers");
+// Adds one histogram of a hist line into `sum` (the layout of run_writer.cpp's
+// write_histogram: bins from first_bin on). An absent histogram adds nothing.
+void add_histogram(const Json& layer, std::string_view key, const Place& at, const std::string& layer_path,
+                   Log2Histogram& sum) {
+    const std::string path = layer_path + "." + std::string(key);
+    const auto h = layer.find(key);
+    if (h == layer.end()) return;
+    if (!h->is_object()) at.fail(path, shown(*h) + " is not an object");
+    const Fields hist(*h, at, path);
+    sum.zeros += hist.integer("zeros");
+    sum.nans += hist.integer("nans");
+    sum.pos_infs += hist.integer("pos_infs");
+    sum.neg_infs += hist.integer("neg_infs");
+    const std::int64_t first = hist.integer("first_bin");
+    const Json& bins = hist.required("bins");
+    if (!bins.is_array() || first < 0 || first + static_cast<std::int64_t>(bins.size()) > Log2Histogram::kBins)
+        at.fail(path + ".bins", "not a list of at most " + std::to_string(Log2Histogram::kBins) +
+                                    " bins from first_bin " + std::to_string(first));
+    for (std::size_t b = 0; b < bins.size(); ++b)
+        sum.bins[static_cast<std::size_t>(first) + b] +=
+            static_cast<std::uint32_t>(as_integer(bins[b], at, path + ".bins[" + std::to_string(b) + "]"));
+}
+
+const Json& histogram_layers(const Json& line, const Place& at) {
+    const Json& layers = Fields(line, at, "").required("layers");
     if (!layers.is_array()) at.fail("layers", shown(layers) + " is not a list");
+    for (std::size_t i = 0; i < layers.size(); ++i)
+        if (!layers[i].is_object()) at.fail("layers[" + std::to_string(i) + "]", shown(layers[i]) + " is not an object");
+    return layers;
+}
+
+// A hist line's unscaled weight-gradient histograms, summed over its layers.
+std::pair<std::int64_t, Log2Histogram> read_gradient_histogram(const Json& line, const Place& at) {
+    Log2Histogram sum;
+    const Json& layers = histogram_layers(line, at);
+    for (std::size_t i = 0; i < layers.size(); ++i)
+        add_histogram(layers[i], "grad_unscaled", at, "layers[" + std::to_string(i) + "]", sum);
+    return {Fields(line, at, "").integer("step"), sum};
+}
+
+// A hist line's histograms, layer by layer, in the header's layer order.
+std::vector<LayerHistograms> read_layer_histograms(const Json& line, const Place& at, const RecordedRun& run) {
+    const Json& layers = histogram_layers(line, at);
+    if (layers.size() != run.layer_names.size())
+        at.fail("layers", std::to_string(layers.size()) + " entries, but the header names " +
+                              std::to_string(run.layer_names.size()) + " layers");
+    std::vector<LayerHistograms> out(layers.size());
     for (std::size_t i = 0; i < layers.size(); ++i) {
-        const std::string path = "layers[" + std::to_string(i) + "].grad_unscaled";
-        const auto h = layers[i].is_object() ? layers[i].find("grad_unscaled") : layers[i].end();
-        if (!layers[i].is_object() || h == layers[i].end()) continue;
-        if (!h->is_object()) at.fail(path, shown(*h) + " is not an object");
-        const Fields hist(*h, at, path);
-        sum.zeros += hist.integer("zeros");
-        sum.nans += hist.integer("nans");
-        sum.pos_infs += hist.integer("pos_infs");
-        sum.neg_infs += hist.integer("neg_infs");
-        const std::int64_t first = hist.integer("first_bin");
-        const Json& bins = hist.required("bins");
-        if (!bins.is_array() || first < 0 || first + static_cast<std::int64_t>(bins.size()) > Log2Histogram::kBins)
-            at.fail(path + ".bins", "not a list of at most " + std::to_string(Log2Histogram::kBins) +
-                                        " bins from first_bin " + std::to_string(first));
-        for (std::size_t b = 0; b < bins.size(); ++b)
-            sum.bins[static_cast<std::size_t>(first) + b] +=
-                static_cast<std::uint32_t>(as_integer(bins[b], at, path + ".bins[" + std::to_string(b) + "]"));
+        const std::string path = "layers[" + std::to_string(i) + "]";
+        LayerHistograms& h = out[i];
+        add_histogram(layers[i], "weight", at, path, h.weight);
+        add_histogram(layers[i], "grad", at, path, h.grad);
+        add_histogram(layers[i], "grad_unscaled", at, path, h.grad_unscaled);
+        add_histogram(layers[i], "act", at, path, h.act);
+        add_histogram(layers[i], "act_grad", at, path, h.act_grad);
+        add_histogram(layers[i], "act_grad_unscaled", at, path, h.act_grad_unscaled);
     }
-    return {f.integer("step"), sum};
+    return out;
+}
+
+// Puts a hist line's histograms on the step record they belong to (the
+// writers put a hist line right after its step's line).
+void attach_histograms(const Json& line, const Place& at, RecordedRun& run) {
+    const std::int64_t step = Fields(line, at, "").integer("step");
+    const auto it = std::lower_bound(run.steps.begin(), run.steps.end(), step,
+                                     [](const StepRecord& r, std::int64_t s) { return r.step < s; });
+    if (it == run.steps.end() || it->step != step)
+        at.fail("step", std::to_string(step) + ": histograms of a step that has no step line before them");
+    it->histograms = std::make_shared<const std::vector<LayerHistograms>>(read_layer_histograms(line, at, run));
+}
+
+// Drops the layers and histograms of the step that just left the newest `kept`.
+void forget_old_layers(RecordedRun& run, std::size_t kept) {
+    if (run.steps.size() <= kept) return;
+    StepRecord& old = run.steps[run.steps.size() - 1 - kept];
+    std::vector<LayerRecord>().swap(old.layers);
+    old.histograms.reset();
 }
 
 RecordedNan read_nan(const Json& line, const Place& at) {
@@ -317,10 +367,12 @@ RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOp
         if (kind == "step") {
             run.steps.push_back(read_step(line, at, run, options.layers));
             run.grad_amax.push_back(unscaled_gradient_amax(line, at));
+            forget_old_layers(run, options.layers_kept);
         }
         else if (kind == "hist") {
             ++run.histogram_lines;
             if (options.gradient_histograms) run.gradient_histograms.push_back(read_gradient_histogram(line, at));
+            if (options.layer_histograms && options.layers_kept > 0) attach_histograms(line, at, run);
         }
         else if (kind == "nan")
             run.nans.push_back(read_nan(line, at));

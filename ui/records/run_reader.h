@@ -4,6 +4,7 @@
 // (docs/telemetry.md). Every problem names the line and the field; a last
 // line cut off mid-way (a killed run) is skipped with a warning and the rest
 // is kept.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -50,6 +51,12 @@ struct RecordedRun {
 struct RunReadOptions {
     bool layers = true;  // per-layer statistics of every step (the largest part of a record)
     bool gradient_histograms = false;  // RecordedRun::gradient_histograms
+    // Every layer's histograms of a "hist" line, on its step's StepRecord::histograms.
+    bool layer_histograms = false;
+    // Layers and histograms are kept for the newest `layers_kept` steps only
+    // (older steps keep their scalars): a long record of a large model then
+    // fits in memory, as a live run's RunLog keeps only its recent records.
+    std::size_t layers_kept = static_cast<std::size_t>(-1);
     // Called now and then with the bytes read so far.
     std::function<void(std::uint64_t bytes)> progress;
 };

@@ -1,0 +1,43 @@
+#pragma once
+// A short run of a preset trained on the CPU and written as a JSON Lines
+// record, kept beside the records it wrote: what the reader's tests read back.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/train/preset_io.h"
+#include "engine/train/trainer.h"
+#include "ui/records/run_writer.h"
+
+namespace plab {
+
+struct WrittenRun {
+    std::string text;
+    std::vector<StepRecord> steps;
+    RunHeader header;
+};
+
+inline WrittenRun train_and_write(const std::string& preset, int steps) {
+    RunConfig config = load_preset(preset);
+    config.steps = steps;
+    CpuBackend backend;
+    Trainer trainer(backend, config);
+    WrittenRun run;
+    run.header = make_run_header(trainer, backend);
+    std::ostringstream out;
+    {
+        auto writer = make_run_writer(RecordFormat::jsonl, out);
+        writer->header(run.header);
+        for (int i = 0; i < steps; ++i) {
+            run.steps.push_back(trainer.step());
+            writer->step(run.steps.back());
+            if (run.steps.back().histograms) writer->histograms(run.steps.back().step, *run.steps.back().histograms);
+        }
+        writer->flush();
+    }
+    run.text = out.str();
+    return run;
+}
+
+}  // namespace plab

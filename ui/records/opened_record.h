@@ -1,0 +1,47 @@
+#pragma once
+// A run record opened in a workbench (--open, File > Open run...): read once,
+// then shown as a SessionSnapshot, so every panel draws it as it draws a run
+// training here; and shown again with a loss-scaler what-if replayed on the
+// record's gradients as the snapshot's fork.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/amp/scaler_replay.h"
+#include "engine/train/run_config.h"
+#include "engine/train/session.h"
+#include "ui/records/run_reader.h"
+
+namespace plab {
+
+struct OpenedRecord {
+    std::string file;
+    RecordedRun run;
+    // The record's config as the lab reads it: a lab record's whole config;
+    // a PyTorch record's scaler and telemetry over the lab's defaults.
+    RunConfig config;
+    FormatId grad_format = FormatId::fp16;       // what the what-if's overflow threshold is taken from
+    std::vector<RecordedScaleStep> scale_steps;  // what the what-if replays on
+    std::string no_what_if;                      // why there is none ("" when there is)
+};
+
+// Steps whose layers (and histograms) an opened record keeps in memory, the
+// newest ones: as many as a live run's RunLog keeps.
+inline constexpr std::size_t kOpenedLayerSteps = 1024;
+
+// Reads `file` (plab::Error naming the line and field of a bad record);
+// `progress` is called now and then with the bytes read.
+OpenedRecord open_record(const std::string& file, std::function<void(std::uint64_t bytes)> progress = {});
+
+// The snapshot panels draw. With `what_if` (scaler edits such as
+// "scaler.init_scale=1024", applied over the record's own settings), the fork
+// is the record's loss scaler replayed under them from step 0: its scales and
+// verdicts are predictions, its losses NaN (a replay knows no loss). Throws
+// plab::Error on an edit that is not a valid scaler setting, or a what-if on
+// a record that has none (OpenedRecord::no_what_if).
+std::shared_ptr<const SessionSnapshot> record_snapshot(const OpenedRecord& record,
+                                                       const std::vector<std::string>& what_if = {});
+
+}  // namespace plab
