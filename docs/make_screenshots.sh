@@ -15,6 +15,12 @@ qt --preset fp16-static-overflow --steps 300 --fork 260 --fork-set scaler.scale=
    --screenshot "$out/fork-remedy.png"
 xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/precision-lab-imgui" --preset scaler-sawtooth --steps 600 \
    --screenshot "$out/imgui-live-view.png"
+# A PyTorch run recorded by plab_probe (Debian's torch on the CPU), opened with a GradScaler what-if.
+record=$(mktemp --suffix=.jsonl)
+/usr/bin/python3 examples/record_a_pytorch_run.py --out "$record" --steps 300 --device cpu > /dev/null 2>&1
+qt --open "$record" --what-if scaler.kind=dynamic --what-if scaler.init_scale=16777216 \
+   --what-if scaler.growth_interval=50 --screenshot "$out/own-run.png"
+rm -f "$record"
 
 for scenario in attention-softmax-overflow bf16-no-scaling clip-before-unscale fp8-delayed-scaling \
                 grad-accumulation gradient-census growth-interval-tradeoff scaler-sawtooth; do
