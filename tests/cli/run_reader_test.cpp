@@ -17,6 +17,7 @@
 #include "written_run.h"
 #include "ui/cli/commands.h"
 #include "ui/present/step_fields.h"
+#include "ui/records/fast_lines.h"
 #include "ui/records/run_reader.h"
 #include "ui/records/run_writer.h"
 
@@ -250,6 +251,54 @@ TEST(RunReader, BadRecordsNameTheLineAndTheField) {
     std::string bad_index = kProbeRecord;
     bad_index.replace(bad_index.find("\"first_nonfinite_layer\":0"), 25, "\"first_nonfinite_layer\":7");
     EXPECT_EQ(error_of(bad_index), "run.jsonl line 2: first_nonfinite_layer: 7 is not an index into the header's 1 layers");
+}
+
+bool same_histogram(const Log2Histogram& a, const Log2Histogram& b);
+
+// The fast way (simdjson, fast_lines.h) reads what the careful way reads:
+// every field of every step, the gradient amax, every histogram, with the
+// layers of every step or of the newest ones only (the second pass).
+void expect_same_reads(const std::string& text, const std::string& what, std::size_t kept) {
+    RunReadOptions options;
+    options.gradient_histograms = options.layer_histograms = true;
+    options.layers_kept = kept;
+    RunReadOptions careful = options;
+    careful.careful_only = true;
+    const RecordedRun fast = read_text(text, options), slow = read_text(text, careful);
+    ASSERT_EQ(fast.steps.size(), slow.steps.size()) << what;
+    for (std::size_t i = 0; i < fast.steps.size(); ++i) {
+        ASSERT_EQ(fields_of(fast.steps[i], fast.layer_names, fast.twin), fields_of(slow.steps[i], slow.layer_names, slow.twin))
+            << what << " step " << i + 1;
+        ASSERT_EQ(fast.steps[i].layers.size(), slow.steps[i].layers.size()) << what << " step " << i + 1;
+        ASSERT_EQ(bits(fast.grad_amax[i]), bits(slow.grad_amax[i])) << what << " step " << i + 1;
+        ASSERT_EQ(fast.steps[i].histograms != nullptr, slow.steps[i].histograms != nullptr) << what << " step " << i + 1;
+        if (!fast.steps[i].histograms) continue;
+        for (std::size_t l = 0; l < fast.steps[i].histograms->size(); ++l) {
+            const LayerHistograms &a = (*fast.steps[i].histograms)[l], &b = (*slow.steps[i].histograms)[l];
+            for (auto [x, y] : {std::pair{&a.weight, &b.weight}, {&a.grad, &b.grad}, {&a.grad_unscaled, &b.grad_unscaled},
+                                {&a.act, &b.act}, {&a.act_grad, &b.act_grad}, {&a.act_grad_unscaled, &b.act_grad_unscaled}})
+                ASSERT_TRUE(same_histogram(*x, *y)) << what << " step " << i + 1 << " layer " << l;
+        }
+    }
+    ASSERT_EQ(fast.gradient_histograms.size(), slow.gradient_histograms.size()) << what;
+    for (std::size_t k = 0; k < fast.gradient_histograms.size(); ++k) {
+        EXPECT_EQ(fast.gradient_histograms[k].first, slow.gradient_histograms[k].first);
+        EXPECT_TRUE(same_histogram(fast.gradient_histograms[k].second, slow.gradient_histograms[k].second)) << what;
+    }
+    EXPECT_EQ(fast.histogram_lines, slow.histogram_lines) << what;
+    EXPECT_EQ(fast.nans.size(), slow.nans.size()) << what;
+    EXPECT_EQ(fast.warnings, slow.warnings) << what;
+}
+
+TEST(RunReader, TheFastWayReadsWhatTheCarefulWayReads) {
+    if (!fast_lines_available()) GTEST_SKIP() << "built without simdjson: every line is read the careful way";
+    for (const PresetInfo& p : list_presets()) {
+        const WrittenRun written = train_and_write(p.name, 60);
+        expect_same_reads(written.text, p.name, static_cast<std::size_t>(-1));
+        expect_same_reads(written.text, p.name + " (newest 25 steps' layers)", 25);
+    }
+    expect_same_reads(kProbeRecord, "probe record", static_cast<std::size_t>(-1));
+    expect_same_reads(kProbeRecord, "probe record (newest step's layers)", 1);
 }
 
 TEST(RunReader, AFileThatCannotBeOpenedIsNamed) {

@@ -62,11 +62,14 @@ RunLogLimits record_limits() {
     return limits;
 }
 
-RunView recorded_view(const OpenedRecord& record, std::shared_ptr<const RunConfig> config) {
+// The record's steps as a run's log. Their layers and histograms move into
+// it: a moved-from StepRecord keeps its scalars, which is all that
+// RecordedRun::steps is read for afterwards (the what-if's scale steps).
+RunView recorded_view(RecordedRun& run, std::shared_ptr<const RunConfig> config) {
     RunLog log(record_limits());
-    for (const StepRecord& r : record.run.steps) log.append(r);
-    const std::int64_t steps = record.run.steps.empty() ? 0 : record.run.steps.back().step;
-    return RunView{std::move(config), steps, -1, log.view(), record.run.layer_names};
+    for (StepRecord& r : run.steps) log.append(std::move(r));
+    const std::int64_t steps = run.steps.empty() ? 0 : run.steps.back().step;
+    return RunView{std::move(config), steps, -1, log.view(), run.layer_names};
 }
 
 RunView replayed_view(const OpenedRecord& record, std::shared_ptr<const RunConfig> config) {
@@ -102,6 +105,7 @@ OpenedRecord open_record(const std::string& file, std::function<void(std::uint64
     record.file = file;
     record.run = read_run_file(file, read);
     record.config = config_of(record.run, file);
+    record.recorded = recorded_view(record.run, std::make_shared<const RunConfig>(record.config));
     record.grad_format = recorded_gradient_format(record.run);
     try {
         recorded_scaler_config(record.run, file);
@@ -115,8 +119,7 @@ OpenedRecord open_record(const std::string& file, std::function<void(std::uint64
 std::shared_ptr<const SessionSnapshot> record_snapshot(const OpenedRecord& record,
                                                        const std::vector<std::string>& what_if) {
     auto snapshot = std::make_shared<SessionSnapshot>();
-    auto config = std::make_shared<const RunConfig>(record.config);
-    snapshot->main = recorded_view(record, config);
+    snapshot->main = record.recorded;
     snapshot->step = snapshot->main.steps_done;
     snapshot->trace = recorded_trace(record.run);
     auto origin = std::make_shared<RecordOrigin>();

@@ -22,6 +22,10 @@ struct OpenedRecord {
     // The record's config as the lab reads it: a lab record's whole config;
     // a PyTorch record's scaler and telemetry over the lab's defaults.
     RunConfig config;
+    // The recorded run as the panels see it, built once: it holds the layers
+    // and histograms of the newest steps (RecordedRun::steps keeps every
+    // step's scalars only).
+    RunView recorded;
     FormatId grad_format = FormatId::fp16;       // what the what-if's overflow threshold is taken from
     std::vector<RecordedScaleStep> scale_steps;  // what the what-if replays on
     std::string no_what_if;                      // why there is none ("" when there is)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <fstream>
 #include <istream>
 #include <limits>
@@ -9,6 +10,7 @@
 
 #include "engine/common/error.h"
 #include "ui/present/step_fields.h"
+#include "ui/records/fast_lines.h"
 
 namespace plab {
 
@@ -297,15 +299,19 @@ std::vector<LayerHistograms> read_layer_histograms(const Json& line, const Place
     return out;
 }
 
-// Puts a hist line's histograms on the step record they belong to (the
-// writers put a hist line right after its step's line).
-void attach_histograms(const Json& line, const Place& at, RecordedRun& run) {
-    const std::int64_t step = Fields(line, at, "").integer("step");
+// The step record a hist line's histograms belong to (the writers put a hist
+// line right after its step's line); nullptr when no step line came before.
+StepRecord* step_of_histograms(RecordedRun& run, std::int64_t step) {
     const auto it = std::lower_bound(run.steps.begin(), run.steps.end(), step,
                                      [](const StepRecord& r, std::int64_t s) { return r.step < s; });
-    if (it == run.steps.end() || it->step != step)
-        at.fail("step", std::to_string(step) + ": histograms of a step that has no step line before them");
-    it->histograms = std::make_shared<const std::vector<LayerHistograms>>(read_layer_histograms(line, at, run));
+    return it == run.steps.end() || it->step != step ? nullptr : &*it;
+}
+
+void attach_histograms(const Json& line, const Place& at, RecordedRun& run) {
+    const std::int64_t step = Fields(line, at, "").integer("step");
+    StepRecord* r = step_of_histograms(run, step);
+    if (!r) at.fail("step", std::to_string(step) + ": histograms of a step that has no step line before them");
+    r->histograms = std::make_shared<const std::vector<LayerHistograms>>(read_layer_histograms(line, at, run));
 }
 
 // Drops the layers and histograms of the step that just left the newest `kept`.
@@ -314,6 +320,36 @@ void forget_old_layers(RecordedRun& run, std::size_t kept) {
     StepRecord& old = run.steps[run.steps.size() - 1 - kept];
     std::vector<LayerRecord>().swap(old.layers);
     old.histograms.reset();
+}
+
+// A step or hist line read the fast way (fast_lines.h); false leaves `run`
+// as it was, for the careful way to read the line.
+bool read_fast(FastLines& fast, const RunReadOptions& options, RecordedRun& run) {
+    const std::string_view kind = fast.type();
+    if (kind == "step") {
+        StepRecord r;
+        float amax = 0;
+        if (!fast.step(run, options.layers, run.steps.empty() ? 0 : run.steps.back().step, r, amax)) return false;
+        run.steps.push_back(std::move(r));
+        run.grad_amax.push_back(amax);
+        forget_old_layers(run, options.layers_kept);
+        return true;
+    }
+    if (kind != "hist") return false;
+    std::pair<std::int64_t, Log2Histogram> sum;
+    if (options.gradient_histograms && !fast.gradient_histogram(sum)) return false;
+    std::shared_ptr<const std::vector<LayerHistograms>> layers;
+    StepRecord* owner = nullptr;
+    if (options.layer_histograms && options.layers_kept > 0) {
+        std::int64_t step = 0;
+        std::vector<LayerHistograms> h;
+        if (!fast.layer_histograms(run, step, h) || !(owner = step_of_histograms(run, step))) return false;
+        layers = std::make_shared<const std::vector<LayerHistograms>>(std::move(h));
+    }
+    ++run.histogram_lines;
+    if (options.gradient_histograms) run.gradient_histograms.push_back(sum);
+    if (owner) owner->histograms = std::move(layers);
+    return true;
 }
 
 RecordedNan read_nan(const Json& line, const Place& at) {
@@ -332,6 +368,100 @@ RecordedNan read_nan(const Json& line, const Place& at) {
     return n;
 }
 
+// Any line after the header, read with nlohmann-json.
+void read_careful(const Json& line, const Place& at, const RunReadOptions& options, RecordedRun& run,
+                  std::vector<std::string>& unknown_types) {
+    if (!line.is_object()) at.fail("", shown(line) + " is not a JSON object");
+    const Json* type = line.contains("type") ? &line["type"] : nullptr;
+    const std::string kind = type ? as_string(*type, at, "type") : std::string();
+    if (kind == "step") {
+        run.steps.push_back(read_step(line, at, run, options.layers));
+        run.grad_amax.push_back(unscaled_gradient_amax(line, at));
+        forget_old_layers(run, options.layers_kept);
+    } else if (kind == "hist") {
+        ++run.histogram_lines;
+        if (options.gradient_histograms) run.gradient_histograms.push_back(read_gradient_histogram(line, at));
+        if (options.layer_histograms && options.layers_kept > 0) attach_histograms(line, at, run);
+    } else if (kind == "nan") {
+        run.nans.push_back(read_nan(line, at));
+    } else if (kind != "edit" && kind != "run" &&
+               std::find(unknown_types.begin(), unknown_types.end(), kind) == unknown_types.end()) {
+        unknown_types.push_back(kind);
+        run.warnings.push_back(at.label + " line " + std::to_string(at.line) + ": lines of type \"" + kind +
+                               "\" are not known to this lab: skipped");
+    }
+}
+
+// Where a line starts, to read it again; `index` is its step's in RecordedRun::steps.
+struct LineAt {
+    std::streampos pos;
+    std::int64_t line = 0;
+    std::size_t index = 0;
+};
+
+// Layers of the newest steps, read on a second pass (see read_run).
+class KeptLayers {
+public:
+    KeptLayers(std::size_t kept, bool histograms) : kept_(kept), histograms_(histograms) {}
+
+    void step_line(std::streampos pos, std::int64_t line, std::size_t index) {
+        keep(steps_, {pos, line, index});
+    }
+    void hist_line(std::streampos pos, std::int64_t line) {
+        if (histograms_) keep(hists_, {pos, line, 0});
+    }
+    void read(std::istream& in, const std::string& label, bool careful_only, RecordedRun& run) {
+        in.clear();
+        FastLines fast;
+        for (const LineAt& l : steps_) {
+            at_line(in, l, fast, careful_only);
+            const std::int64_t previous = l.index ? run.steps[l.index - 1].step : 0;
+            StepRecord r;
+            float amax = 0;
+            if (parsed_ && fast.step(run, true, previous, r, amax)) {
+                run.steps[l.index].layers = std::move(r.layers);
+                continue;
+            }
+            const Place at{label, l.line};
+            const Json line = Json::parse(text_);
+            if (const auto layers = line.find("layers"); layers != line.end())
+                read_layers(*layers, at, run, run.steps[l.index]);
+        }
+        const std::size_t first = steps_.empty() ? run.steps.size() : steps_.front().index;
+        for (const LineAt& l : hists_) {
+            at_line(in, l, fast, careful_only);
+            std::int64_t step = 0;
+            std::vector<LayerHistograms> h;
+            if (!parsed_ || !fast.layer_histograms(run, step, h)) {
+                const Place at{label, l.line};
+                const Json line = Json::parse(text_);
+                step = Fields(line, at, "").integer("step");
+                h = read_layer_histograms(line, at, run);
+            }
+            StepRecord* owner = step_of_histograms(run, step);
+            if (owner && static_cast<std::size_t>(owner - run.steps.data()) >= first)
+                owner->histograms = std::make_shared<const std::vector<LayerHistograms>>(std::move(h));
+        }
+    }
+
+private:
+    void keep(std::deque<LineAt>& lines, LineAt l) {
+        lines.push_back(l);
+        if (lines.size() > kept_) lines.pop_front();
+    }
+    void at_line(std::istream& in, const LineAt& l, FastLines& fast, bool careful_only) {
+        in.seekg(l.pos);
+        std::getline(in, text_);
+        parsed_ = !careful_only && fast.parse(text_);
+    }
+
+    std::size_t kept_;
+    bool histograms_;
+    std::deque<LineAt> steps_, hists_;
+    std::string text_;
+    bool parsed_ = false;
+};
+
 }  // namespace
 
 RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOptions& options) {
@@ -341,50 +471,47 @@ RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOp
     std::uint64_t bytes = 0, reported = 0;
     bool header_read = false;
     std::vector<std::string> unknown_types;
-    while (std::getline(in, text)) {
+    FastLines fast;
+    // With layers kept for the newest steps only, from a stream that can
+    // seek: the first pass reads every step's scalars and where the newest
+    // step and hist lines start, and a second pass reads their layers, so the
+    // layers of the steps before them are never built.
+    const bool second_pass = options.layers && options.layers_kept != static_cast<std::size_t>(-1) && in.tellg() != -1;
+    RunReadOptions first = options;
+    if (second_pass) first.layers = first.layer_histograms = false;
+    KeptLayers kept(options.layers_kept, options.layer_histograms);
+    std::streampos pos = in.tellg();
+    for (; std::getline(in, text); pos = second_pass ? in.tellg() : pos) {
         ++at.line;
         const bool cut_off = in.eof();  // no newline after it: the writer stopped mid-line
         bytes += text.size() + 1;
         if (options.progress && bytes - reported >= kProgressBytes) options.progress(reported = bytes);
         if (text.empty() || text == "\r") continue;
-        Json line = Json::parse(text, nullptr, false);
-        if (line.is_discarded()) {
-            if (cut_off && header_read) {
-                run.warnings.push_back(label + " line " + std::to_string(at.line) +
-                                       " is cut off (the run stopped while writing it): skipped");
-                break;
+        const std::size_t steps_before = run.steps.size();
+        const std::int64_t hists_before = run.histogram_lines;
+        if (!header_read || options.careful_only || !fast.parse(text) || !read_fast(fast, first, run)) {
+            Json line = Json::parse(text, nullptr, false);
+            if (line.is_discarded()) {
+                if (cut_off && header_read) {
+                    run.warnings.push_back(label + " line " + std::to_string(at.line) +
+                                           " is cut off (the run stopped while writing it): skipped");
+                    break;
+                }
+                at.fail("", header_read ? "not a JSON object" : "not a run record (not JSON Lines)");
             }
-            at.fail("", header_read ? "not a JSON object" : "not a run record (not JSON Lines)");
+            if (!header_read) {
+                read_header(line, at, run);
+                header_read = true;
+                continue;
+            }
+            read_careful(line, at, first, run, unknown_types);
         }
-        if (!header_read) {
-            read_header(line, at, run);
-            header_read = true;
-            continue;
-        }
-        if (!line.is_object()) at.fail("", shown(line) + " is not a JSON object");
-        const Json* type = line.contains("type") ? &line["type"] : nullptr;
-        const std::string kind = type ? as_string(*type, at, "type") : std::string();
-        if (kind == "step") {
-            run.steps.push_back(read_step(line, at, run, options.layers));
-            run.grad_amax.push_back(unscaled_gradient_amax(line, at));
-            forget_old_layers(run, options.layers_kept);
-        }
-        else if (kind == "hist") {
-            ++run.histogram_lines;
-            if (options.gradient_histograms) run.gradient_histograms.push_back(read_gradient_histogram(line, at));
-            if (options.layer_histograms && options.layers_kept > 0) attach_histograms(line, at, run);
-        }
-        else if (kind == "nan")
-            run.nans.push_back(read_nan(line, at));
-        else if (kind == "edit" || kind == "run")
-            continue;
-        else if (std::find(unknown_types.begin(), unknown_types.end(), kind) == unknown_types.end()) {
-            unknown_types.push_back(kind);
-            run.warnings.push_back(label + " line " + std::to_string(at.line) + ": lines of type \"" + kind +
-                                   "\" are not known to this lab: skipped");
-        }
+        if (!second_pass) continue;
+        if (run.steps.size() > steps_before) kept.step_line(pos, at.line, steps_before);
+        if (run.histogram_lines > hists_before) kept.hist_line(pos, at.line);
     }
     if (!header_read) throw Error(label + ": empty, not a run record");
+    if (second_pass) kept.read(in, label, options.careful_only, run);
     if (options.progress) options.progress(bytes);
     return run;
 }

@@ -57,6 +57,9 @@ struct RunReadOptions {
     // (older steps keep their scalars): a long record of a large model then
     // fits in memory, as a live run's RunLog keeps only its recent records.
     std::size_t layers_kept = static_cast<std::size_t>(-1);
+    // Every line read with nlohmann-json, none with simdjson (fast_lines.h):
+    // the reference the fast way is tested against.
+    bool careful_only = false;
     // Called now and then with the bytes read so far.
     std::function<void(std::uint64_t bytes)> progress;
 };
