@@ -49,6 +49,7 @@ class _Scratch:
                 "exponent": torch.empty(CHUNK, dtype=torch.int32, device=device),
                 "fraction": torch.empty(CHUNK, dtype=torch.int32, device=device),
                 "u": torch.empty(CHUNK, dtype=torch.int32, device=device),
+                "lookup": torch.empty(CHUNK, dtype=torch.int32, device=device),
                 "flag": torch.empty(CHUNK, dtype=torch.bool, device=device),
             }
         return {k: v[:n] for k, v in s.items()}
@@ -67,39 +68,68 @@ def _chunks(x: torch.Tensor):
         yield part, scratch["bits"], scratch
 
 
-def _binade_counts_below(bits, scratch, thresholds, counts):
-    """Adds to counts[t] the elements with bits < t, for every threshold t.
+class _BinadeKey:
+    """Counts below many thresholds at once. Each element gets a key: its
+    binade (the exponent field) times `slots`, plus how many of the
+    thresholds inside that binade its fraction field reaches (each rank
+    looked up per binade through index_select). One bincount of the keys
+    then answers every threshold: the elements of the binades below it,
+    and those of its own binade below its rank. No element is compared one
+    by one and nothing is compacted (masked_select cost more than the rest
+    of the scan together).
 
-    A bincount of the exponent fields counts whole binades. Only elements in
-    a binade that a threshold splits are compared one by one (one bucketize
-    over them), and those are few wherever the thresholds (format range
-    ends) lie far from where a tensor's values gather. Zeros share binade 0
-    with the FP32 subnormals and are set apart first: a ReLU output holds
-    many, and they lie below every threshold that splits a binade."""
-    exponent = torch.bitwise_right_shift(bits, 23, out=scratch["exponent"])
-    per_binade = torch.bincount(exponent, minlength=256).tolist()
-    fine = sorted(t for t in thresholds if t & 0x7FFFFF)
-    split = sorted({t >> 23 for t in fine})
-    fine_below = {}
-    if split:
-        is_split = torch.zeros(256, dtype=torch.bool, device=bits.device)
-        is_split[split] = True  # a lookup by exponent: far faster than torch.isin
-        inside = torch.masked_select(bits, torch.index_select(is_split, 0, exponent, out=scratch["flag"]))
-        zeros = 0
-        if split[0] == 0 and per_binade[0]:
-            nonzero = inside[inside != 0]
-            zeros, inside = inside.numel() - nonzero.numel(), nonzero
-        edges = torch.tensor(fine, dtype=torch.int32, device=bits.device)
-        at = torch.bincount(torch.bucketize(inside, edges, right=True), minlength=len(fine) + 1).cumsum(0).tolist()
-        fine_below = {t: zeros + at[i] for i, t in enumerate(fine)}
-    split_set = set(split)
-    whole_below, below_unsplit = [0] * 257, [0] * 257  # below binade e: all elements, those of unsplit binades
-    for e in range(256):
-        whole_below[e + 1] = whole_below[e] + per_binade[e]
-        below_unsplit[e + 1] = below_unsplit[e] + (0 if e in split_set else per_binade[e])
-    for t in thresholds:
-        e = t >> 23
-        counts[t] += below_unsplit[e] + fine_below[t] if t & 0x7FFFFF else whole_below[e]
+    Binade 0 (zeros and FP32 subnormals) holds more thresholds than the
+    others (format boundaries far below FP32's normal range). Ranks cost a
+    lookup each over the whole chunk, so its thresholds past the others'
+    rank count are counted exactly over its elements instead, and only when
+    it holds a value other than zero (a model rarely does)."""
+
+    def __init__(self, thresholds, device):
+        self.thresholds = thresholds
+        inside = {}  # binade -> sorted fraction fields of the thresholds that split it
+        for t in thresholds:
+            if t & 0x7FFFFF:
+                inside.setdefault(t >> 23, []).append(t & 0x7FFFFF)
+        for fractions in inside.values():
+            fractions.sort()
+        self.inside = inside
+        ranks = max((len(f) for e, f in inside.items() if e != 0), default=0)
+        ranks = max(ranks, 1 if 0 in inside else 0)  # binade 0's first threshold is zero's own (1)
+        self.slots = ranks + 1
+        unreachable = 1 << 23  # above every fraction field
+        self.tables = [torch.tensor([inside[e][r] if r < len(inside.get(e, ())) else unreachable for e in range(256)],
+                                    dtype=torch.int32, device=device) for r in range(ranks)]
+
+    def add(self, bits, scratch, counts):
+        """Adds to counts[t] the elements of the chunk with bits < t, for every threshold t."""
+        exponent = torch.bitwise_right_shift(bits, 23, out=scratch["exponent"])
+        ranks = len(self.tables)
+        # key = slots E + ranks - #{ranks not reached}: (fraction - threshold) >> 31 is -1 below the
+        # threshold and 0 from it on, all in int32 in place (a comparison's bool would be converted
+        # into a fresh int32 tensor to be added).
+        key = torch.mul(exponent, self.slots, out=scratch["u"]).add_(ranks)
+        if ranks:
+            fraction = torch.bitwise_and(bits, 0x7FFFFF, out=scratch["fraction"])
+            for table in self.tables:
+                below = torch.index_select(table, 0, exponent, out=scratch["lookup"])
+                key.add_(torch.sub(fraction, below, out=below).bitwise_right_shift_(31))
+        per_key = torch.bincount(key, minlength=256 * self.slots).tolist()
+        below = [0] * 257  # elements below binade e
+        for e in range(256):
+            below[e + 1] = below[e] + sum(per_key[e * self.slots:(e + 1) * self.slots])
+        tiny = None  # binade 0's values other than zero, when a threshold past its ranks needs them
+        for t in self.thresholds:
+            e, f = t >> 23, t & 0x7FFFFF
+            n = below[e]
+            rank = self.inside[e].index(f) if f else -1
+            if rank >= self.slots - 1:  # binade 0, past its ranks: zeros lie below, the rest compared
+                if tiny is None:
+                    subnormals = below[1] - per_key[0]
+                    tiny = bits[(bits > 0) & (bits < (1 << 23))] if subnormals else bits[:0]
+                n += per_key[0] + int((tiny < t).sum())
+            elif f:  # those of its binade whose fraction reaches fewer of its thresholds than f's rank
+                n += sum(per_key[e * self.slots:e * self.slots + rank + 1])
+            counts[t] += n
 
 
 def _fraction(part: int, n: int) -> float:
@@ -113,11 +143,12 @@ def tensor_stats_views(x: torch.Tensor, divisors, totals: dict = None) -> list:
     per_view = [range_thresholds(float(d)) for d in divisors]
     thresholds = sorted({t for view in per_view for f in view for t in f} | set(_FIXED))
     counts = dict.fromkeys(thresholds, 0)
+    binade_key = _BinadeKey(thresholds, x.device)
     n, pos_infs, amax, sum_abs, sum_sq = 0, 0, 0.0, 0.0, 0.0
     for values, bits, scratch in _chunks(x):
         n += bits.numel()
         before = counts[POS_INF_BITS]
-        _binade_counts_below(bits, scratch, thresholds, counts)
+        binade_key.add(bits, scratch, counts)
         if counts[POS_INF_BITS] - before < bits.numel():  # some Inf or NaN: the sums skip them
             pos_infs += int(torch.isposinf(values).sum())
             values = values[bits < POS_INF_BITS]
@@ -128,8 +159,8 @@ def tensor_stats_views(x: torch.Tensor, divisors, totals: dict = None) -> list:
             # In FP64 (x^2 is exact there), through kept scratch: a sum with
             # dtype=float64 would convert into a fresh tensor-sized temporary.
             wide = scratch["wide"][:m].copy_(values)
-            sum_abs += float(torch.linalg.vector_norm(wide, 1))
             sum_sq += float(torch.dot(wide, wide))
+            sum_abs += float(wide.abs_().sum())
     finite = counts[POS_INF_BITS]
     if totals is not None:
         totals.update(sum_sq=sum_sq, non_finite=n - finite)
