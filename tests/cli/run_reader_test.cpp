@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -299,6 +300,91 @@ TEST(RunReader, TheFastWayReadsWhatTheCarefulWayReads) {
     }
     expect_same_reads(kProbeRecord, "probe record", static_cast<std::size_t>(-1));
     expect_same_reads(kProbeRecord, "probe record (newest step's layers)", 1);
+}
+
+std::string saved(const std::string& text, const std::string& name) {
+    const std::string path = testing::TempDir() + "plab-reader-" + name + ".jsonl";
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+}
+
+// A file read in ranges on threads gives what one pass over it gives:
+// every step, amax, histogram and warning, and the same first problem.
+RunReadOptions in_ranges(unsigned threads) {
+    RunReadOptions o;
+    o.threads = threads;
+    o.bytes_per_thread = 1;  // as many ranges as threads, however small the file
+    o.gradient_histograms = o.layer_histograms = true;
+    o.layers_kept = 20;
+    return o;
+}
+
+TEST(RunReader, AFileReadInRangesOnThreadsIsReadAsInOnePass) {
+    for (const char* preset : {"scaler-sawtooth", "overflow-nan", "grad-accumulation"}) {
+        const WrittenRun written = train_and_write(preset, 90);
+        const std::string text = written.text + R"J({"type":"mystery","step":1})J" + "\n";
+        const std::string file = saved(text, preset);
+        const RecordedRun one = read_run_file(file, in_ranges(1));
+        for (unsigned threads : {2u, 7u}) {
+            std::vector<std::uint64_t> progress;
+            RunReadOptions o = in_ranges(threads);
+            o.progress = [&](std::uint64_t b) { progress.push_back(b); };
+            const RecordedRun many = read_run_file(file, o);
+            ASSERT_EQ(many.steps.size(), one.steps.size()) << preset << " on " << threads;
+            for (std::size_t i = 0; i < one.steps.size(); ++i) {
+                ASSERT_EQ(fields_of(many.steps[i], many.layer_names, many.twin), fields_of(one.steps[i], one.layer_names, one.twin))
+                    << preset << " step " << i + 1;
+                ASSERT_EQ(bits(many.grad_amax[i]), bits(one.grad_amax[i]));
+                ASSERT_EQ(many.steps[i].layers.size(), one.steps[i].layers.size()) << preset << " step " << i + 1;
+                ASSERT_EQ(many.steps[i].histograms != nullptr, one.steps[i].histograms != nullptr);
+            }
+            EXPECT_EQ(many.histogram_lines, one.histogram_lines);
+            EXPECT_EQ(many.gradient_histograms.size(), one.gradient_histograms.size());
+            EXPECT_EQ(many.warnings, one.warnings) << preset;
+            ASSERT_EQ(one.warnings.size(), 1u);
+            ASSERT_FALSE(progress.empty());
+            EXPECT_EQ(progress.back(), text.size());
+        }
+    }
+}
+
+TEST(RunReader, AFileReadInRangesNamesTheLineOfItsFirstProblem) {
+    const WrittenRun written = train_and_write("spirals-amp-fp16", 60);
+    std::vector<std::string> lines;
+    std::istringstream in(written.text);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    auto text_of = [](const std::vector<std::string>& ls) {
+        std::string t;
+        for (const std::string& l : ls) t += l + "\n";
+        return t;
+    };
+    // A bad field late in the file, and a step out of order in the middle
+    // (where a range boundary falls with seven threads).
+    std::vector<std::string> bad = lines;
+    bad[bad.size() - 3].replace(bad[bad.size() - 3].find("\"loss\":"), 7, "\"loss\":\"x\",\"was\":");
+    std::vector<std::string> order = lines;
+    std::swap(order[30], order[33]);
+    for (const auto& broken : {bad, order}) {
+        const std::string text = text_of(broken);
+        const std::string file = saved(text, "broken");
+        std::string one;
+        try {
+            read_text(text, in_ranges(1));
+        } catch (const Error& e) {
+            one = e.what();
+        }
+        ASSERT_FALSE(one.empty());
+        EXPECT_EQ(testing_support::error_of([&] { read_run_file(file, in_ranges(7)); }),
+                  file + one.substr(std::string("run.jsonl").size()));
+    }
+    // A last line cut off: skipped with a warning naming it, the rest read.
+    const std::string cut = written.text.substr(0, written.text.size() - 40);
+    const RecordedRun run = read_run_file(saved(cut, "cut"), in_ranges(7));
+    EXPECT_EQ(run.steps.size(), read_text(cut, in_ranges(1)).steps.size());
+    EXPECT_EQ(run.steps.size(), 60u);  // the cut line is step 60's hist line
+    ASSERT_EQ(run.warnings.size(), 1u);
+    EXPECT_NE(run.warnings[0].find(" line " + std::to_string(lines.size()) + " is cut off"), std::string::npos)
+        << run.warnings[0];
 }
 
 TEST(RunReader, AFileThatCannotBeOpenedIsNamed) {

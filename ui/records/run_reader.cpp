@@ -1,7 +1,11 @@
 #include "ui/records/run_reader.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <iterator>
+#include <thread>
 #include <deque>
 #include <fstream>
 #include <istream>
@@ -462,64 +466,258 @@ private:
     bool parsed_ = false;
 };
 
-}  // namespace
+// What reading a range of a record's lines gave: the lines after the
+// header, read with the header's fields copied into `part`. Line numbers
+// and step indices are the range's own until merged (merge_range).
+struct RangeRead {
+    RecordedRun part;
+    std::int64_t lines = 0;            // lines in the range
+    std::int64_t first_step_line = 0;  // the range's line of its first step line; 0: none
+    std::vector<LineAt> step_lines, hist_lines;  // the newest ones, for the second pass
+    std::string error;                 // the first problem, its message as thrown
+    std::int64_t error_line = 0;
+    bool cut_off = false;              // its last line was cut off (skipped, with a warning)
+};
 
-RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOptions& options) {
-    RecordedRun run;
+// Keeps the newest `kept` entries of a list, and a few more (the second pass reads only those).
+void keep_newest(std::vector<LineAt>& lines, LineAt l, std::size_t kept) {
+    lines.push_back(l);
+    if (lines.size() > 2 * kept + 64) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(kept));
+}
+
+// Reads the lines from the stream's position up to byte `end` (-1: to the
+// end of the stream), line numbers from 1, as the range's own. Whatever
+// goes wrong is kept in the result (a range may be read on a thread of its
+// own), with the line it happened on.
+RangeRead read_range(std::istream& in, std::streamoff end, const std::string& label, const RunReadOptions& first,
+                     const RecordedRun& header, bool positions, const std::function<void(std::uint64_t)>& bytes_read,
+                     const std::atomic<bool>* stop) {
+    RangeRead r;
+    RecordedRun& run = r.part;
+    run.version = header.version;
+    run.layer_names = header.layer_names;
+    run.twin = header.twin;
     Place at{label};
     std::string text;
-    std::uint64_t bytes = 0, reported = 0;
-    bool header_read = false;
     std::vector<std::string> unknown_types;
     FastLines fast;
-    // With layers kept for the newest steps only, from a stream that can
-    // seek: the first pass reads every step's scalars and where the newest
-    // step and hist lines start, and a second pass reads their layers, so the
-    // layers of the steps before them are never built.
-    const bool second_pass = options.layers && options.layers_kept != static_cast<std::size_t>(-1) && in.tellg() != -1;
+    std::streampos pos = in.tellg();
+    try {
+        while ((end < 0 || pos < end) && std::getline(in, text)) {
+            ++at.line;
+            const bool cut_off = in.eof();  // no newline after it: the writer stopped mid-line
+            if (bytes_read) bytes_read(text.size() + 1);
+            if (stop && stop->load(std::memory_order_relaxed)) break;
+            const std::streampos line_pos = pos;
+            if (positions || end >= 0) pos = in.tellg();
+            if (text.empty() || text == "\r") continue;
+            const std::size_t steps_before = run.steps.size();
+            const std::int64_t hists_before = run.histogram_lines;
+            if (first.careful_only || !fast.parse(text) || !read_fast(fast, first, run)) {
+                Json line = Json::parse(text, nullptr, false);
+                if (line.is_discarded()) {
+                    if (cut_off) {
+                        run.warnings.push_back(label + " line " + std::to_string(at.line) +
+                                               " is cut off (the run stopped while writing it): skipped");
+                        r.cut_off = true;
+                        break;
+                    }
+                    at.fail("", "not a JSON object");
+                }
+                read_careful(line, at, first, run, unknown_types);
+            }
+            if (run.steps.size() > steps_before && r.first_step_line == 0) r.first_step_line = at.line;
+            if (!positions) continue;
+            if (run.steps.size() > steps_before)
+                keep_newest(r.step_lines, {line_pos, at.line, steps_before}, first.layers_kept);
+            if (run.histogram_lines > hists_before) keep_newest(r.hist_lines, {line_pos, at.line, 0}, first.layers_kept);
+        }
+    } catch (const std::exception& e) {  // on a thread of its own: kept for the merge to throw
+        r.error = e.what();
+        r.error_line = at.line;
+    }
+    r.lines = at.line;
+    return r;
+}
+
+// "run.jsonl line 12: ..." with a range's line number made the record's.
+std::string rebased(const std::string& message, const std::string& label, std::int64_t local, std::int64_t offset) {
+    const std::string prefix = label + " line " + std::to_string(local);
+    if (offset == 0 || message.rfind(prefix, 0) != 0) return message;
+    return label + " line " + std::to_string(local + offset) + message.substr(prefix.size());
+}
+
+// Appends a range read after the lines before it (`offset` of them, the
+// header's included): its first step must follow the last one so far, and
+// its first problem is the record's (the ranges before it had none).
+void merge_range(RangeRead& r, std::int64_t offset, const std::string& label, RecordedRun& run,
+                 std::vector<std::string>& unknown_types, KeptLayers& kept) {
+    RecordedRun& part = r.part;
+    const bool step_first = r.first_step_line > 0 && (r.error.empty() || r.first_step_line < r.error_line);
+    if (step_first && !run.steps.empty() && part.steps.front().step <= run.steps.back().step)
+        Place{label, offset + r.first_step_line}.fail("step", std::to_string(part.steps.front().step) +
+                                                                  " does not follow step " +
+                                                                  std::to_string(run.steps.back().step));
+    if (!r.error.empty()) throw Error(rebased(r.error, label, r.error_line, offset));
+    const std::size_t number_at = label.size() + 6;  // after "<label> line "
+    for (std::string& w : part.warnings) {
+        const auto type_at = w.find(": lines of type \"");
+        if (type_at != std::string::npos) {  // one warning per unknown type, as one pass over the record gives
+            const std::string type = w.substr(type_at);
+            if (std::find(unknown_types.begin(), unknown_types.end(), type) != unknown_types.end()) continue;
+            unknown_types.push_back(type);
+        }
+        const std::int64_t local = std::stoll(w.substr(number_at, w.find_first_of(" :", number_at) - number_at));
+        run.warnings.push_back(rebased(w, label, local, offset));
+    }
+    const std::size_t base = run.steps.size();
+    for (const LineAt& l : r.step_lines) kept.step_line(l.pos, offset + l.line, base + l.index);
+    for (const LineAt& l : r.hist_lines) kept.hist_line(l.pos, offset + l.line);
+    std::move(part.steps.begin(), part.steps.end(), std::back_inserter(run.steps));
+    run.grad_amax.insert(run.grad_amax.end(), part.grad_amax.begin(), part.grad_amax.end());
+    std::move(part.gradient_histograms.begin(), part.gradient_histograms.end(),
+              std::back_inserter(run.gradient_histograms));
+    std::move(part.nans.begin(), part.nans.end(), std::back_inserter(run.nans));
+    run.histogram_lines += part.histogram_lines;
+}
+
+// Reads the first non-empty line, the header; the stream then stands after
+// it. Returns its line number; `bytes` gets the bytes up to it.
+std::int64_t read_header_line(std::istream& in, const std::string& label, RecordedRun& run, std::uint64_t& bytes) {
+    Place at{label};
+    std::string text;
+    while (std::getline(in, text)) {
+        ++at.line;
+        bytes += text.size() + 1;
+        if (text.empty() || text == "\r") continue;
+        const Json line = Json::parse(text, nullptr, false);
+        if (line.is_discarded()) at.fail("", "not a run record (not JSON Lines)");
+        read_header(line, at, run);
+        return at.line;
+    }
+    throw Error(label + ": empty, not a run record");
+}
+
+// Byte offsets that split [begin, size) into about `parts` ranges of whole lines.
+std::vector<std::streamoff> range_starts(const std::string& path, std::streamoff begin, std::streamoff size,
+                                         unsigned parts) {
+    std::vector<std::streamoff> starts{begin};
+    std::ifstream in(path, std::ios::binary);
+    std::string skipped;
+    for (unsigned k = 1; k < parts; ++k) {
+        in.clear();
+        in.seekg(begin + (size - begin) * k / parts);
+        if (!std::getline(in, skipped)) break;  // the rest of the line the guess fell in
+        const std::streamoff at = in.tellg();
+        if (at < 0 || at >= size) break;
+        if (at > starts.back()) starts.push_back(at);
+    }
+    return starts;
+}
+
+// Ranges read on threads of their own, each with its own stream; the
+// calling thread reports progress meanwhile (a progress callback that
+// throws, such as a cancelled dialog's, stops them all).
+std::vector<RangeRead> read_ranges(const std::string& path, const std::vector<std::streamoff>& starts,
+                                   std::streamoff size, const RunReadOptions& first, const RecordedRun& header,
+                                   bool positions, std::uint64_t header_bytes) {
+    std::vector<RangeRead> reads(starts.size());
+    std::atomic<std::uint64_t> bytes{header_bytes};
+    std::atomic<bool> stop{false};
+    std::atomic<std::size_t> done{0};
+    std::vector<std::thread> threads;
+    for (std::size_t k = 0; k < starts.size(); ++k)
+        threads.emplace_back([&, k] {
+            std::ifstream in(path, std::ios::binary);
+            in.seekg(starts[k]);
+            const std::streamoff end = k + 1 < starts.size() ? starts[k + 1] : -1;
+            reads[k] = read_range(in, end, path, first, header, positions,
+                                  [&](std::uint64_t n) { bytes.fetch_add(n, std::memory_order_relaxed); }, &stop);
+            done.fetch_add(1);
+        });
+    try {
+        while (done.load() < threads.size()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            if (first.progress) first.progress(std::min<std::uint64_t>(bytes.load(), static_cast<std::uint64_t>(size)));
+        }
+    } catch (...) {
+        stop = true;
+        for (std::thread& t : threads) t.join();
+        throw;
+    }
+    for (std::thread& t : threads) t.join();
+    return reads;
+}
+
+// Whether the layers of the newest steps are read on a second pass (see read_run).
+bool reads_layers_twice(const RunReadOptions& options) {
+    return options.layers && options.layers_kept != static_cast<std::size_t>(-1);
+}
+
+RunReadOptions first_pass(const RunReadOptions& options, bool second_pass) {
     RunReadOptions first = options;
     if (second_pass) first.layers = first.layer_histograms = false;
+    return first;
+}
+
+RecordedRun finish(std::vector<RangeRead>& reads, std::int64_t header_lines, const std::string& label,
+                   const RunReadOptions& options, bool second_pass, std::istream& in, RecordedRun run) {
+    std::vector<std::string> unknown_types;
     KeptLayers kept(options.layers_kept, options.layer_histograms);
-    std::streampos pos = in.tellg();
-    for (; std::getline(in, text); pos = second_pass ? in.tellg() : pos) {
-        ++at.line;
-        const bool cut_off = in.eof();  // no newline after it: the writer stopped mid-line
-        bytes += text.size() + 1;
-        if (options.progress && bytes - reported >= kProgressBytes) options.progress(reported = bytes);
-        if (text.empty() || text == "\r") continue;
-        const std::size_t steps_before = run.steps.size();
-        const std::int64_t hists_before = run.histogram_lines;
-        if (!header_read || options.careful_only || !fast.parse(text) || !read_fast(fast, first, run)) {
-            Json line = Json::parse(text, nullptr, false);
-            if (line.is_discarded()) {
-                if (cut_off && header_read) {
-                    run.warnings.push_back(label + " line " + std::to_string(at.line) +
-                                           " is cut off (the run stopped while writing it): skipped");
-                    break;
-                }
-                at.fail("", header_read ? "not a JSON object" : "not a run record (not JSON Lines)");
-            }
-            if (!header_read) {
-                read_header(line, at, run);
-                header_read = true;
-                continue;
-            }
-            read_careful(line, at, first, run, unknown_types);
-        }
-        if (!second_pass) continue;
-        if (run.steps.size() > steps_before) kept.step_line(pos, at.line, steps_before);
-        if (run.histogram_lines > hists_before) kept.hist_line(pos, at.line);
+    std::int64_t offset = header_lines;
+    for (RangeRead& r : reads) {
+        merge_range(r, offset, label, run, unknown_types, kept);
+        offset += r.lines;
+        if (r.cut_off) break;
     }
-    if (!header_read) throw Error(label + ": empty, not a run record");
     if (second_pass) kept.read(in, label, options.careful_only, run);
+    return run;
+}
+
+}  // namespace
+
+// With layers kept for the newest steps only, from a stream that can seek,
+// the first pass reads every step's scalars and where the newest step and
+// hist lines start, and a second pass reads their layers, so the layers of
+// the steps before them are never built.
+RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOptions& options) {
+    RecordedRun run;
+    std::uint64_t bytes = 0, reported = 0;
+    const std::int64_t header_lines = read_header_line(in, label, run, bytes);
+    const bool second_pass = reads_layers_twice(options) && in.tellg() != -1;
+    const auto progress = [&](std::uint64_t n) {
+        bytes += n;
+        if (options.progress && bytes - reported >= kProgressBytes) options.progress(reported = bytes);
+    };
+    std::vector<RangeRead> reads;
+    reads.push_back(read_range(in, -1, label, first_pass(options, second_pass), run, second_pass, progress, nullptr));
+    run = finish(reads, header_lines, label, options, second_pass, in, std::move(run));
     if (options.progress) options.progress(bytes);
     return run;
 }
 
+// A file is read in ranges on threads (RunReadOptions::threads), merged in
+// order, so the result and every message are those of one pass over it.
 RecordedRun read_run_file(const std::string& path, const RunReadOptions& options) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(path + ": cannot be opened for reading");
-    return read_run(in, path, options);
+    RecordedRun run;
+    std::uint64_t header_bytes = 0;
+    const std::int64_t header_lines = read_header_line(in, path, run, header_bytes);
+    const std::streamoff begin = in.tellg();
+    if (begin < 0) return run;  // the header was the last line
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    in.seekg(begin);
+    const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    const auto per_thread = static_cast<std::streamoff>(std::max<std::uint64_t>(options.bytes_per_thread, 1));
+    const auto parts = static_cast<unsigned>(std::clamp<std::streamoff>((size - begin) / per_thread, 1, threads));
+    const bool second_pass = reads_layers_twice(options);
+    std::vector<RangeRead> reads = read_ranges(path, range_starts(path, begin, size, parts), size,
+                                               first_pass(options, second_pass), run, second_pass, header_bytes);
+    run = finish(reads, header_lines, path, options, second_pass, in, std::move(run));
+    if (options.progress) options.progress(static_cast<std::uint64_t>(size));
+    return run;
 }
 
 }  // namespace plab

@@ -60,6 +60,10 @@ struct RunReadOptions {
     // Every line read with nlohmann-json, none with simdjson (fast_lines.h):
     // the reference the fast way is tested against.
     bool careful_only = false;
+    // read_run_file reads a file in ranges on threads: up to `threads` (0:
+    // the machine's cores), one per `bytes_per_thread` of the file.
+    unsigned threads = 0;
+    std::uint64_t bytes_per_thread = 32u << 20;
     // Called now and then with the bytes read so far.
     std::function<void(std::uint64_t bytes)> progress;
 };
