@@ -328,5 +328,16 @@ TEST(BarEdgeBits, TheLowerEdgeInTheChosenFormat) {
     EXPECT_EQ(bar_edge_bits(below, FormatId::fp16), "FP16 0 00000 0000000000 (0x0000) zero");
 }
 
+TEST(HistogramView, SaysWhyNoHistogramIsShown) {
+    EXPECT_EQ(no_histogram_text(std::nullopt, std::nullopt, 0, 10), "No histograms yet: this run takes them every 10 steps.");
+    EXPECT_EQ(no_histogram_text(std::nullopt, std::nullopt, 0, 0),
+              "This run takes no histograms (its telemetry.hist_every is 0).");
+    // A jump to a step older than the held records (an event of a long run or record).
+    EXPECT_EQ(no_histogram_text(250, 99010, 1024, 10),
+              "No histograms at or before step 250 are held: the newest 1024 steps keep theirs, from step 99010 on "
+              "('latest' follows the run again).");
+    EXPECT_EQ(no_histogram_text(250, std::nullopt, 1024, 10), "No histograms yet: this run takes them every 10 steps.");
+}
+
 }  // namespace
 }  // namespace plab

@@ -76,9 +76,7 @@ void HistogramPanel::draw(const SessionSnapshot& snapshot, const Look& look, con
     const std::size_t l = static_cast<std::size_t>(std::max(layer_, 0));
     if (!record || l >= record->histograms->size() || l >= names.size()) {
         const int every = snapshot.main.config->telemetry.hist_every;
-        wrapped_text(every > 0 ? "No histograms yet: this run takes them every " + std::to_string(every) + " steps."
-                               : "This run takes no histograms (its preset's telemetry.hist_every is 0).",
-                     colour::dim_text);
+        wrapped_text(no_histogram_text(std::nullopt, std::nullopt, 0, every), colour::dim_text);
         return;
     }
     const auto tensor = static_cast<HistTensor>(tensor_);

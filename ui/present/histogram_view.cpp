@@ -258,4 +258,14 @@ std::shared_ptr<const StepRecord> histogram_record(const RunLogView& log, std::o
     return nullptr;
 }
 
+std::string no_histogram_text(std::optional<std::int64_t> at, std::optional<std::int64_t> oldest_held,
+                              std::size_t steps_held, int hist_every) {
+    if (at && oldest_held)
+        return "No histograms at or before step " + std::to_string(*at) + " are held: the newest " +
+               std::to_string(steps_held) + " steps keep theirs, from step " + std::to_string(*oldest_held) +
+               " on ('latest' follows the run again).";
+    if (hist_every <= 0) return "This run takes no histograms (its telemetry.hist_every is 0).";
+    return "No histograms yet: this run takes them every " + std::to_string(hist_every) + " steps.";
+}
+
 }  // namespace plab

@@ -78,4 +78,11 @@ std::string bar_edge_bits(const HistBar& bar, FormatId f);
 // given (a jump to an older step); null when none has.
 std::shared_ptr<const StepRecord> histogram_record(const RunLogView& log, std::optional<std::int64_t> at = std::nullopt);
 
+// What a histogram panel says when it has no record to show: none taken
+// yet (every `hist_every` steps; 0: never), or, for a jump to step `at`
+// older than the oldest record with histograms held (`oldest_held`, of the
+// newest `steps_held` steps), that those are no longer held.
+std::string no_histogram_text(std::optional<std::int64_t> at, std::optional<std::int64_t> oldest_held,
+                              std::size_t steps_held, int hist_every);
+
 }  // namespace plab

@@ -90,6 +90,8 @@ std::vector<FormatId> HistogramPanel::chosen_formats() const {
 
 void HistogramPanel::show_snapshot(const SessionSnapshot& snapshot) {
     config_layer_names_ = snapshot.main.layer_names;
+    steps_held_ = snapshot.main.log.recent.size();
+    hist_every_ = snapshot.main.config ? snapshot.main.config->telemetry.hist_every : 0;
     with_histograms_.clear();
     for (const auto& r : snapshot.main.log.recent)
         if (r->histograms) with_histograms_.push_back(r);
@@ -129,7 +131,9 @@ void HistogramPanel::redraw() {
     const int layer = layer_->currentIndex();
     const std::size_t layers = record_ ? std::min(record_->histograms->size(), layer_names_.size()) : 0;
     if (layers == 0 || layer < 0 || static_cast<std::size_t>(layer) > layers) {
-        caption_->set_text("No histograms yet: they are taken every telemetry.hist_every steps.");
+        const std::optional<std::int64_t> oldest =
+            with_histograms_.empty() ? std::nullopt : std::optional<std::int64_t>(with_histograms_.front()->step);
+        caption_->set_text(QString::fromStdString(no_histogram_text(focus_, oldest, steps_held_, hist_every_)));
         return;
     }
     const auto tensor = static_cast<HistTensor>(tensor_->currentIndex());

@@ -66,6 +66,8 @@ private:
     void pick_record();
 
     // What the last snapshot held, kept to redraw when a control changes.
+    std::size_t steps_held_ = 0;  // the snapshot's recent records
+    int hist_every_ = 0;
     std::vector<std::shared_ptr<const StepRecord>> with_histograms_;  // of the snapshot's recent records, oldest first
     std::shared_ptr<const StepRecord> record_;  // the latest record with histograms
     std::vector<std::string> layer_names_;         // in the layer chooser
