@@ -99,6 +99,39 @@ TEST(OpenedRecord, AWhatIfOutsideTheScalerOrOutOfRangeIsRefusedByName) {
     EXPECT_NE(bad.find("scaler.growth_interval"), std::string::npos) << bad;
 }
 
+bool same_histogram(const Log2Histogram& a, const Log2Histogram& b) {
+    return a.bins == b.bins && a.zeros == b.zeros && a.nans == b.nans && a.pos_infs == b.pos_infs &&
+           a.neg_infs == b.neg_infs;
+}
+
+TEST(OpenedRecord, AnOlderStepsHistogramsAreReadAgainFromTheFile) {
+    const int steps = static_cast<int>(kOpenedLayerSteps) + 80;
+    const WrittenRun written = train_and_write("spirals-amp-fp16", steps);
+    const OpenedRecord record = open_record(saved(written.text, "older"));
+    const auto s = record_snapshot(record);
+    EXPECT_EQ(s->main.log.recent.front()->step, 81);  // the newest 1024 steps hold their layers
+    const int every = record.config.telemetry.hist_every;
+    ASSERT_GT(every, 1);
+    EXPECT_EQ(histograms_at(record, every - 1), nullptr);  // none taken before the first
+    const std::int64_t asked = 5 * every + 3, taken = 5 * every;
+    const auto older = histograms_at(record, asked);
+    ASSERT_NE(older, nullptr);
+    const StepRecord& want = written.steps[static_cast<std::size_t>(taken - 1)];
+    EXPECT_EQ(older->step, taken);
+    EXPECT_EQ(older->scale, want.scale);
+    ASSERT_EQ(older->layers.size(), want.layers.size());
+    for (std::size_t l = 0; l < want.layers.size(); ++l) {
+        EXPECT_EQ(older->layers[l].grad.amax, want.layers[l].grad.amax) << "layer " << l;
+        EXPECT_EQ(older->layers[l].weight.count, want.layers[l].weight.count);
+        EXPECT_EQ(older->layers[l].grad.ranges[0].underflow, want.layers[l].grad.ranges[0].underflow);
+    }
+    ASSERT_TRUE(older->histograms && want.histograms);
+    for (std::size_t l = 0; l < want.histograms->size(); ++l) {
+        EXPECT_TRUE(same_histogram((*older->histograms)[l].grad, (*want.histograms)[l].grad)) << "layer " << l;
+        EXPECT_TRUE(same_histogram((*older->histograms)[l].act, (*want.histograms)[l].act)) << "layer " << l;
+    }
+}
+
 // A PyTorch record: its header's layer names, its nan line as the step's trace.
 const char* kProbeRecord =
     R"J({"type":"run","version":1,"backend":"PyTorch 2.4.0 (cuda)","config":{"name":"GPT","description":"a PyTorch run recorded by plab_probe","scaler":{"kind":"dynamic","init_scale":65536,"growth_factor":2,"backoff_factor":0.5,"growth_interval":2000,"hysteresis":1},"telemetry":{"enabled":true,"hist_every":10}},"layers":[{"name":"blocks.0.fc","shape":"64x32"},{"name":"head","shape":"10x64"}],"histogram":{"low_log2":-64,"bins_per_binade":4,"bins":384},"source":{"probe":"0.1.0","torch":"2.4.0","rank":0,"world_size":1}})J"

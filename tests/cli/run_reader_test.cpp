@@ -316,6 +316,7 @@ RunReadOptions in_ranges(unsigned threads) {
     o.bytes_per_thread = 1;  // as many ranges as threads, however small the file
     o.gradient_histograms = o.layer_histograms = true;
     o.layers_kept = 20;
+    o.line_offsets = true;
     return o;
 }
 
@@ -339,6 +340,20 @@ TEST(RunReader, AFileReadInRangesOnThreadsIsReadAsInOnePass) {
                 ASSERT_EQ(many.steps[i].histograms != nullptr, one.steps[i].histograms != nullptr);
             }
             EXPECT_EQ(many.histogram_lines, one.histogram_lines);
+            // Every step line's place, and each hist line's step, wherever a range began.
+            ASSERT_EQ(many.step_offsets.size(), many.steps.size());
+            ASSERT_EQ(many.histogram_offsets.size(), static_cast<std::size_t>(many.histogram_lines));
+            for (std::size_t i = 0; i < one.step_offsets.size(); ++i) {
+                EXPECT_EQ(many.step_offsets[i].offset, one.step_offsets[i].offset);
+                EXPECT_EQ(many.step_offsets[i].line, one.step_offsets[i].line);
+            }
+            for (std::size_t k = 0; k < one.histogram_offsets.size(); ++k)
+                EXPECT_EQ(many.histogram_offsets[k].first, one.histogram_offsets[k].first) << preset;
+            for (std::size_t i : {std::size_t{0}, many.steps.size() / 2, many.steps.size() - 1}) {
+                const StepRecord again = read_step_again(file, many, i);
+                EXPECT_EQ(fields_of(again, many.layer_names, many.twin), fields_of(written.steps[i], many.layer_names, many.twin))
+                    << preset << " step " << i + 1;
+            }
             EXPECT_EQ(many.gradient_histograms.size(), one.gradient_histograms.size());
             EXPECT_EQ(many.warnings, one.warnings) << preset;
             ASSERT_EQ(one.warnings.size(), 1u);

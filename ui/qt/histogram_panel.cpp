@@ -71,6 +71,7 @@ QWidget* HistogramPanel::make_controls() {
     latest_->setEnabled(false);
     connect(latest_, &QPushButton::clicked, this, [this] {
         focus_.reset();
+        older_.reset();
         latest_->setEnabled(false);
         pick_record();
     });
@@ -98,8 +99,9 @@ void HistogramPanel::show_snapshot(const SessionSnapshot& snapshot) {
     pick_record();
 }
 
-void HistogramPanel::focus_step(std::int64_t step) {
+void HistogramPanel::focus_step(std::int64_t step, std::shared_ptr<const StepRecord> older) {
     focus_ = step;
+    older_ = std::move(older);
     latest_->setEnabled(true);
     pick_record();
 }
@@ -113,6 +115,7 @@ void HistogramPanel::pick_record() {
             found = *it;
             break;
         }
+    if (!found && older_ && focus_ && older_->step <= *focus_) found = older_;
     if (found == record_) return;
     record_ = found;
     if (config_layer_names_ != layer_names_) {

@@ -29,7 +29,9 @@ public:
     void show_snapshot(const SessionSnapshot& snapshot) override;
     // Shows the histograms of `step` (or the last histogram step before it)
     // instead of following the run, until "latest" is pressed.
-    void focus_step(std::int64_t step);
+    // `older`: that step's (or the latest before it) record with histograms
+    // when the snapshot no longer holds one, read again from an opened record.
+    void focus_step(std::int64_t step, std::shared_ptr<const StepRecord> older = nullptr);
 
 private:
     struct Band {
@@ -53,6 +55,7 @@ private:
     QComboBox* tensor_ = nullptr;
     QCheckBox* unscaled_ = nullptr;
     QPushButton* latest_ = nullptr;  // back to following the run
+    std::shared_ptr<const StepRecord> older_;  // with focus_: a record read again for it
     std::optional<std::int64_t> focus_;  // the step asked for, while not following
     std::vector<Band> bands_;
     QStackedWidget* pages_ = nullptr;  // one layer large, or all layers small

@@ -21,6 +21,7 @@
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer_factory.h"
 #include "ui/records/run_export.h"
+#include "ui/present/histogram_view.h"
 #include "ui/present/live_keys.h"
 #include "ui/present/loss_curves.h"
 #include "ui/present/record_notes.h"
@@ -199,7 +200,16 @@ void MainWindow::show_panel(Panel* panel) {
 }
 
 void MainWindow::jump_to(HistogramPanel* histograms, std::int64_t step) {
-    histograms->focus_step(step);
+    // An opened record holds its newest steps' histograms; an older step's are read again from its file.
+    std::shared_ptr<const StepRecord> older;
+    if (record_ && !histogram_record(record_snapshot_->main.log, step)) {
+        try {
+            older = histograms_at(*record_, step);
+        } catch (const Error& e) {
+            report(QString::fromStdString(e.what()));
+        }
+    }
+    histograms->focus_step(step, older);
     show_panel(histograms);
     report(QString("Histograms at step %1 (or the last histogram step before it); "
                    "'latest' in the histogram panel follows the run again.").arg(step));

@@ -100,6 +100,7 @@ OpenedRecord open_record(const std::string& file, std::function<void(std::uint64
     RunReadOptions read;
     read.layer_histograms = true;
     read.layers_kept = kOpenedLayerSteps;
+    read.line_offsets = true;
     read.progress = std::move(progress);
     OpenedRecord record;
     record.file = file;
@@ -114,6 +115,21 @@ OpenedRecord open_record(const std::string& file, std::function<void(std::uint64
         record.no_what_if = e.what();
     }
     return record;
+}
+
+std::shared_ptr<const StepRecord> histograms_at(const OpenedRecord& record, std::int64_t at) {
+    const auto& hists = record.run.histogram_offsets;
+    const auto h = std::upper_bound(hists.begin(), hists.end(), at,
+                                    [](std::int64_t s, const auto& entry) { return s < entry.first; });
+    if (h == hists.begin()) return nullptr;
+    const std::int64_t step = std::prev(h)->first;
+    const auto& steps = record.run.steps;
+    const auto r = std::lower_bound(steps.begin(), steps.end(), step,
+                                    [](const StepRecord& s, std::int64_t x) { return s.step < x; });
+    if (r == steps.end() || r->step != step) return nullptr;
+    return std::make_shared<const StepRecord>(read_step_again(record.file, record.run,
+                                                              static_cast<std::size_t>(r - steps.begin()),
+                                                              std::prev(h) - hists.begin()));
 }
 
 std::shared_ptr<const SessionSnapshot> record_snapshot(const OpenedRecord& record,

@@ -39,6 +39,12 @@ inline constexpr std::size_t kOpenedLayerSteps = 1024;
 // `progress` is called now and then with the bytes read.
 OpenedRecord open_record(const std::string& file, std::function<void(std::uint64_t bytes)> progress = {});
 
+// The record's latest step at or before `at` that took histograms, read again
+// from the file with its layers: for a step older than the newest ones the
+// snapshot holds (a jump from an old event). Null when no step before it took
+// any; plab::Error when the file no longer holds what it held.
+std::shared_ptr<const StepRecord> histograms_at(const OpenedRecord& record, std::int64_t at);
+
 // The snapshot panels draw. With `what_if` (scaler edits such as
 // "scaler.init_scale=1024", applied over the record's own settings), the fork
 // is the record's loss scaler replayed under them from step 0: its scales and

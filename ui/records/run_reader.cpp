@@ -474,6 +474,8 @@ struct RangeRead {
     std::int64_t lines = 0;            // lines in the range
     std::int64_t first_step_line = 0;  // the range's line of its first step line; 0: none
     std::vector<LineAt> step_lines, hist_lines;  // the newest ones, for the second pass
+    std::vector<RecordLine> step_offsets;        // with line_offsets: every step line's
+    std::vector<std::pair<std::int64_t, RecordLine>> histogram_offsets;  // (step, or -1 before the range's first)
     std::string error;                 // the first problem, its message as thrown
     std::int64_t error_line = 0;
     bool cut_off = false;              // its last line was cut off (skipped, with a warning)
@@ -509,7 +511,7 @@ RangeRead read_range(std::istream& in, std::streamoff end, const std::string& la
             if (bytes_read) bytes_read(text.size() + 1);
             if (stop && stop->load(std::memory_order_relaxed)) break;
             const std::streampos line_pos = pos;
-            if (positions || end >= 0) pos = in.tellg();
+            if (positions || end >= 0 || first.line_offsets) pos = in.tellg();
             if (text.empty() || text == "\r") continue;
             const std::size_t steps_before = run.steps.size();
             const std::int64_t hists_before = run.histogram_lines;
@@ -527,6 +529,10 @@ RangeRead read_range(std::istream& in, std::streamoff end, const std::string& la
                 read_careful(line, at, first, run, unknown_types);
             }
             if (run.steps.size() > steps_before && r.first_step_line == 0) r.first_step_line = at.line;
+            const RecordLine where{static_cast<std::int64_t>(line_pos), at.line};
+            if (first.line_offsets && run.steps.size() > steps_before) r.step_offsets.push_back(where);
+            if (first.line_offsets && run.histogram_lines > hists_before)
+                r.histogram_offsets.push_back({run.steps.empty() ? -1 : run.steps.back().step, where});
             if (!positions) continue;
             if (run.steps.size() > steps_before)
                 keep_newest(r.step_lines, {line_pos, at.line, steps_before}, first.layers_kept);
@@ -573,6 +579,10 @@ void merge_range(RangeRead& r, std::int64_t offset, const std::string& label, Re
     const std::size_t base = run.steps.size();
     for (const LineAt& l : r.step_lines) kept.step_line(l.pos, offset + l.line, base + l.index);
     for (const LineAt& l : r.hist_lines) kept.hist_line(l.pos, offset + l.line);
+    for (const RecordLine& l : r.step_offsets) run.step_offsets.push_back({l.offset, offset + l.line});
+    for (auto [step, l] : r.histogram_offsets)  // a range's first lines may belong to the step before it
+        run.histogram_offsets.push_back(
+            {step >= 0 ? step : (run.steps.empty() ? 0 : run.steps.back().step), {l.offset, offset + l.line}});
     std::move(part.steps.begin(), part.steps.end(), std::back_inserter(run.steps));
     run.grad_amax.insert(run.grad_amax.end(), part.grad_amax.begin(), part.grad_amax.end());
     std::move(part.gradient_histograms.begin(), part.gradient_histograms.end(),
@@ -718,6 +728,32 @@ RecordedRun read_run_file(const std::string& path, const RunReadOptions& options
     run = finish(reads, header_lines, path, options, second_pass, in, std::move(run));
     if (options.progress) options.progress(static_cast<std::uint64_t>(size));
     return run;
+}
+
+StepRecord read_step_again(const std::string& path, const RecordedRun& run, std::size_t index,
+                           std::ptrdiff_t histogram) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in || index >= run.step_offsets.size()) throw Error(path + ": cannot be opened for reading");
+    std::string text;
+    const auto line_at = [&](const RecordLine& where) -> Json {
+        in.clear();
+        in.seekg(where.offset);
+        Json line = std::getline(in, text) ? Json::parse(text, nullptr, false) : Json(nullptr);
+        if (line.is_discarded() || !line.is_object())
+            Place{path, where.line}.fail("", "not the record line it was when the file was opened (has it changed?)");
+        return line;
+    };
+    StepRecord r = run.steps[index];
+    const RecordLine& step_at = run.step_offsets[index];
+    const Json step = line_at(step_at);
+    if (const auto layers = step.find("layers"); layers != step.end())
+        read_layers(*layers, Place{path, step_at.line}, run, r);
+    if (histogram >= 0) {
+        const RecordLine& hist_at = run.histogram_offsets[static_cast<std::size_t>(histogram)].second;
+        r.histograms = std::make_shared<const std::vector<LayerHistograms>>(
+            read_layer_histograms(line_at(hist_at), Place{path, hist_at.line}, run));
+    }
+    return r;
 }
 
 }  // namespace plab

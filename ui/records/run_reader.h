@@ -27,6 +27,12 @@ struct RecordedNan {
     float scale = 1;
 };
 
+// Where a line of a record file is: its first byte and its line number.
+struct RecordLine {
+    std::int64_t offset = 0;
+    std::int64_t line = 0;
+};
+
 struct RecordedRun {
     int version = 0;
     std::string backend;      // "CPU (exact emulation)", "PyTorch 2.4.0 (cuda)"
@@ -41,6 +47,12 @@ struct RecordedRun {
     // step without layer statistics.
     std::vector<float> grad_amax;
     std::int64_t histogram_lines = 0;
+    // With RunReadOptions::line_offsets: where each step line starts in the
+    // file (by index into `steps`), and each hist line with the step it
+    // belongs to (the step line before it), to read a step's layers and
+    // histograms again when asked (read_step_again).
+    std::vector<RecordLine> step_offsets;
+    std::vector<std::pair<std::int64_t, RecordLine>> histogram_offsets;  // (step, where)
     // With RunReadOptions::gradient_histograms: per "hist" line, its step and
     // the sum over layers of the unscaled weight gradients' histograms.
     std::vector<std::pair<std::int64_t, Log2Histogram>> gradient_histograms;
@@ -57,6 +69,7 @@ struct RunReadOptions {
     // (older steps keep their scalars): a long record of a large model then
     // fits in memory, as a live run's RunLog keeps only its recent records.
     std::size_t layers_kept = static_cast<std::size_t>(-1);
+    bool line_offsets = false;  // RecordedRun::step_offsets and histogram_offsets (files only)
     // Every line read with nlohmann-json, none with simdjson (fast_lines.h):
     // the reference the fast way is tested against.
     bool careful_only = false;
@@ -73,5 +86,12 @@ struct RunReadOptions {
 RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOptions& options = {});
 // The same from a file; a file that cannot be opened is an Error naming it.
 RecordedRun read_run_file(const std::string& path, const RunReadOptions& options = {});
+
+// Step `index` of a run read from `path` with line_offsets, read again with
+// its layers, and with the histograms of the hist line at `histogram`
+// (an index into histogram_offsets) when that is not -1. plab::Error names
+// the line's problem, or a file that no longer holds it.
+StepRecord read_step_again(const std::string& path, const RecordedRun& run, std::size_t index,
+                           std::ptrdiff_t histogram = -1);
 
 }  // namespace plab
