@@ -12,6 +12,10 @@
 #include <fstream>
 
 #include "error_text.h"
+#include <QTableView>
+
+#include "ui/qt/events_panel.h"
+#include "ui/qt/histogram_panel.h"
 #include "ui/qt/main_window.h"
 #include "ui/qt/scale_panel.h"
 #include "cli/written_run.h"
@@ -75,6 +79,34 @@ TEST(OpenRecord, TheWorkbenchShowsARecordAndReplaysATypedScalerSetting) {
     EXPECT_EQ(plab::testing_support::error_of([&] { window.open_run(bad.string(), false); }),
               bad.string() + " line 1: not a run record (not JSON Lines)");
     EXPECT_EQ(window.record()->file, file);
+}
+
+// A click on an event older than the steps the opened record holds shows
+// that step's histograms, read again from the file.
+TEST(OpenRecord, AnOldEventShowsItsHistogramsFromTheFile) {
+    const std::string file = saved_record("scaler-sawtooth", static_cast<int>(plab::kOpenedLayerSteps) + 200);
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    window.resize(1600, 1000);
+    window.show();
+    window.open_run(file, false);
+    auto* events = static_cast<plab::qt::EventsPanel*>(window.panel("events"));
+    window.show_panel(events);
+    window.redraw();
+    QTableView* table = events->table();
+    const int every = window.record()->config.telemetry.hist_every;
+    // The oldest event after the first histogram step: before the steps the record holds.
+    int last = table->model()->rowCount() - 1;
+    while (last > 0 && events->shown().rows[static_cast<std::size_t>(last)].step < every) --last;
+    const std::int64_t step = events->shown().rows[static_cast<std::size_t>(last)].step;
+    ASSERT_GE(step, every);
+    ASSERT_LT(step, 200) << "the event should lie before the steps the record holds";
+    table->scrollTo(table->model()->index(last, 2));
+    const QRect r = table->visualRect(table->model()->index(last, 2));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, r.center());
+    auto* histograms = static_cast<plab::qt::HistogramPanel*>(window.panel("histograms"));
+    ASSERT_NE(histograms->shown_record(), nullptr);
+    EXPECT_EQ(histograms->shown_record()->step, step / every * every);
+    EXPECT_TRUE(histograms->shown_record()->histograms);
 }
 
 }  // namespace

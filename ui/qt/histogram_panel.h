@@ -32,6 +32,8 @@ public:
     // `older`: that step's (or the latest before it) record with histograms
     // when the snapshot no longer holds one, read again from an opened record.
     void focus_step(std::int64_t step, std::shared_ptr<const StepRecord> older = nullptr);
+    // The record whose histograms are shown; null while there is none.
+    const StepRecord* shown_record() const { return record_.get(); }
 
 private:
     struct Band {
