@@ -41,6 +41,9 @@ TEST(RecordNotes, AnEditOfASettingAlreadyTriedReplacesIt) {
     edits = what_if_with(edits, "scaler.growth_interval=500");
     edits = what_if_with(edits, "scaler.init_scale=4096");
     EXPECT_EQ(edits, (std::vector<std::string>{"scaler.growth_interval=500", "scaler.init_scale=4096"}));
+    // The live view's x2 key sets the current scale; on a record it is where the replay starts.
+    edits = what_if_with(edits, "scaler.scale=8192");
+    EXPECT_EQ(edits, (std::vector<std::string>{"scaler.growth_interval=500", "scaler.init_scale=8192"}));
 }
 
 TEST(RecordNotes, EveryGapSaysWhoseRecordItIs) {

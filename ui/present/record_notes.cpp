@@ -43,9 +43,13 @@ std::string record_status_text(const SessionSnapshot& s) {
 }
 
 std::vector<std::string> what_if_with(std::vector<std::string> edits, const std::string& assignment) {
+    constexpr std::string_view kLiveScale = "scaler.scale=";
+    const std::string edit = assignment.starts_with(kLiveScale)
+                                 ? "scaler.init_scale=" + assignment.substr(kLiveScale.size())
+                                 : assignment;
     auto setting = [](const std::string& e) { return e.substr(0, e.find('=')); };
-    std::erase_if(edits, [&](const std::string& e) { return setting(e) == setting(assignment); });
-    edits.push_back(assignment);
+    std::erase_if(edits, [&](const std::string& e) { return setting(e) == setting(edit); });
+    edits.push_back(edit);
     return edits;
 }
 

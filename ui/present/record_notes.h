@@ -24,6 +24,9 @@ std::string record_status_text(const SessionSnapshot& snapshot);
 
 // The what-if's scaler edits after a person edits one more setting: an edit
 // of a setting already edited replaces it, so each setting appears once.
+// A live edit of the current scale ("scaler.scale=X", the live view's x2
+// and /2 keys) becomes the what-if's init_scale: a record has no current
+// scale to set, only the replay's start.
 std::vector<std::string> what_if_with(std::vector<std::string> edits, const std::string& assignment);
 
 }  // namespace plab

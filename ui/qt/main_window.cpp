@@ -59,6 +59,11 @@ std::unique_ptr<Session> make_session(const RunConfig& config, const std::string
     return std::make_unique<Session>(config, trainer_factory(std::move(device), options));
 }
 
+// A person pressed Cancel while a record was read: nothing went wrong.
+struct OpeningCancelled : Error {
+    using Error::Error;
+};
+
 QString text_of(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 // Whether any of the widget is inside its window. A dock on a tab behind
@@ -333,6 +338,8 @@ void MainWindow::make_menus() {
         if (path.isEmpty()) return;
         try {
             open_run(path.toStdString(), true);
+        } catch (const OpeningCancelled&) {
+            report("Opening cancelled: the window shows what it showed.");
         } catch (const Error& e) {
             QMessageBox::warning(this, "Run not opened", QString::fromStdString(e.what()));
         }
@@ -601,7 +608,7 @@ void MainWindow::open_run(const std::string& file, bool progress) {
         if (!dialog) return;
         dialog->setValue(static_cast<int>(std::min(1000.0, 1000.0 * static_cast<double>(bytes) / total)));
         QApplication::processEvents();
-        if (dialog->wasCanceled()) throw Error(file + ": opening cancelled");
+        if (dialog->wasCanceled()) throw OpeningCancelled(file + ": opening cancelled");
     }));
     if (dialog) dialog->setValue(1000);
     std::shared_ptr<const SessionSnapshot> shown = record_snapshot(*opened);
