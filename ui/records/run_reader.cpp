@@ -6,7 +6,6 @@
 #include <cmath>
 #include <iterator>
 #include <thread>
-#include <deque>
 #include <fstream>
 #include <istream>
 #include <limits>
@@ -396,75 +395,48 @@ void read_careful(const Json& line, const Place& at, const RunReadOptions& optio
     }
 }
 
-// Where a line starts, to read it again; `index` is its step's in RecordedRun::steps.
-struct LineAt {
-    std::streampos pos;
-    std::int64_t line = 0;
-    std::size_t index = 0;
-};
-
-// Layers of the newest steps, read on a second pass (see read_run).
-class KeptLayers {
-public:
-    KeptLayers(std::size_t kept, bool histograms) : kept_(kept), histograms_(histograms) {}
-
-    void step_line(std::streampos pos, std::int64_t line, std::size_t index) {
-        keep(steps_, {pos, line, index});
-    }
-    void hist_line(std::streampos pos, std::int64_t line) {
-        if (histograms_) keep(hists_, {pos, line, 0});
-    }
-    void read(std::istream& in, const std::string& label, bool careful_only, RecordedRun& run) {
-        in.clear();
-        FastLines fast;
-        for (const LineAt& l : steps_) {
-            at_line(in, l, fast, careful_only);
-            const std::int64_t previous = l.index ? run.steps[l.index - 1].step : 0;
-            StepRecord r;
-            float amax = 0;
-            if (parsed_ && fast.step(run, true, previous, r, amax)) {
-                run.steps[l.index].layers = std::move(r.layers);
-                continue;
-            }
-            const Place at{label, l.line};
-            const Json line = Json::parse(text_);
-            if (const auto layers = line.find("layers"); layers != line.end())
-                read_layers(*layers, at, run, run.steps[l.index]);
+// The second pass (see read_run): the layers of the newest `layers_kept`
+// steps and the histograms of as many of the newest hist lines, read again
+// from where the first pass found their lines.
+void read_newest_layers(std::istream& in, const std::string& label, const RunReadOptions& options, RecordedRun& run) {
+    in.clear();
+    FastLines fast;
+    std::string text;
+    const auto at_line = [&](const RecordLine& l) {
+        in.seekg(l.offset);
+        std::getline(in, text);
+        return !options.careful_only && fast.parse(text);
+    };
+    const std::size_t n = run.steps.size(), first = n - std::min(n, options.layers_kept);
+    for (std::size_t i = first; i < n; ++i) {
+        const bool parsed = at_line(run.step_offsets[i]);
+        StepRecord r;
+        float amax = 0;
+        if (parsed && fast.step(run, true, i ? run.steps[i - 1].step : 0, r, amax)) {
+            run.steps[i].layers = std::move(r.layers);
+            continue;
         }
-        const std::size_t first = steps_.empty() ? run.steps.size() : steps_.front().index;
-        for (const LineAt& l : hists_) {
-            at_line(in, l, fast, careful_only);
-            std::int64_t step = 0;
-            std::vector<LayerHistograms> h;
-            if (!parsed_ || !fast.layer_histograms(run, step, h)) {
-                const Place at{label, l.line};
-                const Json line = Json::parse(text_);
-                step = Fields(line, at, "").integer("step");
-                h = read_layer_histograms(line, at, run);
-            }
-            StepRecord* owner = step_of_histograms(run, step);
-            if (owner && static_cast<std::size_t>(owner - run.steps.data()) >= first)
-                owner->histograms = std::make_shared<const std::vector<LayerHistograms>>(std::move(h));
+        const Json line = Json::parse(text);
+        if (const auto layers = line.find("layers"); layers != line.end())
+            read_layers(*layers, Place{label, run.step_offsets[i].line}, run, run.steps[i]);
+    }
+    if (!options.layer_histograms) return;
+    const auto& hists = run.histogram_offsets;
+    for (std::size_t k = hists.size() - std::min(hists.size(), options.layers_kept); k < hists.size(); ++k) {
+        const bool parsed = at_line(hists[k].second);
+        std::int64_t step = 0;
+        std::vector<LayerHistograms> h;
+        if (!parsed || !fast.layer_histograms(run, step, h)) {
+            const Place at{label, hists[k].second.line};
+            const Json line = Json::parse(text);
+            step = Fields(line, at, "").integer("step");
+            h = read_layer_histograms(line, at, run);
         }
+        StepRecord* owner = step_of_histograms(run, step);
+        if (owner && static_cast<std::size_t>(owner - run.steps.data()) >= first)
+            owner->histograms = std::make_shared<const std::vector<LayerHistograms>>(std::move(h));
     }
-
-private:
-    void keep(std::deque<LineAt>& lines, LineAt l) {
-        lines.push_back(l);
-        if (lines.size() > kept_) lines.pop_front();
-    }
-    void at_line(std::istream& in, const LineAt& l, FastLines& fast, bool careful_only) {
-        in.seekg(l.pos);
-        std::getline(in, text_);
-        parsed_ = !careful_only && fast.parse(text_);
-    }
-
-    std::size_t kept_;
-    bool histograms_;
-    std::deque<LineAt> steps_, hists_;
-    std::string text_;
-    bool parsed_ = false;
-};
+}
 
 // What reading a range of a record's lines gave: the lines after the
 // header, read with the header's fields copied into `part`. Line numbers
@@ -473,26 +445,20 @@ struct RangeRead {
     RecordedRun part;
     std::int64_t lines = 0;            // lines in the range
     std::int64_t first_step_line = 0;  // the range's line of its first step line; 0: none
-    std::vector<LineAt> step_lines, hist_lines;  // the newest ones, for the second pass
-    std::vector<RecordLine> step_offsets;        // with line_offsets: every step line's
+    std::vector<RecordLine> step_offsets;        // with offsets: every step line's
     std::vector<std::pair<std::int64_t, RecordLine>> histogram_offsets;  // (step, or -1 before the range's first)
     std::string error;                 // the first problem, its message as thrown
     std::int64_t error_line = 0;
     bool cut_off = false;              // its last line was cut off (skipped, with a warning)
 };
 
-// Keeps the newest `kept` entries of a list, and a few more (the second pass reads only those).
-void keep_newest(std::vector<LineAt>& lines, LineAt l, std::size_t kept) {
-    lines.push_back(l);
-    if (lines.size() > 2 * kept + 64) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(kept));
-}
-
 // Reads the lines from the stream's position up to byte `end` (-1: to the
-// end of the stream), line numbers from 1, as the range's own. Whatever
+// end of the stream), line numbers from 1, as the range's own; with
+// `offsets`, where each step and hist line starts. Whatever
 // goes wrong is kept in the result (a range may be read on a thread of its
 // own), with the line it happened on.
 RangeRead read_range(std::istream& in, std::streamoff end, const std::string& label, const RunReadOptions& first,
-                     const RecordedRun& header, bool positions, const std::function<void(std::uint64_t)>& bytes_read,
+                     const RecordedRun& header, bool offsets, const std::function<void(std::uint64_t)>& bytes_read,
                      const std::atomic<bool>* stop) {
     RangeRead r;
     RecordedRun& run = r.part;
@@ -511,7 +477,7 @@ RangeRead read_range(std::istream& in, std::streamoff end, const std::string& la
             if (bytes_read) bytes_read(text.size() + 1);
             if (stop && stop->load(std::memory_order_relaxed)) break;
             const std::streampos line_pos = pos;
-            if (positions || end >= 0 || first.line_offsets) pos = in.tellg();
+            if (offsets || end >= 0) pos = in.tellg();
             if (text.empty() || text == "\r") continue;
             const std::size_t steps_before = run.steps.size();
             const std::int64_t hists_before = run.histogram_lines;
@@ -530,13 +496,9 @@ RangeRead read_range(std::istream& in, std::streamoff end, const std::string& la
             }
             if (run.steps.size() > steps_before && r.first_step_line == 0) r.first_step_line = at.line;
             const RecordLine where{static_cast<std::int64_t>(line_pos), at.line};
-            if (first.line_offsets && run.steps.size() > steps_before) r.step_offsets.push_back(where);
-            if (first.line_offsets && run.histogram_lines > hists_before)
+            if (offsets && run.steps.size() > steps_before) r.step_offsets.push_back(where);
+            if (offsets && run.histogram_lines > hists_before)
                 r.histogram_offsets.push_back({run.steps.empty() ? -1 : run.steps.back().step, where});
-            if (!positions) continue;
-            if (run.steps.size() > steps_before)
-                keep_newest(r.step_lines, {line_pos, at.line, steps_before}, first.layers_kept);
-            if (run.histogram_lines > hists_before) keep_newest(r.hist_lines, {line_pos, at.line, 0}, first.layers_kept);
         }
     } catch (const std::exception& e) {  // on a thread of its own: kept for the merge to throw
         r.error = e.what();
@@ -557,7 +519,7 @@ std::string rebased(const std::string& message, const std::string& label, std::i
 // header's included): its first step must follow the last one so far, and
 // its first problem is the record's (the ranges before it had none).
 void merge_range(RangeRead& r, std::int64_t offset, const std::string& label, RecordedRun& run,
-                 std::vector<std::string>& unknown_types, KeptLayers& kept) {
+                 std::vector<std::string>& unknown_types) {
     RecordedRun& part = r.part;
     const bool step_first = r.first_step_line > 0 && (r.error.empty() || r.first_step_line < r.error_line);
     if (step_first && !run.steps.empty() && part.steps.front().step <= run.steps.back().step)
@@ -576,9 +538,6 @@ void merge_range(RangeRead& r, std::int64_t offset, const std::string& label, Re
         const std::int64_t local = std::stoll(w.substr(number_at, w.find_first_of(" :", number_at) - number_at));
         run.warnings.push_back(rebased(w, label, local, offset));
     }
-    const std::size_t base = run.steps.size();
-    for (const LineAt& l : r.step_lines) kept.step_line(l.pos, offset + l.line, base + l.index);
-    for (const LineAt& l : r.hist_lines) kept.hist_line(l.pos, offset + l.line);
     for (const RecordLine& l : r.step_offsets) run.step_offsets.push_back({l.offset, offset + l.line});
     for (auto [step, l] : r.histogram_offsets)  // a range's first lines may belong to the step before it
         run.histogram_offsets.push_back(
@@ -630,7 +589,7 @@ std::vector<std::streamoff> range_starts(const std::string& path, std::streamoff
 // throws, such as a cancelled dialog's, stops them all).
 std::vector<RangeRead> read_ranges(const std::string& path, const std::vector<std::streamoff>& starts,
                                    std::streamoff size, const RunReadOptions& first, const RecordedRun& header,
-                                   bool positions, std::uint64_t header_bytes) {
+                                   bool offsets, std::uint64_t header_bytes) {
     std::vector<RangeRead> reads(starts.size());
     std::atomic<std::uint64_t> bytes{header_bytes};
     std::atomic<bool> stop{false};
@@ -641,7 +600,7 @@ std::vector<RangeRead> read_ranges(const std::string& path, const std::vector<st
             std::ifstream in(path, std::ios::binary);
             in.seekg(starts[k]);
             const std::streamoff end = k + 1 < starts.size() ? starts[k + 1] : -1;
-            reads[k] = read_range(in, end, path, first, header, positions,
+            reads[k] = read_range(in, end, path, first, header, offsets,
                                   [&](std::uint64_t n) { bytes.fetch_add(n, std::memory_order_relaxed); }, &stop);
             done.fetch_add(1);
         });
@@ -673,14 +632,17 @@ RunReadOptions first_pass(const RunReadOptions& options, bool second_pass) {
 RecordedRun finish(std::vector<RangeRead>& reads, std::int64_t header_lines, const std::string& label,
                    const RunReadOptions& options, bool second_pass, std::istream& in, RecordedRun run) {
     std::vector<std::string> unknown_types;
-    KeptLayers kept(options.layers_kept, options.layer_histograms);
     std::int64_t offset = header_lines;
     for (RangeRead& r : reads) {
-        merge_range(r, offset, label, run, unknown_types, kept);
+        merge_range(r, offset, label, run, unknown_types);
         offset += r.lines;
         if (r.cut_off) break;
     }
-    if (second_pass) kept.read(in, label, options.careful_only, run);
+    if (second_pass) read_newest_layers(in, label, options, run);
+    if (!options.line_offsets) {  // taken for the second pass only
+        run.step_offsets = {};
+        run.histogram_offsets = {};
+    }
     return run;
 }
 
@@ -700,7 +662,8 @@ RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOp
         if (options.progress && bytes - reported >= kProgressBytes) options.progress(reported = bytes);
     };
     std::vector<RangeRead> reads;
-    reads.push_back(read_range(in, -1, label, first_pass(options, second_pass), run, second_pass, progress, nullptr));
+    reads.push_back(read_range(in, -1, label, first_pass(options, second_pass), run,
+                               second_pass || options.line_offsets, progress, nullptr));
     run = finish(reads, header_lines, label, options, second_pass, in, std::move(run));
     if (options.progress) options.progress(bytes);
     return run;
@@ -724,7 +687,8 @@ RecordedRun read_run_file(const std::string& path, const RunReadOptions& options
     const auto parts = static_cast<unsigned>(std::clamp<std::streamoff>((size - begin) / per_thread, 1, threads));
     const bool second_pass = reads_layers_twice(options);
     std::vector<RangeRead> reads = read_ranges(path, range_starts(path, begin, size, parts), size,
-                                               first_pass(options, second_pass), run, second_pass, header_bytes);
+                                               first_pass(options, second_pass), run,
+                                               second_pass || options.line_offsets, header_bytes);
     run = finish(reads, header_lines, path, options, second_pass, in, std::move(run));
     if (options.progress) options.progress(static_cast<std::uint64_t>(size));
     return run;
