@@ -128,24 +128,30 @@ void CudaBackend::token_mix_backward(const Tensor& probs, const Tensor& v, const
     });
 }
 
-void CudaBackend::scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, Tensor& probs) {
+void CudaBackend::scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, bool causal,
+                                 Tensor& probs) {
     constexpr const char* op = "scaled_softmax";
     gpu::require_same_shape(x, probs, op);
-    require_groups(x, group, op);
+    if (causal)
+        checks::require_causal_blocks(x, group, op);
+    else
+        require_groups(x, group, op);
     const Values in = device_values(x, op);
     const Values out = device_values(probs, op);
     const auto g = static_cast<std::size_t>(group);
     const FormatParams pz = format_params(compute);
-    const int width = group;
     gpu::for_each_warp(x.size() / g, stream_, op, [=] __device__(std::size_t k, int lane) {
         const std::size_t first = k * g;
+        // Causal: keys up to the query's own position, as on the CPU.
+        const int kept = causal ? static_cast<int>(k % g) + 1 : static_cast<int>(g);
         // z = x * scale rounded to `compute`, recomputed on each pass (the
         // same value each time). The max is std::max_element's: an Inf z
         // makes it Inf and Inf - Inf NaN, the row is lost, as on hardware.
         auto z = [=](int j) { return gpu::round_value(pz, in[first + j] * scale); };
-        const float top = gpu::ordered_warp_fold(1, width, z(0), z, [](float t, float v) { return t < v ? v : t; });
-        const float sum = gpu::ordered_warp_sum(width, [=](int j) { return portable_exp(z(j) - top); });
-        for (int j = lane; j < width; j += gpu::kWarp) out.store(first + j, portable_exp(z(j) - top) / sum);
+        const float top = gpu::ordered_warp_fold(1, kept, z(0), z, [](float t, float v) { return t < v ? v : t; });
+        const float sum = gpu::ordered_warp_sum(kept, [=](int j) { return portable_exp(z(j) - top); });
+        for (int j = lane; j < static_cast<int>(g); j += gpu::kWarp)
+            out.store(first + j, j < kept ? portable_exp(z(j) - top) / sum : 0.0f);
     });
 }
 
@@ -164,6 +170,35 @@ void CudaBackend::scaled_softmax_backward(const Tensor& probs, const Tensor& dpr
         float dot = 0.0f;
         for (std::size_t j = first; j < first + g; ++j) dot += pp[j] * pd[j];
         for (std::size_t j = first; j < first + g; ++j) out.store(j, scale * (pp[j] * (pd[j] - dot)));
+    });
+}
+
+void CudaBackend::split_heads(const Tensor& x, int context, int heads, Tensor& out) {
+    constexpr const char* op = "split_heads";
+    const checks::HeadShape s = checks::head_shape(x, context, heads, out, op);
+    const Values in = device_values(x, op);
+    const Values po = device_values(out, op);
+    // One thread per output value, reading its token-major source (CPU: cpu_attention_ops.cpp).
+    gpu::for_each(s.values(), stream_, op, [=] __device__(std::size_t at) {
+        const auto width = static_cast<std::size_t>(s.width);
+        const std::size_t c = at % width, row = at / width;  // row = (seq * heads + h) * context + t
+        const std::size_t t = row % s.context, sh = row / s.context;
+        const std::size_t h = sh % s.heads, seq = sh / s.heads;
+        po.store(at, in[((seq * s.context + t) * s.heads + h) * width + c]);
+    });
+}
+
+void CudaBackend::merge_heads(const Tensor& x, int context, int heads, Tensor& out) {
+    constexpr const char* op = "merge_heads";
+    const checks::HeadShape s = checks::head_shape(out, context, heads, x, op);
+    const Values in = device_values(x, op);
+    const Values po = device_values(out, op);
+    gpu::for_each(s.values(), stream_, op, [=] __device__(std::size_t at) {
+        const auto width = static_cast<std::size_t>(s.width);
+        const std::size_t c = at % width, row = at / width;  // row = (seq * context + t) * heads + h
+        const std::size_t h = row % s.heads, st = row / s.heads;
+        const std::size_t t = st % s.context, seq = st / s.context;
+        po.store(at, in[((seq * s.heads + h) * s.context + t) * width + c]);
     });
 }
 

@@ -95,10 +95,37 @@ public:
     // is on the policy's FP32 list; in FP16 a z beyond 65504 is Inf, and the
     // row max subtraction turns it into NaN), then exp(z - max) / sum in FP32,
     // rounded to probs' dtype.
-    virtual void scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, Tensor& probs) = 0;
-    // dx = scale * p * (dp - sum_j p dp) per group, FP32, rounded to dx's dtype.
+    // With `causal` the runs are the query rows of group x group score blocks:
+    // run k of the tensor is query i = k mod group, and its values j > i (keys
+    // after the query) get probability 0 whatever they hold, as a -inf mask
+    // gives; the max and the sum run over j <= i only.
+    virtual void scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, bool causal,
+                                Tensor& probs) = 0;
+    // dx = scale * p * (dp - sum_j p dp) per group, FP32, rounded to dx's dtype
+    // (a masked value has p = 0, so its dx is 0 with no mask needed here).
     virtual void scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
                                          Tensor& dx) = 0;
+
+    // --- a language model's embeddings and attention heads (model/tiny_gpt.h) ---
+    // ids is rows x 1 of token indices, rows = sequences x context with
+    // context = positions.rows(); tokens is vocabulary x width, positions
+    // context x width. out[r, :] = tokens[ids[r], :] + positions[r mod
+    // context, :], added in FP32 and rounded once to out's dtype. An id that is
+    // not an integer in 0..vocabulary-1 is an Error on the CPU; on a GPU its
+    // row is NaN (the trainer checks its data on the host before it uploads).
+    virtual void embedding_forward(const Tensor& ids, const Tensor& tokens, const Tensor& positions, Tensor& out) = 0;
+    // dtokens[v, :] = sum of dout[r, :] over the rows with ids[r] = v, and
+    // dpositions[t, :] = sum over the rows with r mod context = t, each in
+    // FP32 in row order and rounded once to its dtype (a bad id adds nothing).
+    virtual void embedding_backward(const Tensor& ids, const Tensor& dout, Tensor& dtokens, Tensor& dpositions) = 0;
+    // x (sequences*context x heads*width) into out (sequences*heads x
+    // context*width): out[s*heads + h, t*width + c] = x[s*context + t, h*width + c],
+    // rounded to out's dtype. Each row of out is then one head's tokens, the
+    // layout of the token ops above.
+    virtual void split_heads(const Tensor& x, int context, int heads, Tensor& out) = 0;
+    // The inverse: x (sequences*heads x context*width) into out
+    // (sequences*context x heads*width), rounded to out's dtype.
+    virtual void merge_heads(const Tensor& x, int context, int heads, Tensor& out) = 0;
 
 protected:
     ~MathOps() = default;  // owned and destroyed as a Backend

@@ -147,4 +147,44 @@ void require_groups(const Tensor& x, int group, const char* op) {
     });
 }
 
+void require_causal_blocks(const Tensor& x, int group, const char* op) {
+    require_groups(x, group, op);
+    require(x.cols() % (group * group) == 0, [&] {
+        return std::string(op) + ": causal rows of " + std::to_string(x.cols()) + " values do not hold whole " +
+               std::to_string(group) + "x" + std::to_string(group) + " score blocks";
+    });
+}
+
+EmbeddingShape embedding_shape(const Tensor& ids, const Tensor& tokens, const Tensor& positions, const Tensor& out,
+                               const char* op) {
+    const EmbeddingShape s{ids.rows(), tokens.rows(), positions.rows(), tokens.cols()};
+    require(ids.cols() == 1, [&] { return std::string(op) + ": ids are " + shape_text(ids.shape()) + ", not rows x 1"; });
+    require(s.context >= 1 && positions.cols() == s.width, [&] {
+        return std::string(op) + ": positions " + shape_text(positions.shape()) + " do not match tokens " +
+               shape_text(tokens.shape());
+    });
+    require(s.rows % s.context == 0, [&] {
+        return std::string(op) + ": " + std::to_string(s.rows) + " ids are not whole sequences of " +
+               std::to_string(s.context);
+    });
+    require(out.rows() == s.rows && out.cols() == s.width, [&] {
+        return std::string(op) + ": output " + shape_text(out.shape()) + " is not " + std::to_string(s.rows) + "x" +
+               std::to_string(s.width);
+    });
+    return s;
+}
+
+HeadShape head_shape(const Tensor& by_token, int context, int heads, const Tensor& by_head, const char* op) {
+    require(context >= 1 && heads >= 1 && by_token.rows() % context == 0 && by_token.cols() % heads == 0, [&] {
+        return std::string(op) + ": " + shape_text(by_token.shape()) + " does not split into sequences of " +
+               std::to_string(context) + " tokens and " + std::to_string(heads) + " heads";
+    });
+    const HeadShape s{by_token.rows() / context, context, heads, by_token.cols() / heads};
+    require(by_head.rows() == s.sequences * heads && by_head.cols() == context * s.width, [&] {
+        return std::string(op) + ": " + shape_text(by_head.shape()) + " is not " + std::to_string(s.sequences * heads) +
+               "x" + std::to_string(context * s.width) + " (one row per sequence and head)";
+    });
+    return s;
+}
+
 }  // namespace plab::checks

@@ -60,5 +60,26 @@ struct TokenShape {
 TokenShape token_shape(const Tensor& x, int tokens, const char* op);
 void require_pairs(const Tensor& pairs, const TokenShape& s, const char* op);
 void require_groups(const Tensor& x, int group, const char* op);
+// A causal softmax's rows hold whole group x group blocks.
+void require_causal_blocks(const Tensor& x, int group, const char* op);
+
+// --- a language model's embeddings and heads (math_ops.h) ---
+struct EmbeddingShape {
+    int rows, vocabulary, context, width;
+};
+// ids rows x 1, tokens vocabulary x width, positions context x width, out
+// rows x width, rows a multiple of context. `dout` for the backward.
+EmbeddingShape embedding_shape(const Tensor& ids, const Tensor& tokens, const Tensor& positions, const Tensor& out,
+                               const char* op);
+struct HeadShape {
+    int sequences, context, heads, width;
+    PLAB_HD std::size_t values() const {
+        return static_cast<std::size_t>(sequences) * static_cast<std::size_t>(context) *
+               static_cast<std::size_t>(heads) * static_cast<std::size_t>(width);
+    }
+};
+// `by_token` is sequences*context x heads*width, `by_head` sequences*heads x
+// context*width.
+HeadShape head_shape(const Tensor& by_token, int context, int heads, const Tensor& by_head, const char* op);
 
 }  // namespace plab::checks

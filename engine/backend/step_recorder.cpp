@@ -195,12 +195,25 @@ void StepRecorder::token_mix_backward(const Tensor& probs, const Tensor& v, cons
                                       Tensor& dprobs, Tensor& dv) {
     pass(&Backend::token_mix_backward, probs, v, dout, tokens, dprobs, dv);
 }
-void StepRecorder::scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, Tensor& probs) {
-    pass(&Backend::scaled_softmax, x, scale, group, compute, probs);
+void StepRecorder::scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, bool causal,
+                                  Tensor& probs) {
+    pass(&Backend::scaled_softmax, x, scale, group, compute, causal, probs);
 }
 void StepRecorder::scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
                                            Tensor& dx) {
     pass(&Backend::scaled_softmax_backward, probs, dprobs, scale, group, dx);
+}
+void StepRecorder::embedding_forward(const Tensor& ids, const Tensor& tokens, const Tensor& positions, Tensor& out) {
+    pass(&Backend::embedding_forward, ids, tokens, positions, out);
+}
+void StepRecorder::embedding_backward(const Tensor& ids, const Tensor& dout, Tensor& dtokens, Tensor& dpositions) {
+    pass(&Backend::embedding_backward, ids, dout, dtokens, dpositions);
+}
+void StepRecorder::split_heads(const Tensor& x, int context, int heads, Tensor& out) {
+    pass(&Backend::split_heads, x, context, heads, out);
+}
+void StepRecorder::merge_heads(const Tensor& x, int context, int heads, Tensor& out) {
+    pass(&Backend::merge_heads, x, context, heads, out);
 }
 void StepRecorder::accumulate(const Tensor& src, Tensor& dst, bool overwrite) {
     pass(&Backend::accumulate, src, dst, overwrite);

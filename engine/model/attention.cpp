@@ -66,7 +66,8 @@ void SelfAttention::forward(Backend& backend, const Tensor& x, Tensor& y, const 
     notify(observer, Phase::forward, "v_proj", b.v_x, &x, 1.0f);
     backend.token_scores(b.q_x, b.k_x, tokens_, b.scores);
     notify(observer, Phase::forward, "scores", b.scores, &b.q_x, 1.0f);
-    backend.scaled_softmax(b.scores, logit_scale_, tokens_, formats.fp32_softmax ? FormatId::fp32 : c, b.probs);
+    backend.scaled_softmax(b.scores, logit_scale_, tokens_, formats.fp32_softmax ? FormatId::fp32 : c, false,
+                           b.probs);
     notify(observer, Phase::forward, "softmax", b.probs, &b.scores, 1.0f);
     backend.token_mix(b.probs, b.v_x, tokens_, b.mixed);
     notify(observer, Phase::forward, "mix", b.mixed, &b.probs, 1.0f);

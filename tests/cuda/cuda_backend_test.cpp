@@ -665,19 +665,50 @@ TEST_F(CudaBackendTest, ScaledSoftmaxMatchesTheCpuAndLosesAnOverflowingRowAlike)
     std::vector<float> xv = random_values(rows * tokens * tokens, 36, 20.0f);
     xv[7] = 1e5f;  // row 0, group 1: 1e5 * 0.7 overflows FP16 to Inf, the group becomes NaN
     const Both x = make({rows, tokens * tokens}, FormatId::fp32, xv);
-    for (FormatId compute : {FormatId::fp32, FormatId::fp16}) {
-        Both probs = zeros(x.cpu.shape(), FormatId::fp16);
-        cpu_.scaled_softmax(x.cpu, 0.7f, tokens, compute, probs.cpu);
-        gpu_->scaled_softmax(x.gpu, 0.7f, tokens, compute, probs.gpu);
-        const std::vector<float> ps = host(probs.cpu), gs = host_gpu(probs.gpu);
-        plab::expect_identical(ps, gs, "scaled_softmax " + std::string(format_name(compute)));
-        EXPECT_EQ(std::isnan(gs[5]), compute == FormatId::fp16);
-    }
+    for (FormatId compute : {FormatId::fp32, FormatId::fp16})
+        for (bool causal : {false, true}) {
+            Both probs = zeros(x.cpu.shape(), FormatId::fp16);
+            cpu_.scaled_softmax(x.cpu, 0.7f, tokens, compute, causal, probs.cpu);
+            gpu_->scaled_softmax(x.gpu, 0.7f, tokens, compute, causal, probs.gpu);
+            const std::vector<float> ps = host(probs.cpu), gs = host_gpu(probs.gpu);
+            plab::expect_identical(ps, gs,
+                                   "scaled_softmax " + std::string(format_name(compute)) + (causal ? " causal" : ""));
+            // Causal, query 1 keeps keys 0 and 1: the overflowing key 2 is masked out.
+            EXPECT_EQ(std::isnan(gs[5]), compute == FormatId::fp16 && !causal);
+        }
     const Both probs = random(x.cpu.shape(), FormatId::fp16, 37), dprobs = random(x.cpu.shape(), FormatId::fp16, 38);
     Both dx = zeros(x.cpu.shape(), FormatId::fp16);
     cpu_.scaled_softmax_backward(probs.cpu, dprobs.cpu, 0.7f, tokens, dx.cpu);
     gpu_->scaled_softmax_backward(probs.gpu, dprobs.gpu, 0.7f, tokens, dx.gpu);
     expect_identical(dx, "scaled_softmax_backward");
+}
+
+// Bit for bit: heads move exactly, embeddings add in FP32, and each table
+// row's gradient sums the rows in order on both.
+TEST_F(CudaBackendTest, EmbeddingsAndHeadsAreTheCpusBitForBit) {
+    const int sequences = 3, context = 4, heads = 2, width = 5, vocabulary = 7;
+    const int rows = sequences * context, model = heads * width;
+    std::vector<float> idv(rows);
+    for (int r = 0; r < rows; ++r) idv[static_cast<std::size_t>(r)] = static_cast<float>((r * 5 + 2) % vocabulary);
+    const Both ids = make({rows, 1}, FormatId::fp32, idv);
+    const Both tokens = random({vocabulary, model}, FormatId::fp32, 60), positions = random({context, model}, FormatId::fp32, 61);
+    Both out = zeros({rows, model}, FormatId::fp16);
+    cpu_.embedding_forward(ids.cpu, tokens.cpu, positions.cpu, out.cpu);
+    gpu_->embedding_forward(ids.gpu, tokens.gpu, positions.gpu, out.gpu);
+    expect_identical(out, "embedding_forward");
+    const Both dout = random({rows, model}, FormatId::fp32, 62, 1e4f);
+    Both dtokens = random({vocabulary, model}, FormatId::bf16, 63), dpositions = zeros({context, model}, FormatId::fp32);
+    cpu_.embedding_backward(ids.cpu, dout.cpu, dtokens.cpu, dpositions.cpu);
+    gpu_->embedding_backward(ids.gpu, dout.gpu, dtokens.gpu, dpositions.gpu);
+    expect_identical(dtokens, "embedding_backward dtokens");
+    expect_identical(dpositions, "embedding_backward dpositions");
+    Both split = zeros({sequences * heads, context * width}, FormatId::fp16), merged = zeros({rows, model}, FormatId::fp32);
+    cpu_.split_heads(dout.cpu, context, heads, split.cpu);
+    gpu_->split_heads(dout.gpu, context, heads, split.gpu);
+    expect_identical(split, "split_heads");
+    cpu_.merge_heads(split.cpu, context, heads, merged.cpu);
+    gpu_->merge_heads(split.gpu, context, heads, merged.gpu);
+    expect_identical(merged, "merge_heads");
 }
 
 // ---- reductions --------------------------------------------------------------

@@ -110,20 +110,26 @@ void CpuBackend::token_mix_backward(const Tensor& probs, const Tensor& v, const 
     round_to_dtype(dv);
 }
 
-void CpuBackend::scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, Tensor& probs) {
+void CpuBackend::scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, bool causal,
+                                Tensor& probs) {
     require_same_shape(x, probs, "scaled_softmax");
-    require_groups(x, group, "scaled_softmax");
+    if (causal)
+        checks::require_causal_blocks(x, group, "scaled_softmax");
+    else
+        require_groups(x, group, "scaled_softmax");
     const auto g = static_cast<std::size_t>(group);
     std::vector<float> z(g);
-    for (std::size_t first = 0; first < x.size(); first += g) {
+    for (std::size_t first = 0, run = 0; first < x.size(); first += g, ++run) {
         const float* in = x.host() + first;
         float* p = probs.host() + first;
-        for (std::size_t j = 0; j < g; ++j) z[j] = round_to(compute, in[j] * scale);
+        const std::size_t kept = causal ? run % g + 1 : g;  // keys up to the query's own position
+        for (std::size_t j = 0; j < kept; ++j) z[j] = round_to(compute, in[j] * scale);
         // An Inf z makes the max Inf and Inf - Inf NaN: the row is lost, as on hardware.
-        const float top = *std::max_element(z.begin(), z.end());
+        const float top = *std::max_element(z.begin(), z.begin() + static_cast<std::ptrdiff_t>(kept));
         float sum = 0.0f;
-        for (std::size_t j = 0; j < g; ++j) sum += portable_exp(z[j] - top);
-        for (std::size_t j = 0; j < g; ++j) p[j] = portable_exp(z[j] - top) / sum;
+        for (std::size_t j = 0; j < kept; ++j) sum += portable_exp(z[j] - top);
+        for (std::size_t j = 0; j < kept; ++j) p[j] = portable_exp(z[j] - top) / sum;
+        for (std::size_t j = kept; j < g; ++j) p[j] = 0.0f;
     }
     round_to_dtype(probs);
 }
@@ -142,6 +148,38 @@ void CpuBackend::scaled_softmax_backward(const Tensor& probs, const Tensor& dpro
         for (std::size_t j = 0; j < g; ++j) dx.host()[first + j] = scale * (p[j] * (dp[j] - dot));
     }
     round_to_dtype(dx);
+}
+
+namespace {
+
+// Moves every value between the token-major and the head-major layout
+// (math_ops.h, split_heads); `to_heads` picks the direction. `from` and `to`
+// hold the same values, so only the dtype rounds.
+void move_heads(const Tensor& from, Tensor& to, const checks::HeadShape& s, bool to_heads) {
+    const auto width = static_cast<std::size_t>(s.width);
+    const float* in = from.host();
+    float* out = to.host();
+    for (std::size_t seq = 0; seq < static_cast<std::size_t>(s.sequences); ++seq)
+        for (std::size_t t = 0; t < static_cast<std::size_t>(s.context); ++t)
+            for (std::size_t h = 0; h < static_cast<std::size_t>(s.heads); ++h) {
+                const std::size_t token_at = ((seq * s.context + t) * s.heads + h) * width;
+                const std::size_t head_at = ((seq * s.heads + h) * s.context + t) * width;
+                if (to_heads)
+                    std::copy_n(in + token_at, width, out + head_at);
+                else
+                    std::copy_n(in + head_at, width, out + token_at);
+            }
+    round_to_dtype(to);
+}
+
+}  // namespace
+
+void CpuBackend::split_heads(const Tensor& x, int context, int heads, Tensor& out) {
+    move_heads(x, out, checks::head_shape(x, context, heads, out, "split_heads"), true);
+}
+
+void CpuBackend::merge_heads(const Tensor& x, int context, int heads, Tensor& out) {
+    move_heads(x, out, checks::head_shape(out, context, heads, x, "merge_heads"), false);
 }
 
 }  // namespace plab

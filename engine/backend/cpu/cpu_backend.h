@@ -48,9 +48,14 @@ public:
     void token_mix(const Tensor& probs, const Tensor& v, int tokens, Tensor& out) override;
     void token_mix_backward(const Tensor& probs, const Tensor& v, const Tensor& dout, int tokens, Tensor& dprobs,
                             Tensor& dv) override;
-    void scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, Tensor& probs) override;
+    void scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, bool causal,
+                        Tensor& probs) override;
     void scaled_softmax_backward(const Tensor& probs, const Tensor& dprobs, float scale, int group,
                                  Tensor& dx) override;
+    void embedding_forward(const Tensor& ids, const Tensor& tokens, const Tensor& positions, Tensor& out) override;
+    void embedding_backward(const Tensor& ids, const Tensor& dout, Tensor& dtokens, Tensor& dpositions) override;
+    void split_heads(const Tensor& x, int context, int heads, Tensor& out) override;
+    void merge_heads(const Tensor& x, int context, int heads, Tensor& out) override;
 
     // cpu_optim_ops.cpp
     void accumulate(const Tensor& src, Tensor& dst, bool overwrite) override;
