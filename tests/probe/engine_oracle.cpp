@@ -5,6 +5,7 @@
 //       probe's agreement test, probe_engine_agreement.py)
 //   engine_oracle cast FORMAT FILE        a JSON array: each value's code in
 //       FORMAT (fp16, bf16, e4m3, e5m2), the shared cast's (torch_oracle_test.py)
+//   engine_oracle gpt STEPS               the GPT trained STEPS steps (gpt_oracle.cpp)
 //   engine_oracle scaler INIT GROWTH BACKOFF INTERVAL FLAGS
 //       the dynamic loss scaler's [scale, growth tracker] after each update,
 //       FLAGS a string of 0 (clean step) and 1 (found_inf), as a JSON array
@@ -20,6 +21,10 @@
 #include "engine/amp/scaler_rule.h"
 #include "engine/numeric/scalar_cast.h"
 #include "engine/telemetry/tensor_stats.h"
+
+namespace plab::oracle {
+int gpt(int steps);
+}
 
 namespace {
 
@@ -97,8 +102,9 @@ int main(int argc, char** argv) {
         if (const auto format = plab::parse_format(argv[2])) return cast(*format, read_floats(argv[3]));
     }
     if (mode == "scaler" && argc == 7) return scaler(argv + 2);
+    if (mode == "gpt" && argc == 3) return plab::oracle::gpt(std::atoi(argv[2]));
     std::fprintf(stderr,
                  "usage: engine_oracle stats FILE DIVISOR... | cast FORMAT FILE | "
-                 "scaler INIT GROWTH BACKOFF INTERVAL FLAGS\n");
+                 "scaler INIT GROWTH BACKOFF INTERVAL FLAGS | gpt STEPS\n");
     return 2;
 }
