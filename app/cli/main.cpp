@@ -90,8 +90,12 @@ int main(int argc, char** argv) {
         return 2;
     }
     // Whatever the command, what it printed must have reached its destination.
-    errno = 0;
-    std::cout.flush();
+    // Output longer than the stream's buffer fails mid-command: then errno
+    // still holds the write's reason, and no flush may clear it.
+    if (std::cout) {
+        errno = 0;
+        std::cout.flush();
+    }
     if (!std::cout) {
         std::cerr << "plab: could not write standard output" << plab::write_failure_reason() << '\n';
         return 4;
