@@ -13,6 +13,8 @@ namespace plab {
 // an override for it replaces the recipe's compute format for that layer
 // (under fp8 it also takes the layer out of FP8).
 PassFormats mixed_pass_formats(const PrecisionConfig& config, int layer_count);
+// The same for a model whose layers have these names (an override names one).
+PassFormats mixed_pass_formats(const PrecisionConfig& config, const std::vector<std::string>& layer_names);
 
 // The FP32 twin computes everything in FP32.
 PassFormats twin_pass_formats(int layer_count);

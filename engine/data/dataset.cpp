@@ -5,19 +5,23 @@
 #include <numeric>
 
 #include "engine/common/enum_names.h"
+#include "engine/common/error.h"
 #include "engine/common/field_check.h"
 #include "engine/data/random.h"
 #include "engine/data/shapes.h"
+#include "engine/data/token_data.h"
 
 namespace plab {
 
 namespace {
-constexpr EnumNames<DatasetKind, 6> kDatasetKindNames({{{DatasetKind::spirals, "spirals"},
+constexpr EnumNames<DatasetKind, 8> kDatasetKindNames({{{DatasetKind::spirals, "spirals"},
                                                         {DatasetKind::moons, "moons"},
                                                         {DatasetKind::circles, "circles"},
                                                         {DatasetKind::xor_gates, "xor"},
                                                         {DatasetKind::blobs, "blobs"},
-                                                        {DatasetKind::sine, "sine"}}});
+                                                        {DatasetKind::sine, "sine"},
+                                                        {DatasetKind::shakespeare, "shakespeare"},
+                                                        {DatasetKind::addition, "addition"}}});
 }  // namespace
 
 std::string_view dataset_kind_name(DatasetKind kind) { return kDatasetKindNames.name(kind); }
@@ -39,6 +43,10 @@ bool reads_classes(DatasetKind kind) { return kind == DatasetKind::spirals || ki
 void validate(const DatasetSpec& spec) {
     if (dataset_kind_name(spec.kind) == "?")
         reject_field("data.kind", std::to_string(static_cast<int>(spec.kind)), dataset_kind_choices());
+    if (is_token_data(spec.kind)) {
+        validate(token_data_spec(spec));
+        return;
+    }
     check_int("samples", spec.samples, 4, 1000000);
     check_double("noise", spec.noise, spec.noise >= 0.0 && spec.noise <= 10.0, "0..10");
     if (reads_classes(spec.kind)) check_int("classes", spec.classes, 2, 16);
@@ -66,6 +74,8 @@ Point sample_point(const DatasetSpec& spec, int label, Rng& rng) {
         case DatasetKind::xor_gates: return xor_point(label, spec.noise, rng);
         case DatasetKind::blobs: return blob_point(label, spec.classes, spec.noise, rng);
         case DatasetKind::sine: return sine_point(spec.noise, rng);
+        case DatasetKind::shakespeare:
+        case DatasetKind::addition: break;  // token data: make_token_data
     }
     return {};
 }
@@ -124,6 +134,9 @@ Split gather(const Split& all, int input_dim, const std::vector<int>& order, int
 
 Dataset make_dataset(const DatasetSpec& spec) {
     validate(spec);
+    if (is_token_data(spec.kind))
+        throw Error("data.kind " + std::string(dataset_kind_name(spec.kind)) +
+                    " is token data for model.kind gpt (engine/data/token_data.h), not rows of points");
     Dataset ds;
     ds.num_classes = dataset_num_classes(spec);
     ds.input_dim = ds.num_classes > 0 ? 2 : 1;

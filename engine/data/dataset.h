@@ -9,14 +9,19 @@
 
 namespace plab {
 
-enum class DatasetKind { spirals, moons, circles, xor_gates, blobs, sine };
+// The toy sets, then the token sets the GPT trains on (token_data.h).
+enum class DatasetKind { spirals, moons, circles, xor_gates, blobs, sine, shakespeare, addition };
 inline constexpr DatasetKind kAllDatasetKinds[] = {DatasetKind::spirals, DatasetKind::moons,
                                                    DatasetKind::circles, DatasetKind::xor_gates,
                                                    DatasetKind::blobs,   DatasetKind::sine};
+inline constexpr DatasetKind kTokenDatasetKinds[] = {DatasetKind::shakespeare, DatasetKind::addition};
+inline bool is_token_data(DatasetKind kind) {
+    return kind == DatasetKind::shakespeare || kind == DatasetKind::addition;
+}
 
 std::string_view dataset_kind_name(DatasetKind kind);                  // "spirals", "moons", ..., "xor"
 std::optional<DatasetKind> parse_dataset_kind(std::string_view name);  // accepts dataset_kind_name()
-std::string dataset_kind_choices();                                    // "spirals|moons|circles|xor|blobs|sine"
+std::string dataset_kind_choices();  // "spirals|moons|circles|xor|blobs|sine|shakespeare|addition"
 
 struct DatasetSpec {
     DatasetKind kind = DatasetKind::spirals;
@@ -25,6 +30,7 @@ struct DatasetSpec {
     int classes = 3;     // spirals: arms; blobs: number of blobs; ignored by moons/circles/xor (2 classes)
                          // and sine (regression)
     double test_fraction = 0.2;
+    int digits = 3;  // addition: digits of each operand
     std::uint64_t seed = 0;
 
     bool operator==(const DatasetSpec&) const = default;

@@ -31,6 +31,11 @@ void validate(const TokenDataSpec& spec) {
     check_int_field("data.samples", spec.samples, 100, static_cast<long long>(std::min(1e6, pairs / 2)));
 }
 
+TokenDataSpec token_data_spec(const DatasetSpec& spec) {
+    return {spec.kind == DatasetKind::addition ? TokenTask::addition : TokenTask::shakespeare, spec.digits,
+            spec.samples, spec.test_fraction};
+}
+
 std::string TokenData::text(const std::vector<std::uint8_t>& tokens) const {
     std::string out;
     out.reserve(tokens.size());
@@ -117,10 +122,10 @@ int fixed_context(const TokenDataSpec& spec) {
 WindowSampler::WindowSampler(const TokenData& data, int context, int windows, std::uint64_t seed)
     : data_(data), context_(context), windows_(windows), rng_(seed) {
     if (data.example_length > 0 && context != data.example_length - 1)
-        throw Error("model.gpt.context: " + std::to_string(context) + " does not fit the task; its windows are " +
+        throw Error("model.context: " + std::to_string(context) + " does not fit the task; its windows are " +
                     std::to_string(data.example_length - 1) + " tokens (one example)");
     if (data.train.size() <= static_cast<std::size_t>(context))
-        throw Error("model.gpt.context: " + std::to_string(context) + " is longer than the training text");
+        throw Error("model.context: " + std::to_string(context) + " is longer than the training text");
     batch_.ids.resize(static_cast<std::size_t>(windows) * static_cast<std::size_t>(context));
     batch_.targets.resize(batch_.ids.size());
     if (data.example_length > 0) {
@@ -151,6 +156,12 @@ const TokenBatch& WindowSampler::next() {
         put(w, static_cast<std::size_t>(order_[cursor_++]) * static_cast<std::size_t>(data_.example_length));
     }
     return batch_;
+}
+
+void WindowSampler::follow(const WindowSampler& other) {
+    rng_ = other.rng_;
+    order_ = other.order_;
+    cursor_ = other.cursor_;
 }
 
 TokenBatch test_windows(const TokenData& data, int context, int max_windows) {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/data/dataset.h"
 #include "engine/data/random.h"
 
 namespace plab {
@@ -33,6 +34,8 @@ struct TokenDataSpec {
 
 // Throws plab::Error naming the first bad field ("data.digits"), its value and what is allowed.
 void validate(const TokenDataSpec& spec);
+// The token part of a preset's data section (data.kind shakespeare or addition).
+TokenDataSpec token_data_spec(const DatasetSpec& spec);
 
 struct TokenData {
     std::string alphabet;                  // token i is the character alphabet[i]
@@ -70,6 +73,8 @@ public:
     // seeded order each epoch.
     WindowSampler(const TokenData& data, int context, int windows, std::uint64_t seed);
     const TokenBatch& next();
+    // Continues where `other` (on the same data) is: a fork's copy.
+    void follow(const WindowSampler& other);
 
 private:
     void put(std::size_t window, std::size_t start);

@@ -212,6 +212,17 @@ const Tensor& Mlp::activation(int i) const {
     return i + 1 == layer_count() ? pass().layers[u].pre : pass().layers[u].post;
 }
 
+const Tensor& Mlp::layer_input(int i, const Tensor& x) const {
+    if (i == 0) return x;
+    if (i == 1 && attention_) return pass().attn_out;
+    return activation(i - 1);
+}
+
+int Mlp::layer_of(const Parameter& p) const {
+    if (p.name.starts_with("attn.")) return 0;
+    return std::stoi(p.name.substr(2, p.name.find('.') - 2)) - 1;
+}
+
 const Tensor& Mlp::activation_grad(int i) const { return pass().layers[static_cast<std::size_t>(i)].d_pre; }
 
 const Tensor& Mlp::outputs() const { return pass().probs; }

@@ -22,6 +22,7 @@
 #include "engine/model/buffer_sets.h"
 #include "engine/model/layer_norm.h"
 #include "engine/model/linear.h"
+#include "engine/model/model.h"
 #include "engine/model/op_observer.h"
 
 namespace plab {
@@ -39,7 +40,7 @@ struct MlpSpec {
     float attention_logit_scale = 1.0f;
 };
 
-class Mlp {
+class Mlp final : public Model {
 public:
     Mlp(Backend& backend, const MlpSpec& spec);
 
@@ -47,41 +48,46 @@ public:
     // indices, or regression targets), read back at once (it waits for the
     // backend: for evaluation, not inside a training step).
     float forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
-                  OpObserver* observer = nullptr);
+                  OpObserver* observer = nullptr) override;
     // The same with the mean loss left in `loss` ({1, 1} FP32) on the
     // backend (Backend::softmax_cross_entropy_into): a training step
     // reads it back with queue_download, without a host round trip.
     void forward_into(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
-                      Tensor& loss, OpObserver* observer = nullptr);
+                      Tensor& loss, OpObserver* observer = nullptr) override;
     // Gradients of (loss * loss_scale) into every parameter's `grad`; call
     // after forward() on the same batch.
     void backward(Backend& backend, const Tensor& x, const Tensor& targets, float loss_scale,
-                  OpObserver* observer = nullptr);
+                  OpObserver* observer = nullptr) override;
 
     const MlpSpec& spec() const { return spec_; }
-    int layer_count() const { return static_cast<int>(linears_.size()); }
+    int layer_count() const override { return static_cast<int>(linears_.size()); }
+    std::string layer_name(int i) const override { return linears_.at(static_cast<std::size_t>(i)).name(); }
+    const Parameter& layer_weight(int i) const override { return linears_.at(static_cast<std::size_t>(i)).weight; }
+    const Tensor& layer_input(int i, const Tensor& x) const override;
+    // "fc2.weight" -> 1, "ln1.gamma" -> 0; the attention block's -> 0, the layer it sits on.
+    int layer_of(const Parameter& p) const override;
     std::vector<Linear>& linears() { return linears_; }
     const std::vector<Linear>& linears() const { return linears_; }
     std::vector<LayerNorm>& norms() { return norms_; }
     SelfAttention* attention() { return attention_ ? &*attention_ : nullptr; }
     // Every parameter in forward order (fc1.weight, fc1.bias, ln1.gamma, ...).
-    std::vector<Parameter*> parameters();
+    std::vector<Parameter*> parameters() override;
 
     // Of the last pass, per Linear layer i: its output after the activation
     // (the logits for the last layer) and the gradient w.r.t. its output
     // before the activation (what its backward receives).
-    const Tensor& activation(int i) const;
-    const Tensor& activation_grad(int i) const;
+    const Tensor& activation(int i) const override;
+    const Tensor& activation_grad(int i) const override;
     // Softmax probabilities (classification) or predictions (regression).
-    const Tensor& outputs() const;
+    const Tensor& outputs() const override;
     // f(tensor) for every buffer the kept passes hold (one set per batch size)
     // and the LayerNorms' row statistics: what the memory ledger counts.
-    void for_each_buffer(const std::function<void(const Tensor&)>& f) const;
+    void for_each_buffer(const std::function<void(const Tensor&)>& f) const override;
 
     // Per Linear layer, the scales its FP8 matmuls use from the next pass on
     // (layers the pass formats keep out of FP8 ignore theirs); all 1 until set.
-    void set_fp8_scales(std::vector<Fp8Scales> scales) { fp8_scales_ = std::move(scales); }
-    const std::vector<Fp8Scales>& fp8_scales() const { return fp8_scales_; }
+    void set_fp8_scales(std::vector<Fp8Scales> scales) override { fp8_scales_ = std::move(scales); }
+    const std::vector<Fp8Scales>& fp8_scales() const override { return fp8_scales_; }
 
 private:
     struct LayerBuffers {

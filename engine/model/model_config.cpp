@@ -10,6 +10,7 @@ namespace plab {
 
 namespace {
 constexpr EnumNames<InitKind, 2> kInitKindNames({{{InitKind::kaiming, "kaiming"}, {InitKind::xavier, "xavier"}}});
+constexpr EnumNames<ModelKind, 2> kModelKindNames({{{ModelKind::mlp, "mlp"}, {ModelKind::gpt, "gpt"}}});
 
 // Wide enough for every toy network the lab draws, small enough that one
 // step stays well within the 1000 steps/s budget on two CPU cores.
@@ -22,6 +23,22 @@ constexpr float kMaxInitGain = 100.0f;
 std::string_view init_kind_name(InitKind kind) { return kInitKindNames.name(kind); }
 std::optional<InitKind> parse_init_kind(std::string_view name) { return kInitKindNames.parse(name); }
 std::string init_kind_choices() { return kInitKindNames.choices(); }
+std::string_view model_kind_name(ModelKind kind) { return kModelKindNames.name(kind); }
+std::optional<ModelKind> parse_model_kind(std::string_view name) { return kModelKindNames.parse(name); }
+std::string model_kind_choices() { return kModelKindNames.choices(); }
+
+void validate(const GptConfig& gpt) {
+    // Sized for live training on a CPU; a GPU takes the larger ones.
+    check_int_field("model.context", gpt.context, 1, 1024);
+    check_int_field("model.width", gpt.width, 1, kMaxWidth);
+    check_int_field("model.heads", gpt.heads, 1, gpt.width);
+    if (gpt.width % gpt.heads != 0)
+        reject_field("model.heads", std::to_string(gpt.heads),
+                     "a divisor of model.width (" + std::to_string(gpt.width) + ")");
+    check_int_field("model.layers", gpt.layers, 1, 48);
+    check_number_field("model.logit_scale", gpt.logit_scale, std::isfinite(gpt.logit_scale) && gpt.logit_scale >= 0.0f,
+                       "0 (1/sqrt(width/heads)) or a positive finite number");
+}
 
 namespace {
 
@@ -54,6 +71,9 @@ void validate(const ModelConfig& config) {
     check_number_field("model.init_gain", gain, gain > 0.0f && gain <= kMaxInitGain,
                        "> 0 and <= " + shortest_number(kMaxInitGain));
     validate_attention(config);
+    if (model_kind_name(config.kind) == "?")
+        reject_field("model.kind", std::to_string(static_cast<int>(config.kind)), model_kind_choices());
+    if (config.kind == ModelKind::gpt) validate(config.gpt);
     // activation and init are enums: a preset reader rejects unknown names
     // when it parses them, so there is nothing left to check here.
 }

@@ -4,21 +4,13 @@
 
 #include "engine/common/error.h"
 #include "engine/common/field_check.h"
+#include "engine/model/model_config.h"
 
 namespace plab {
 
 void validate(const GptSpec& spec) {
-    check_int_field("model.gpt.vocabulary", spec.vocabulary, 2, 65536);
-    check_int_field("model.gpt.context", spec.context, 1, 1024);
-    check_int_field("model.gpt.width", spec.width, 1, 4096);
-    check_int_field("model.gpt.heads", spec.heads, 1, spec.width);
-    if (spec.width % spec.heads != 0)
-        reject_field("model.gpt.heads", std::to_string(spec.heads),
-                     "a divisor of model.gpt.width (" + std::to_string(spec.width) + ")");
-    check_int_field("model.gpt.layers", spec.layers, 1, 48);
-    check_number_field("model.gpt.logit_scale", spec.logit_scale,
-                       std::isfinite(spec.logit_scale) && spec.logit_scale >= 0.0f,
-                       "0 (1/sqrt(width/heads)) or a positive finite number");
+    check_int_field("vocabulary", spec.vocabulary, 2, 65536);
+    validate(GptConfig{spec.context, spec.width, spec.heads, spec.layers, spec.tied_head, spec.logit_scale});
 }
 
 namespace {
@@ -53,12 +45,58 @@ float TinyGpt::logit_scale() const {
     return static_cast<float>(1.0 / std::sqrt(static_cast<double>(spec_.width / spec_.heads)));
 }
 
-std::vector<std::string> TinyGpt::matmul_names() const {
-    std::vector<std::string> names;
-    for (const TransformerBlock& block : blocks_)
-        for (const Linear* l : block.linears()) names.push_back(l->name());
-    names.emplace_back("head");
-    return names;
+std::pair<int, BlockLinear> TinyGpt::locate(int i) const {
+    if (i < 0 || i >= layer_count()) throw Error("TinyGpt: no layer " + std::to_string(i));
+    return {i / static_cast<int>(kBlockLinears), static_cast<BlockLinear>(i % static_cast<int>(kBlockLinears))};
+}
+
+std::string TinyGpt::layer_name(int i) const {
+    const auto [block, l] = locate(i);
+    if (block == spec_.layers) return "head";
+    return blocks_[static_cast<std::size_t>(block)].linears()[static_cast<std::size_t>(l)]->name();
+}
+
+const Parameter& TinyGpt::layer_weight(int i) const {
+    const auto [block, l] = locate(i);
+    if (block == spec_.layers) return head_ ? head_->weight : wte_;
+    return blocks_[static_cast<std::size_t>(block)].linears()[static_cast<std::size_t>(l)]->weight;
+}
+
+const TinyGpt::PassBuffers& TinyGpt::last_pass() const {
+    if (!passes_.current()) throw Error("TinyGpt: no forward pass yet");
+    return *passes_.current();
+}
+
+const Tensor& TinyGpt::layer_input(int i, const Tensor&) const {
+    const auto [block, l] = locate(i);
+    if (block == spec_.layers) return last_pass().h_f;
+    return blocks_[static_cast<std::size_t>(block)].input_of(l);
+}
+
+const Tensor& TinyGpt::activation(int i) const {
+    const auto [block, l] = locate(i);
+    if (block == spec_.layers) return last_pass().logits;
+    return blocks_[static_cast<std::size_t>(block)].output_of(l);
+}
+
+const Tensor& TinyGpt::activation_grad(int i) const {
+    const auto [block, l] = locate(i);
+    if (block == spec_.layers) return last_pass().d_logits;
+    return blocks_[static_cast<std::size_t>(block)].output_grad_of(l);
+}
+
+int TinyGpt::layer_of(const Parameter& p) const {
+    const std::string& n = p.name;
+    if (n == "wte" || n == "wpe") return 0;
+    if (n.starts_with("ln_f.") || n.starts_with("head.")) return layer_count() - 1;
+    const int block = std::stoi(n.substr(1, n.find('.') - 1));
+    const int first = block * static_cast<int>(kBlockLinears);
+    const std::string_view part = std::string_view(n).substr(n.find('.') + 1);
+    if (part.starts_with("ln1.")) return first;
+    if (part.starts_with("ln2.")) return first + static_cast<int>(BlockLinear::fc);
+    for (int l = 0; l < static_cast<int>(kBlockLinears); ++l)
+        if (n.starts_with(layer_name(first + l) + ".")) return first + l;
+    throw Error("TinyGpt: no layer holds " + n);
 }
 
 std::vector<Parameter*> TinyGpt::parameters() {
@@ -139,10 +177,7 @@ TinyGpt::PassBuffers& TinyGpt::pass(const Tensor& ids) const {
     return *passes_.current();
 }
 
-const Tensor& TinyGpt::probs() const {
-    if (!passes_.current()) throw Error("TinyGpt: no forward pass yet");
-    return passes_.current()->probs;
-}
+const Tensor& TinyGpt::probs() const { return last_pass().probs; }
 
 void TinyGpt::notify(OpObserver* observer, Phase phase, std::string_view layer, std::string_view op,
                      const Tensor& out, const Tensor* in, float scale) const {

@@ -25,6 +25,7 @@
 #include "engine/model/buffer_sets.h"
 #include "engine/model/layer_norm.h"
 #include "engine/model/linear.h"
+#include "engine/model/model.h"
 #include "engine/model/op_observer.h"
 #include "engine/model/transformer_block.h"
 
@@ -45,7 +46,7 @@ struct GptSpec {
     bool operator==(const GptSpec&) const = default;
 };
 
-class TinyGpt {
+class TinyGpt final : public Model {
 public:
     // Throws plab::Error naming the first bad field of `spec`.
     TinyGpt(Backend& backend, const GptSpec& spec);
@@ -54,22 +55,33 @@ public:
     float logit_scale() const;  // the one the blocks use
     // The matmul layers PassFormats lists run over ("h0.attn.q", ..., "head"),
     // and how many there are: 6 per block and the head.
-    std::vector<std::string> matmul_names() const;
-    int matmul_count() const { return static_cast<int>(kBlockLinears) * spec_.layers + 1; }
+    std::vector<std::string> matmul_names() const { return layer_names(); }
+    int matmul_count() const { return layer_count(); }
 
     // The mean loss of the batch left in `loss` ({1, 1} FP32) on the backend.
     void forward_into(Backend& backend, const Tensor& ids, const Tensor& targets, const PassFormats& formats,
-                      Tensor& loss, OpObserver* observer = nullptr);
+                      Tensor& loss, OpObserver* observer = nullptr) override;
     // The same, read back at once (it waits: for evaluation and tests).
     float forward(Backend& backend, const Tensor& ids, const Tensor& targets, const PassFormats& formats,
-                  OpObserver* observer = nullptr);
+                  OpObserver* observer = nullptr) override;
     // Gradients of (loss * loss_scale) into every parameter's `grad`; call
     // after forward on the same batch.
     void backward(Backend& backend, const Tensor& ids, const Tensor& targets, float loss_scale,
-                  OpObserver* observer = nullptr);
+                  OpObserver* observer = nullptr) override;
 
     // Every parameter in forward order: wte, wpe, each block's, ln_f, the head's.
-    std::vector<Parameter*> parameters();
+    std::vector<Parameter*> parameters() override;
+
+    // The matmul layers (model.h): each block's 6, then the head (wte when tied).
+    int layer_count() const override { return static_cast<int>(kBlockLinears) * spec_.layers + 1; }
+    std::string layer_name(int i) const override;
+    const Parameter& layer_weight(int i) const override;
+    const Tensor& layer_input(int i, const Tensor& ids) const override;
+    const Tensor& activation(int i) const override;
+    const Tensor& activation_grad(int i) const override;
+    // An embedding -> 0, a block's norm -> the layer it feeds, ln_f -> the head.
+    int layer_of(const Parameter& p) const override;
+    const Tensor& outputs() const override { return probs(); }
     Parameter& token_embedding() { return wte_; }
     Parameter& position_embedding() { return wpe_; }
     std::vector<TransformerBlock>& blocks() { return blocks_; }
@@ -79,10 +91,11 @@ public:
     // Of the last forward: the softmax probabilities of every position (rows x vocabulary).
     const Tensor& probs() const;
     // f(tensor) for every buffer the kept passes hold and the norms' row statistics.
-    void for_each_buffer(const std::function<void(const Tensor&)>& f) const;
+    void for_each_buffer(const std::function<void(const Tensor&)>& f) const override;
 
     // Per matmul layer, the scales its FP8 matmuls use from the next pass on.
-    void set_fp8_scales(std::vector<Fp8Scales> scales) { fp8_scales_ = std::move(scales); }
+    void set_fp8_scales(std::vector<Fp8Scales> scales) override { fp8_scales_ = std::move(scales); }
+    const std::vector<Fp8Scales>& fp8_scales() const override { return fp8_scales_; }
 
 private:
     struct PassKey {
@@ -98,6 +111,9 @@ private:
     };
     PassBuffers make_pass(Backend& backend, const PassKey& key) const;
     PassBuffers& pass(const Tensor& ids) const;
+    const PassBuffers& last_pass() const;
+    // Layer i as (block, which Linear of it); the head is block == layers.
+    std::pair<int, BlockLinear> locate(int i) const;
     BlockFormats block_formats(int block, const PassFormats& formats) const;
     BlockFp8 block_fp8(int block, const PassFormats& formats) const;
     const Fp8Scales* fp8_of(std::size_t layer, const PassFormats& formats) const;
@@ -117,8 +133,8 @@ private:
     Tensor loss_;  // forward()'s mean loss on the backend, {1, 1} FP32
 };
 
-// Throws plab::Error naming the first field of `spec` out of range:
-// "model.gpt.heads" and so on.
+// Throws plab::Error naming the first field of `spec` out of range, by its
+// preset path: "model.heads" and so on (model_config.h).
 void validate(const GptSpec& spec);
 
 }  // namespace plab

@@ -218,6 +218,20 @@ void TransformerBlock::attention_backward(Backend& backend, Buffers& b, const Bl
     notify(observer, Phase::backward, "attn", "input_grad", b.d_h1, &b.d_attn_out, loss_scale);
 }
 
+const Tensor& TransformerBlock::input_of(BlockLinear l) const {
+    if (!buffers_.current()) throw Error(name_ + ": no forward pass yet");
+    const Buffers& b = *buffers_.current();
+    switch (l) {
+        case BlockLinear::q:
+        case BlockLinear::k:
+        case BlockLinear::v: return b.h1;
+        case BlockLinear::proj: return b.mixed;
+        case BlockLinear::fc: return b.h2;
+        case BlockLinear::fc_proj: return b.act;
+    }
+    return b.h1;
+}
+
 const Tensor& TransformerBlock::output_of(BlockLinear l) const {
     if (!buffers_.current()) throw Error(name_ + ": no forward pass yet");
     const Buffers& b = *buffers_.current();

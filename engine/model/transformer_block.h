@@ -75,6 +75,7 @@ public:
     std::vector<Parameter*> parameters();
     // Of the last forward, per Linear: its output (after GELU for fc) and
     // the gradient w.r.t. its output before any activation.
+    const Tensor& input_of(BlockLinear l) const;
     const Tensor& output_of(BlockLinear l) const;
     const Tensor& output_grad_of(BlockLinear l) const;
     const Tensor& attention_probs() const;

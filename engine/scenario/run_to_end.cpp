@@ -86,12 +86,12 @@ std::string_view tensor_kind_label(TensorKind kind) {
 }
 
 TensorStats twin_tensor_stats(Backend& backend, const Trainer& trainer, int layer, TensorKind kind) {
-    const Mlp* twin = trainer.twin();
+    const Model* twin = trainer.twin_network();
     if (twin == nullptr) throw Error("scenario: the run has no FP32 twin to measure (twin=true)");
-    const Linear& linear = twin->linears().at(static_cast<std::size_t>(layer));
+    const Parameter& weight = twin->layer_weight(layer);
     switch (kind) {
-        case TensorKind::weight: return backend.tensor_stats(linear.weight.value, 1.0);
-        case TensorKind::weight_grad: return backend.tensor_stats(linear.weight.master_grad, 1.0);
+        case TensorKind::weight: return backend.tensor_stats(weight.value, 1.0);
+        case TensorKind::weight_grad: return backend.tensor_stats(weight.master_grad, 1.0);
         case TensorKind::activation: return backend.tensor_stats(twin->activation(layer), 1.0);
         case TensorKind::activation_grad: return backend.tensor_stats(twin->activation_grad(layer), 1.0);
     }

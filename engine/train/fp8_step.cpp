@@ -8,19 +8,18 @@ bool uses_fp8(const PassFormats& formats) {
     return std::find(formats.layer_fp8.begin(), formats.layer_fp8.end(), true) != formats.layer_fp8.end();
 }
 
-void observe_fp8_amaxes(Backend& backend, const Mlp& model, const PassFormats& formats, const Tensor& x,
+void observe_fp8_amaxes(Backend& backend, const Model& model, const PassFormats& formats, const Tensor& x,
                         Fp8Scaling& scaling) {
     for (int i = 0; i < model.layer_count(); ++i) {
         const auto u = static_cast<std::size_t>(i);
         if (!formats.fp8(u)) continue;
-        const Tensor& input = i == 0 ? x : model.activation(i - 1);
-        scaling.observe(i, Fp8Tensor::input, backend.finite_amax(input));
-        scaling.observe(i, Fp8Tensor::weight, backend.finite_amax(model.linears()[u].weight.value));
+        scaling.observe(i, Fp8Tensor::input, backend.finite_amax(model.layer_input(i, x)));
+        scaling.observe(i, Fp8Tensor::weight, backend.finite_amax(model.layer_weight(i).value));
         scaling.observe(i, Fp8Tensor::grad, backend.finite_amax(model.activation_grad(i)));
     }
 }
 
-void queue_fp8_stats(Backend& backend, const Mlp& model, const PassFormats& formats, std::vector<LayerRecord>& layers) {
+void queue_fp8_stats(Backend& backend, const Model& model, const PassFormats& formats, std::vector<LayerRecord>& layers) {
     const std::vector<Fp8Scales>& scales = model.fp8_scales();
     for (std::size_t i = 0; i < layers.size(); ++i) {
         if (!formats.fp8(i)) continue;

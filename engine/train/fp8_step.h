@@ -7,7 +7,7 @@
 
 #include "engine/amp/fp8_scaling.h"
 #include "engine/backend/backend.h"
-#include "engine/model/mlp.h"
+#include "engine/model/model.h"
 #include "engine/train/step_record.h"
 
 namespace plab {
@@ -17,11 +17,11 @@ bool uses_fp8(const PassFormats& formats);
 
 // After a micro-batch's forward and backward on input batch x: the amax of
 // every FP8 layer's input, weight and gradient, into the step's histories.
-void observe_fp8_amaxes(Backend& backend, const Mlp& model, const PassFormats& formats, const Tensor& x,
+void observe_fp8_amaxes(Backend& backend, const Model& model, const PassFormats& formats, const Tensor& x,
                         Fp8Scaling& scaling);
 
 // Queues each FP8 layer's record (scales of the pass, statistics of its
 // activation gradient times the grad scale); `layers` must be sized already.
-void queue_fp8_stats(Backend& backend, const Mlp& model, const PassFormats& formats, std::vector<LayerRecord>& layers);
+void queue_fp8_stats(Backend& backend, const Model& model, const PassFormats& formats, std::vector<LayerRecord>& layers);
 
 }  // namespace plab

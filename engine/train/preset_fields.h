@@ -64,7 +64,9 @@ void visit_fields(RunConfig& c, Visitor&& v) {
     v("data", "noise", c.data.noise);
     v("data", "classes", IntField{c.data.classes});
     v("data", "test_fraction", c.data.test_fraction);
+    v("data", "digits", IntField{c.data.digits});
 
+    v("model", "kind", EnumField<ModelKind>{c.model.kind, model_kind_name, parse_model_kind, model_kind_choices});
     v("model", "hidden", c.model.hidden);
     v("model", "activation", EnumField<Activation>{c.model.activation, activation_name, parse_activation,
                                                    activation_choices});
@@ -73,6 +75,12 @@ void visit_fields(RunConfig& c, Visitor&& v) {
     v("model", "init_gain", c.model.init_gain);
     v("model", "attention_tokens", IntField{c.model.attention_tokens});
     v("model", "attention_logit_scale", c.model.attention_logit_scale);
+    v("model", "context", IntField{c.model.gpt.context});
+    v("model", "width", IntField{c.model.gpt.width});
+    v("model", "heads", IntField{c.model.gpt.heads});
+    v("model", "layers", IntField{c.model.gpt.layers});
+    v("model", "tied_head", c.model.gpt.tied_head);
+    v("model", "logit_scale", c.model.gpt.logit_scale);
 
     v("precision", "recipe", EnumField<Recipe>{c.precision.recipe, recipe_name, parse_recipe, recipe_choices});
     v("precision", "master_weights", c.precision.master_weights);

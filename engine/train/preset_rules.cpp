@@ -8,6 +8,13 @@ constexpr FormatId kOverrideFormats[] = {FormatId::fp32, FormatId::tf32, FormatI
 
 std::vector<std::string> model_layer_names(const ModelConfig& model) {
     std::vector<std::string> names;
+    if (model.kind == ModelKind::gpt) {  // TinyGpt's matmul layers, in its order
+        for (int b = 0; b < model.gpt.layers; ++b)
+            for (const char* l : {"attn.q", "attn.k", "attn.v", "attn.proj", "mlp.fc", "mlp.proj"})
+                names.push_back("h" + std::to_string(b) + "." + l);
+        names.emplace_back("head");
+        return names;
+    }
     for (std::size_t i = 1; i <= model.hidden.size() + 1; ++i) names.push_back("fc" + std::to_string(i));
     return names;
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/common/field_check.h"
+#include "engine/data/token_data.h"
 #include "engine/train/preset_rules.h"
 
 namespace plab {
@@ -49,8 +50,24 @@ void validate_precision(const PrecisionConfig& p, const ModelConfig& model) {
     validate(p.fp8);
 }
 
+// The GPT trains on token data and only there; an addition window is one example.
+void validate_model_and_data(const RunConfig& c) {
+    const bool tokens = is_token_data(c.data.kind);
+    if (c.model.kind == ModelKind::gpt && !tokens)
+        reject_field("data.kind", std::string(dataset_kind_name(c.data.kind)),
+                     "shakespeare|addition with model.kind gpt");
+    if (c.model.kind != ModelKind::gpt && tokens)
+        reject_field("model.kind", std::string(model_kind_name(c.model.kind)),
+                     "gpt with data.kind " + std::string(dataset_kind_name(c.data.kind)));
+    if (c.data.kind == DatasetKind::addition && c.model.gpt.context != fixed_context(token_data_spec(c.data)))
+        reject_field("model.context", std::to_string(c.model.gpt.context),
+                     std::to_string(fixed_context(token_data_spec(c.data))) + " for data.digits " +
+                         std::to_string(c.data.digits) + " (one addition example less its newline)");
+}
+
 // A micro-batch is drawn from the training rows, so it cannot hold more.
 void validate_batch_size(const RunConfig& c) {
+    if (is_token_data(c.data.kind)) return;  // windows are drawn afresh: any count will do
     const int test_rows = test_row_count(c.data);
     const int train_rows = c.data.samples - test_rows;
     if (c.batch_size > train_rows)
@@ -69,6 +86,7 @@ void validate(const RunConfig& c) {
     validate(c.data);
     validate_batch_size(c);
     validate(c.model);
+    validate_model_and_data(c);
     validate_precision(c.precision, c.model);
     validate(c.scaler);
     validate(c.optimizer);

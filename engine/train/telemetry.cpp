@@ -13,10 +13,10 @@ bool unscalable(float scale) { return scale > 0 && std::isfinite(scale); }
 
 }  // namespace
 
-void queue_pass_stats(Backend& backend, const Mlp& model, float scale, std::vector<LayerRecord>& layers) {
-    layers.resize(model.linears().size());
+void queue_pass_stats(Backend& backend, const Model& model, float scale, std::vector<LayerRecord>& layers) {
+    layers.resize(static_cast<std::size_t>(model.layer_count()));
     for (int i = 0; i < model.layer_count(); ++i) {
-        const Linear& linear = model.linears()[static_cast<std::size_t>(i)];
+        const Parameter& weight = model.layer_weight(i);
         LayerRecord& r = layers[static_cast<std::size_t>(i)];
         backend.queue_telemetry({.x = &model.activation(i), .stats = &r.act});
         const bool divide = unscalable(scale);
@@ -26,17 +26,17 @@ void queue_pass_stats(Backend& backend, const Mlp& model, float scale, std::vect
                                  .divisor = divide ? scale : 1.0,
                                  .stats = &r.act_grad,
                                  .stats_divided = divide ? &r.act_grad_unscaled : nullptr});
-        backend.queue_telemetry({.x = &linear.weight.grad,
+        backend.queue_telemetry({.x = &weight.grad,
                                  .divisor = divide ? scale : 1.0,
                                  .stats = &r.grad,
                                  .stats_divided = divide ? &r.grad_unscaled : nullptr});
     }
 }
 
-void queue_weight_stats(Backend& backend, const Mlp& model, std::vector<LayerRecord>& layers) {
-    layers.resize(model.linears().size());
+void queue_weight_stats(Backend& backend, const Model& model, std::vector<LayerRecord>& layers) {
+    layers.resize(static_cast<std::size_t>(model.layer_count()));
     for (std::size_t i = 0; i < layers.size(); ++i)
-        backend.queue_telemetry({.x = &model.linears()[i].weight.value, .stats = &layers[i].weight});
+        backend.queue_telemetry({.x = &model.layer_weight(static_cast<int>(i)).value, .stats = &layers[i].weight});
 }
 
 namespace {
@@ -49,12 +49,12 @@ float cosine(const TensorComparison& c) {
 }
 }  // namespace
 
-void queue_twin_comparison(Backend& backend, const Mlp& model, const Mlp& twin, std::vector<TensorComparison>& sums) {
-    const std::size_t layers = model.linears().size();
+void queue_twin_comparison(Backend& backend, const Model& model, const Model& twin, std::vector<TensorComparison>& sums) {
+    const auto layers = static_cast<std::size_t>(model.layer_count());
     sums.assign(2 * layers, TensorComparison{});  // before queueing: the targets must not move
     for (std::size_t i = 0; i < layers; ++i) {
-        const Parameter& w = model.linears()[i].weight;
-        const Parameter& ref = twin.linears()[i].weight;
+        const Parameter& w = model.layer_weight(static_cast<int>(i));
+        const Parameter& ref = twin.layer_weight(static_cast<int>(i));
         backend.queue_compare(w.target(), ref.target(), &sums[2 * i]);
         backend.queue_compare(w.master_grad, ref.master_grad, &sums[2 * i + 1]);
     }
@@ -71,14 +71,14 @@ void set_twin_comparison(const std::vector<TensorComparison>& sums, std::vector<
     }
 }
 
-void queue_histograms(Backend& backend, const Mlp& model, float scale, std::vector<LayerHistograms>& out) {
-    out.assign(model.linears().size(), LayerHistograms{});
+void queue_histograms(Backend& backend, const Model& model, float scale, std::vector<LayerHistograms>& out) {
+    out.assign(static_cast<std::size_t>(model.layer_count()), LayerHistograms{});
     for (int i = 0; i < model.layer_count(); ++i) {
-        const Linear& linear = model.linears()[static_cast<std::size_t>(i)];
+        const Parameter& weight = model.layer_weight(i);
         LayerHistograms& h = out[static_cast<std::size_t>(i)];
-        backend.queue_telemetry({.x = &linear.weight.value, .hist = &h.weight});
+        backend.queue_telemetry({.x = &weight.value, .hist = &h.weight});
         const bool divide = unscalable(scale);
-        backend.queue_telemetry({.x = &linear.weight.grad,
+        backend.queue_telemetry({.x = &weight.grad,
                                  .divisor = divide ? scale : 1.0,
                                  .hist = &h.grad,
                                  .hist_divided = divide ? &h.grad_unscaled : nullptr});

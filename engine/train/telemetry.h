@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
-#include "engine/model/mlp.h"
+#include "engine/model/model.h"
 #include "engine/train/step_record.h"
 
 namespace plab {
@@ -15,18 +15,18 @@ namespace plab {
 // Queues the statistics of what the last backward pass left: each Linear
 // layer's activation, activation gradient and weight gradient, gradients also
 // divided by the loss scale `scale`. Sizes `layers` to the model first.
-void queue_pass_stats(Backend& backend, const Mlp& model, float scale, std::vector<LayerRecord>& layers);
+void queue_pass_stats(Backend& backend, const Model& model, float scale, std::vector<LayerRecord>& layers);
 // Queues the statistics of each layer's weights (as stored, after the update).
-void queue_weight_stats(Backend& backend, const Mlp& model, std::vector<LayerRecord>& layers);
+void queue_weight_stats(Backend& backend, const Model& model, std::vector<LayerRecord>& layers);
 // Queues every layer's histograms into `out` (sized to the model, cleared).
-void queue_histograms(Backend& backend, const Mlp& model, float scale, std::vector<LayerHistograms>& out);
+void queue_histograms(Backend& backend, const Model& model, float scale, std::vector<LayerHistograms>& out);
 
 // Twin comparison: relative L2 distance of the optimizer's weights and of the
 // unscaled gradients, and the gradients' cosine similarity. Queued: the sums
 // comparing each layer with the twin's land in `sums` (weights and gradients,
 // two per layer) by wait_for_queued() (a GPU: no sync per comparison); then
 // set_twin_comparison turns them into the layers' fields.
-void queue_twin_comparison(Backend& backend, const Mlp& model, const Mlp& twin, std::vector<TensorComparison>& sums);
+void queue_twin_comparison(Backend& backend, const Model& model, const Model& twin, std::vector<TensorComparison>& sums);
 void set_twin_comparison(const std::vector<TensorComparison>& sums, std::vector<LayerRecord>& layers);
 
 }  // namespace plab

@@ -10,6 +10,8 @@
 #include "engine/common/field_check.h"
 #include "engine/common/number_text.h"
 #include "engine/model/init.h"
+#include "engine/model/tiny_gpt.h"
+#include "engine/train/preset_rules.h"
 #include "engine/optim/gradients.h"
 #include "engine/train/fp8_step.h"
 #include "engine/train/model_size.h"
@@ -37,14 +39,29 @@ MlpSpec mlp_spec(const RunConfig& c, const Dataset& data, bool twin) {
     return spec;
 }
 
-// "fc2.weight" -> 1, "ln1.gamma" -> 0: the Linear layer a parameter belongs
-// to; the attention block's ("attn.q.weight") -> 0, the layer it sits on.
-int layer_of(const std::string& name) {
-    if (name.starts_with("attn.")) return 0;
-    return std::stoi(name.substr(2, name.find('.') - 2)) - 1;
+void upload_rows(Backend& backend, const std::vector<float>& host, Tensor& t) { backend.upload(host.data(), t); }
+
+// A GPT's run holds no toy data set; everything else makes one.
+Dataset toy_data(const RunConfig& c) {
+    return is_token_data(c.data.kind) ? Dataset{} : make_dataset(seeded(c.data, c.seed));
 }
 
-void upload_rows(Backend& backend, const std::vector<float>& host, Tensor& t) { backend.upload(host.data(), t); }
+GptSpec gpt_spec(const RunConfig& c, int vocabulary, bool twin) {
+    const GptConfig& g = c.model.gpt;
+    return {.vocabulary = vocabulary,
+            .context = g.context,
+            .width = g.width,
+            .heads = g.heads,
+            .layers = g.layers,
+            .tied_head = g.tied_head,
+            .logit_scale = g.logit_scale,
+            .weight_format = twin ? FormatId::fp32 : recipe_weight_format(c.precision.recipe),
+            .master_weights = twin || c.precision.master_weights};
+}
+
+// The test split's windows a GPT is evaluated on: enough for a steady
+// figure, few enough that an evaluation costs a handful of steps.
+constexpr int kTestWindows = 64;
 
 // The predicted class of one row of softmax outputs: the first largest.
 std::size_t predicted_class(const float* row, std::size_t classes) {
@@ -65,7 +82,7 @@ Trainer::Trainer(Backend& backend, const RunConfig& config, TrainerOptions optio
       backend_(recorder_ ? *recorder_ : backend),
       config_(config),
       options_(options),
-      data_(make_dataset(seeded(config.data, config.seed))),
+      data_(toy_data(config)),
       sampler_(data_.train.rows, config.batch_size, batch_seed(config.seed)),
       scaler_(config.scaler) {
     validate(config_);
@@ -78,17 +95,55 @@ Trainer::Trainer(Backend& backend, const RunConfig& config, TrainerOptions optio
 }
 
 void Trainer::rethrow_with_model_size(const OutOfMemory& e) const {
+    if (tokens_) {
+        const GptConfig& g = config_.model.gpt;
+        throw OutOfMemory("the GPT (" + std::to_string(g.layers) + " blocks, " + std::to_string(g.width) +
+                          " wide, context " + std::to_string(g.context) + ") does not fit on " + backend_.name() +
+                          ": " + e.what() + "; try a smaller model.width, model.layers or batch_size, or twin=false");
+    }
     const int outputs = data_.num_classes > 0 ? data_.num_classes : 1;
     throw OutOfMemory(model_size_text(config_, data_.input_dim, outputs) + " does not fit on " + backend_.name() +
                       ": " + e.what() + "; try smaller model.hidden or batch_size, or twin=false");
 }
 
+void Trainer::allocate_gpt_and_tokens() {
+    tokens_ = std::make_unique<const TokenData>(make_token_data(token_data_spec(config_.data), config_.seed));
+    const int context = config_.model.gpt.context;
+    windows_ = std::make_unique<WindowSampler>(*tokens_, context, config_.batch_size, batch_seed(config_.seed));
+    const int vocabulary = tokens_->vocabulary();
+    mixed_ = make_side(std::make_unique<TinyGpt>(backend_, gpt_spec(config_, vocabulary, false)),
+                       mixed_pass_formats(config_.precision, model_layer_names(config_.model)));
+    initialise_gpt(*mixed_, init_seed(config_.seed));
+    if (config_.twin) {
+        twin_ = make_side(std::make_unique<TinyGpt>(backend_, gpt_spec(config_, vocabulary, true)),
+                          twin_pass_formats(mixed_->model->layer_count()));
+        initialise_gpt(*twin_, init_seed(config_.seed));
+    }
+    if (options_.trace_nan) tracer_ = std::make_unique<NanTracer>(backend_);
+    const int rows = config_.batch_size * context;
+    batch_x_ = backend_.allocate({rows, 1}, FormatId::fp32);
+    batch_y_ = backend_.allocate({rows, 1}, FormatId::fp32);
+    test_tokens_ = test_windows(*tokens_, context, kTestWindows);
+    const int test_rows = static_cast<int>(test_tokens_.ids.size());
+    if (test_rows == 0)
+        reject_field("model.context", std::to_string(context), "shorter than the test text");
+    test_x_ = backend_.allocate({test_rows, 1}, FormatId::fp32);
+    test_y_ = backend_.allocate({test_rows, 1}, FormatId::fp32);
+    backend_.upload(test_tokens_.ids.data(), test_x_);
+    backend_.upload(test_tokens_.targets.data(), test_y_);
+}
+
 void Trainer::allocate_models_and_data() {
+    if (is_token_data(config_.data.kind)) {
+        allocate_gpt_and_tokens();
+        return;
+    }
     const int layers = static_cast<int>(config_.model.hidden.size()) + 1;
-    mixed_ = make_side(mlp_spec(config_, data_, false), mixed_pass_formats(config_.precision, layers));
+    mixed_ = make_side(std::make_unique<Mlp>(backend_, mlp_spec(config_, data_, false)),
+                       mixed_pass_formats(config_.precision, layers));
     initialise(*mixed_, init_seed(config_.seed));
     if (config_.twin) {
-        twin_ = make_side(mlp_spec(config_, data_, true), twin_pass_formats(layers));
+        twin_ = make_side(std::make_unique<Mlp>(backend_, mlp_spec(config_, data_, true)), twin_pass_formats(layers));
         initialise(*twin_, init_seed(config_.seed));
     }
     if (options_.trace_nan) tracer_ = std::make_unique<NanTracer>(backend_);
@@ -119,14 +174,13 @@ void Trainer::allocate_models_and_data() {
 
 Trainer::~Trainer() = default;
 
-std::unique_ptr<Trainer::Side> Trainer::make_side(const MlpSpec& spec, const PassFormats& formats) const {
-    auto side = std::unique_ptr<Side>(new Side{std::make_unique<Mlp>(backend_, spec), Optimizer(config_.optimizer),
-                                               formats, {}, {}, {},
-                                               Fp8Scaling(config_.precision.fp8, static_cast<int>(spec.widths.size()) - 1),
-                                               {}, {}});
+std::unique_ptr<Trainer::Side> Trainer::make_side(std::unique_ptr<Model> model, const PassFormats& formats) const {
+    const int layers = model->layer_count();
+    auto side = std::unique_ptr<Side>(new Side{std::move(model), Optimizer(config_.optimizer), formats, {}, {}, {},
+                                               Fp8Scaling(config_.precision.fp8, layers), {}, {}});
     side->params = side->model->parameters();
     side->backward_params.assign(side->params.rbegin(), side->params.rend());
-    for (const Parameter* p : side->backward_params) side->backward_layer.push_back(layer_of(p->name));
+    for (const Parameter* p : side->backward_params) side->backward_layer.push_back(side->model->layer_of(*p));
     return side;
 }
 
@@ -135,16 +189,17 @@ std::unique_ptr<Trainer::Side> Trainer::make_side(const MlpSpec& spec, const Pas
 void Trainer::initialise(Side& side, std::uint64_t seed) {
     Rng rng(seed);
     const double gain = config_.model.init_gain;
-    const int layers = side.model->layer_count();
+    auto& mlp = dynamic_cast<Mlp&>(*side.model);
+    const int layers = mlp.layer_count();
     for (int i = 0; i < layers; ++i) {
-        Linear& linear = side.model->linears()[static_cast<std::size_t>(i)];
+        Linear& linear = mlp.linears()[static_cast<std::size_t>(i)];
         const Activation follows = i + 1 < layers ? config_.model.activation : Activation::identity;
         const std::vector<float> w =
             init_weights(config_.model.init, follows, linear.in_features(), linear.out_features(), rng, gain);
         set_parameter(backend_, linear.weight, w.data());
     }
     // Drawn after every Linear, so a model without the block keeps its init.
-    if (SelfAttention* attention = side.model->attention())
+    if (SelfAttention* attention = mlp.attention())
         for (Linear* projection : attention->projections()) {
             const std::vector<float> w = init_weights(config_.model.init, Activation::identity,
                                                       projection->in_features(), projection->out_features(), rng,
@@ -153,8 +208,41 @@ void Trainer::initialise(Side& side, std::uint64_t seed) {
         }
 }
 
-const Mlp& Trainer::model() const { return *mixed_->model; }
-const Mlp* Trainer::twin() const { return twin_ ? twin_->model.get() : nullptr; }
+// GPT-2's: weights and embeddings N(0, 0.02), the projections into the
+// residual stream N(0, 0.02 / sqrt(2 blocks)) so that its variance does not
+// grow with depth, biases 0, norms' gains 1; all times model.init_gain.
+// Drawn in parameter order from the seed, so the twin starts from the very
+// weights the mixed run starts from (up to the FP16 rounding of fp16-pure).
+void Trainer::initialise_gpt(Side& side, std::uint64_t seed) {
+    Rng rng(seed);
+    const double gain = config_.model.init_gain;
+    const double residual = 0.02 / std::sqrt(2.0 * config_.model.gpt.layers);
+    for (Parameter* p : side.params) {
+        const bool weight = p->name.ends_with(".weight") || p->name == "wte" || p->name == "wpe";
+        if (!weight) continue;
+        const bool into_stream = p->name.ends_with("attn.proj.weight") || p->name.ends_with("mlp.proj.weight");
+        const double std = gain * (into_stream ? residual : 0.02);
+        std::vector<float> v(p->value.size());
+        for (float& x : v) x = static_cast<float>(std * rng.normal());
+        set_parameter(backend_, *p, v.data());
+    }
+}
+
+const Model& Trainer::network() const { return *mixed_->model; }
+const Model* Trainer::twin_network() const { return twin_ ? twin_->model.get() : nullptr; }
+
+namespace {
+
+const Mlp& as_mlp(const Model& model) {
+    const auto* mlp = dynamic_cast<const Mlp*>(&model);
+    if (!mlp) throw Error("this run trains a GPT (model.kind gpt), not an MLP");
+    return *mlp;
+}
+
+}  // namespace
+
+const Mlp& Trainer::model() const { return as_mlp(*mixed_->model); }
+const Mlp* Trainer::twin() const { return twin_ ? &as_mlp(*twin_->model) : nullptr; }
 
 std::optional<NanReport> Trainer::trace_step() {
     if (!tracer_) tracer_ = std::make_unique<NanTracer>(backend_);
@@ -169,14 +257,18 @@ const std::optional<NanReport>& Trainer::nan_report() const {
 }
 
 std::vector<std::string> Trainer::layer_names() const {
-    std::vector<std::string> names;
-    for (const Linear& l : mixed_->model->linears()) names.push_back(l.name());
-    return names;
+    return mixed_->model->layer_names();
 }
 
 // Micro-batch k's rows into its host buffers (the same size every step, so
 // they stay where they are).
 void Trainer::draw_batch(int k) {
+    if (windows_) {
+        const TokenBatch& batch = windows_->next();
+        host_x_[static_cast<std::size_t>(k)] = batch.ids;
+        host_y_[static_cast<std::size_t>(k)] = batch.targets;
+        return;
+    }
     const std::vector<int>& rows = sampler_.next();
     const auto width = static_cast<std::size_t>(data_.input_dim);
     std::vector<float>& x = host_x_[static_cast<std::size_t>(k)];
@@ -319,7 +411,7 @@ void Trainer::prepare_step(bool histograms) {
         twin_->optimizer.prepare(backend_, twin_->params, settings_.optimizer(StepSettings::twin));
     }
     pre_clip_ = {};
-    const std::size_t layers = mixed_->model->linears().size();
+    const auto layers = static_cast<std::size_t>(mixed_->model->layer_count());
     if (config_.telemetry.enabled)
         layers_landing_.assign(layers, LayerRecord{});
     else
@@ -467,8 +559,27 @@ float Trainer::predict(Side& side, const PassFormats& formats, const Tensor& x, 
     return loss;
 }
 
+// A GPT's accuracy on the test windows: exact-match answers for addition,
+// the next character's top-1 for text.
+float Trainer::token_accuracy(const std::vector<float>& probs) const {
+    const int context = config_.model.gpt.context;
+    if (tokens_->example_length > 0)
+        return static_cast<float>(exact_match(*tokens_, test_tokens_, context, probs));
+    const auto vocabulary = static_cast<std::size_t>(tokens_->vocabulary());
+    std::size_t right = 0;
+    for (std::size_t r = 0; r < test_tokens_.targets.size(); ++r)
+        right += predicted_class(probs.data() + r * vocabulary, vocabulary) ==
+                 static_cast<std::size_t>(test_tokens_.targets[r]);
+    return static_cast<float>(static_cast<double>(right) / static_cast<double>(test_tokens_.targets.size()));
+}
+
 // Mean test loss of one side, and its accuracy for classification.
 float Trainer::evaluate_side(Side& side, const PassFormats& formats, float* accuracy) {
+    if (tokens_) {
+        const float loss = predict(side, formats, test_x_, test_y_, host_probs_);
+        *accuracy = token_accuracy(host_probs_);
+        return loss;
+    }
     if (data_.num_classes == 0) return side.model->forward(backend_, test_x_, test_y_, formats);
     const float loss = predict(side, formats, test_x_, test_y_, host_probs_);
     const auto classes = static_cast<std::size_t>(data_.num_classes);
@@ -485,11 +596,12 @@ float Trainer::evaluate_side(Side& side, const PassFormats& formats, float* accu
 void Trainer::evaluate(StepRecord& record) {
     if (record.step % config_.eval_every != 0 && record.step != config_.steps) return;
     float acc = 0;
+    const bool classifies = data_.num_classes > 0 || tokens_;
     record.test_loss = evaluate_side(*mixed_, mixed_->formats, &acc);
-    if (data_.num_classes > 0) record.acc = acc;
+    if (classifies) record.acc = acc;
     if (!twin_) return;
     record.test_loss_ref = evaluate_side(*twin_, twin_->formats, &acc);
-    if (data_.num_classes > 0) record.acc_ref = acc;
+    if (classifies) record.acc_ref = acc;
 }
 
 // The class and confidence of every grid cell as the side predicts them in

@@ -40,6 +40,7 @@
 #include "engine/backend/backend.h"
 #include "engine/backend/step_recorder.h"
 #include "engine/data/dataset.h"
+#include "engine/data/token_data.h"
 #include "engine/model/mlp.h"
 #include "engine/optim/optimizer.h"
 #include "engine/train/batch_sampler.h"
@@ -94,19 +95,26 @@ public:
     bool has_histograms() const { return histograms_ != nullptr; }
     // The first non-finite value the tracer saw (trace mode), if any.
     const std::optional<NanReport>& nan_report() const;
+    // The mixed-precision model and the twin (null when off), whichever network the run trains.
+    const Model& network() const;
+    const Model* twin_network() const;
+    // The same for an MLP run; an Error for a run of another network.
     const Mlp& model() const;
     const Mlp* twin() const;
     const LossScaler& scaler() const { return scaler_; }
     const Dataset& data() const { return data_; }
-    // Layer names in model order ("fc1", ...), for record writers.
+    // Layer names in model order ("fc1", ..., or "h0.attn.q", ...), for record writers.
     std::vector<std::string> layer_names() const;
     // How many steps ran from a recorded graph (TrainerOptions::step_graphs).
     const StepGraphCounts& step_graph_counts() const { return graphs_.counts(); }
 
 private:
     struct Side;  // one model with its optimizer, formats and parameter lists
-    std::unique_ptr<Side> make_side(const MlpSpec& spec, const PassFormats& formats) const;
+    std::unique_ptr<Side> make_side(std::unique_ptr<Model> model, const PassFormats& formats) const;
     void initialise(Side& side, std::uint64_t seed);
+    void initialise_gpt(Side& side, std::uint64_t seed);
+    void allocate_gpt_and_tokens();
+    float token_accuracy(const std::vector<float>& probs) const;
     void allocate_models_and_data();
     StepRecord take_step();
     // e with the model's size added: what did not fit, and what to change.
@@ -143,8 +151,13 @@ private:
     Backend& backend_;  // *recorder_ or the given backend
     RunConfig config_;
     TrainerOptions options_;
-    Dataset data_;
+    Dataset data_;  // the toy data set (an MLP's run)
     BatchSampler sampler_;
+    // A GPT's run: its tokens, the training windows' sampler and the test
+    // windows (fixed for the run); null otherwise.
+    std::unique_ptr<const TokenData> tokens_;
+    std::unique_ptr<WindowSampler> windows_;
+    TokenBatch test_tokens_;
     LossScaler scaler_;
     std::unique_ptr<Side> mixed_;
     std::unique_ptr<Side> twin_;  // null when the twin is off

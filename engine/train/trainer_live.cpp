@@ -68,7 +68,7 @@ void Trainer::apply_live(const RunConfig& next) {
         mixed_->optimizer.reconfigure(next.optimizer);
         if (twin_) twin_->optimizer.reconfigure(next.optimizer);
     }
-    mixed_->formats = mixed_pass_formats(next.precision, mixed_->model->layer_count());
+    mixed_->formats = mixed_pass_formats(next.precision, mixed_->model->layer_names());
     if (!(next.precision.fp8 == config_.precision.fp8)) mixed_->fp8.reconfigure(next.precision.fp8);
     if (!next.twin) twin_.reset();
     config_ = next;
@@ -97,6 +97,7 @@ void Trainer::copy_state_from(const Trainer& other) {
     if (twin_ && other.twin_) copy_side(*twin_, *other.twin_);
     if (!other.twin_) twin_.reset();
     sampler_ = other.sampler_;
+    if (windows_ && other.windows_) windows_->follow(*other.windows_);
     scaler_ = other.scaler_;
     step_ = other.step_;
     if (tracer_ && other.tracer_) tracer_->restore(other.tracer_->first());

@@ -125,7 +125,7 @@ TEST(Rng, BelowStaysInRangeAndHitsEveryValue) {
 // --- names -----------------------------------------------------------------
 
 TEST(DatasetKind, NamesRoundTrip) {
-    EXPECT_EQ(dataset_kind_choices(), "spirals|moons|circles|xor|blobs|sine");
+    EXPECT_EQ(dataset_kind_choices(), "spirals|moons|circles|xor|blobs|sine|shakespeare|addition");
     for (DatasetKind k : kAllDatasetKinds) EXPECT_EQ(parse_dataset_kind(dataset_kind_name(k)), k);
     EXPECT_EQ(dataset_kind_name(DatasetKind::xor_gates), "xor");
     EXPECT_FALSE(parse_dataset_kind("xor_gates").has_value());

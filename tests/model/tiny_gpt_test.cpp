@@ -156,7 +156,7 @@ TEST(GptSpec, ValidationNamesTheField) {
         validate(spec);
         FAIL() << "heads 5 of width 64 accepted";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("model.gpt.heads"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("model.heads"), std::string::npos) << e.what();
     }
     spec.heads = 4;
     EXPECT_NO_THROW(validate(spec));

@@ -97,7 +97,7 @@ TEST(PresetErrors, UnknownKeysListTheAllowedOnes) {
               "scaler.grwth_interval: unknown key; allowed keys: " + kScalerKeys + "; did you mean growth_interval?");
     // Nothing close: no guess.
     EXPECT_EQ(parse_error(R"({"data": {"seed": 5}})"),
-              "data.seed: unknown key; allowed keys: kind, samples, noise, classes, test_fraction");
+              "data.seed: unknown key; allowed keys: kind, samples, noise, classes, test_fraction, digits");
     EXPECT_EQ(parse_error(R"({"optimizer": {"learning_rate": 1}})"),
               "optimizer.learning_rate: unknown key; allowed keys: kind, lr, momentum, beta1, beta2, eps, "
               "weight_decay, clip_norm, clip_scaled, accumulation");
@@ -132,7 +132,7 @@ TEST(PresetErrors, WrongTypes) {
               "model.hidden[1]: 2.5 is not allowed; allowed an integer");
     EXPECT_EQ(parse_error(R"({"data": "spirals"})"),
               "data: \"spirals\" is not allowed; allowed an object with keys kind, samples, noise, classes, "
-              "test_fraction");
+              "test_fraction, digits");
     EXPECT_EQ(parse_error(R"({"precision": {"fp32_ops": "mse"}})"),
               "precision.fp32_ops: \"mse\" is not allowed; allowed an array of names from "
               "layer_norm|softmax_cross_entropy|mse|softmax");
@@ -197,7 +197,7 @@ TEST(PresetErrors, BadEnumNamesListTheChoices) {
     EXPECT_EQ(parse_error(R"({"scaler": {"kind": "Dynamic"}})"),
               "scaler.kind: \"Dynamic\" is not allowed; allowed none|static|dynamic|hysteresis");
     EXPECT_EQ(parse_error(R"({"data": {"kind": "swiss-roll"}})"),
-              "data.kind: \"swiss-roll\" is not allowed; allowed spirals|moons|circles|xor|blobs|sine");
+              "data.kind: \"swiss-roll\" is not allowed; allowed spirals|moons|circles|xor|blobs|sine|shakespeare|addition");
     EXPECT_EQ(parse_error(R"({"model": {"activation": "silu"}})"),
               "model.activation: \"silu\" is not allowed; allowed identity|relu|tanh|gelu");
     EXPECT_EQ(parse_error(R"({"model": {"init": "he"}})"), "model.init: \"he\" is not allowed; allowed kaiming|xavier");
@@ -263,7 +263,7 @@ TEST(SettingErrors, UnknownPaths) {
     EXPECT_EQ(setting_error("stesp=1"), "stesp: unknown key; allowed keys: " + kTopKeys + "; did you mean steps?");
     EXPECT_EQ(setting_error("steps.max=1"), "steps.max: unknown key; steps holds a value, not keys (--set steps=VALUE)");
     EXPECT_EQ(setting_error("data.seed=5"),
-              "data.seed: unknown key; allowed keys: kind, samples, noise, classes, test_fraction");
+              "data.seed: unknown key; allowed keys: kind, samples, noise, classes, test_fraction, digits");
     EXPECT_PREFIX(setting_error("steps"), "--set: \"steps\" is not allowed; allowed PATH=VALUE");
     EXPECT_PREFIX(setting_error("=5"), "--set: \"=5\" is not allowed; allowed PATH=VALUE");
 }

@@ -172,16 +172,24 @@ TEST(PresetWrite, DefaultConfigPretty) {
     "samples": 1024,
     "noise": 0.1,
     "classes": 3,
-    "test_fraction": 0.2
+    "test_fraction": 0.2,
+    "digits": 3
   },
   "model": {
+    "kind": "mlp",
     "hidden": [64, 64],
     "activation": "relu",
     "layer_norm": false,
     "init": "kaiming",
     "init_gain": 1,
     "attention_tokens": 0,
-    "attention_logit_scale": 1
+    "attention_logit_scale": 1,
+    "context": 32,
+    "width": 64,
+    "heads": 4,
+    "layers": 2,
+    "tied_head": true,
+    "logit_scale": 0
   },
   "precision": {
     "recipe": "amp-fp16",
@@ -375,7 +383,7 @@ TEST(ApplySetting, SettingsValidateOnceAtTheEnd) {
 
 TEST(ApplySetting, PathsListEveryField) {
     const std::vector<std::string> paths = setting_paths();
-    ASSERT_EQ(paths.size(), 47u);  // 8 top-level, data 5, model 7, precision 7, scaler 8, optimizer 10, telemetry 2
+    ASSERT_EQ(paths.size(), 55u);  // 8 top-level, data 6, model 14, precision 7, scaler 8, optimizer 10, telemetry 2
     EXPECT_EQ(paths.front(), "name");
     EXPECT_EQ(paths[2], "guide");
     EXPECT_EQ(paths[8], "data.kind");

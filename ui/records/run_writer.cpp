@@ -206,10 +206,10 @@ RunHeader make_run_header(const Trainer& trainer, const Backend& backend) {
     RunHeader h;
     h.config_json = run_config_to_json(trainer.config(), false);
     h.layer_names = trainer.layer_names();
-    for (const Linear& l : trainer.model().linears())
-        h.layer_shapes.push_back(std::to_string(l.in_features()) + "x" + std::to_string(l.out_features()));
+    const Model& model = trainer.network();
+    for (int i = 0; i < model.layer_count(); ++i) h.layer_shapes.push_back(shape_text(model.layer_weight(i).value.shape()));
     h.backend = backend.name();
-    h.twin = trainer.twin() != nullptr;
+    h.twin = trainer.twin_network() != nullptr;
     return h;
 }
 

@@ -1,0 +1,70 @@
+#pragma once
+// What a training step needs of a network, whichever it is: the MLP
+// (mlp.h) or the tiny GPT (tiny_gpt.h). The trainer, the telemetry and the
+// FP8 scaling see a model through this: a forward that leaves the mean loss
+// on the backend, a backward that fills every parameter's grad, and the
+// model's matmul layers in forward order, each with its weight, input,
+// output and output gradient, which is what the records call a layer.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/amp/fp8_tensors.h"
+#include "engine/amp/pass_formats.h"
+#include "engine/backend/backend.h"
+#include "engine/model/op_observer.h"
+#include "engine/model/parameter.h"
+
+namespace plab {
+
+class Model {
+public:
+    virtual ~Model() = default;
+
+    // The mean loss of the batch x (inputs, or token ids) against targets,
+    // left in `loss` ({1, 1} FP32) on the backend: no host round trip.
+    virtual void forward_into(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
+                              Tensor& loss, OpObserver* observer = nullptr) = 0;
+    // The same, read back at once (it waits: for evaluation, not inside a step).
+    virtual float forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
+                          OpObserver* observer = nullptr) = 0;
+    // Gradients of (loss * loss_scale) into every parameter's `grad`; call
+    // after a forward on the same batch.
+    virtual void backward(Backend& backend, const Tensor& x, const Tensor& targets, float loss_scale,
+                          OpObserver* observer = nullptr) = 0;
+
+    // Every parameter in forward order.
+    virtual std::vector<Parameter*> parameters() = 0;
+
+    // The matmul layers, in forward order: what PassFormats' per-layer lists
+    // and the records' layers index.
+    virtual int layer_count() const = 0;
+    virtual std::string layer_name(int i) const = 0;  // "fc1", "h0.attn.q", "head"
+    virtual const Parameter& layer_weight(int i) const = 0;
+    // Of the last pass: layer i's input (x is the batch's input), its output
+    // (after the activation that follows it, if any) and the gradient w.r.t.
+    // its output before that activation.
+    virtual const Tensor& layer_input(int i, const Tensor& x) const = 0;
+    virtual const Tensor& activation(int i) const = 0;
+    virtual const Tensor& activation_grad(int i) const = 0;
+    // The layer a parameter belongs to (where a non-finite gradient is reported).
+    virtual int layer_of(const Parameter& p) const = 0;
+
+    // Softmax probabilities (classification, next token) or predictions
+    // (regression) of the last forward.
+    virtual const Tensor& outputs() const = 0;
+    // f(tensor) for every buffer the kept passes hold: what the memory ledger counts.
+    virtual void for_each_buffer(const std::function<void(const Tensor&)>& f) const = 0;
+
+    // Per layer, the scales its FP8 matmuls use from the next pass on.
+    virtual void set_fp8_scales(std::vector<Fp8Scales> scales) = 0;
+    virtual const std::vector<Fp8Scales>& fp8_scales() const = 0;
+
+    std::vector<std::string> layer_names() const {
+        std::vector<std::string> names;
+        for (int i = 0; i < layer_count(); ++i) names.push_back(layer_name(i));
+        return names;
+    }
+};
+
+}  // namespace plab
