@@ -25,17 +25,22 @@ using checks::require_pairs;
 using checks::token_shape;
 using checks::TokenShape;
 
-// out[i, :] (+)= sum_j w[i, j] * x[j, :] over one row's tokens; `w_transposed`
-// reads w[j, i] instead. The accumulation starts from zero for each output.
+// out[i, :] = sum_j w[i, j] * x[j, :] over one row's tokens; `w_transposed`
+// reads w[j, i] instead. Each output's sum starts from zero and adds its
+// terms in j order; running j outside c keeps that order for every output
+// while the loop over c reads x's rows contiguously and vectorises.
 void mix_tokens(const float* w, const float* x, const TokenShape& s, bool w_transposed, float* out) {
     const auto t = static_cast<std::size_t>(s.tokens);
     const auto width = static_cast<std::size_t>(s.width);
-    for (std::size_t i = 0; i < t; ++i)
-        for (std::size_t c = 0; c < width; ++c) {
-            float sum = 0.0f;
-            for (std::size_t j = 0; j < t; ++j) sum += (w_transposed ? w[j * t + i] : w[i * t + j]) * x[j * width + c];
-            out[i * width + c] = sum;
+    for (std::size_t i = 0; i < t; ++i) {
+        float* o = out + i * width;
+        std::fill_n(o, width, 0.0f);
+        for (std::size_t j = 0; j < t; ++j) {
+            const float weight = w_transposed ? w[j * t + i] : w[i * t + j];
+            const float* row = x + j * width;
+            for (std::size_t c = 0; c < width; ++c) o[c] += weight * row[c];
         }
+    }
 }
 
 // pairs[i, j] = sum_c a[i, c] * b[j, c] over one row's tokens.
