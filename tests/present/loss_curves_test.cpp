@@ -91,6 +91,15 @@ TEST(LossCurves, RunWithTwin) {
     EXPECT_EQ(c.summary, "loss 0.0625 (twin 0.0625) · acc 90.0% (twin 95.0%)");
 }
 
+// A language model's summary adds the perplexity of the latest test loss:
+// e^0 = 1, e^0.1 = 1.105 for the twin.
+TEST(LossCurves, ALanguageModelsSummaryAddsTheTestPerplexity) {
+    EXPECT_EQ(make_loss_curves(eight_step_log().view(), true, 4, true).summary,
+              "loss 0.0625 (twin 0.0625) · acc 90.0% (twin 95.0%) · test ppl 1 (twin 1.11)");
+    EXPECT_EQ(make_loss_curves(eight_step_log().view(), false, 4, true).summary,
+              "loss 0.0625 · acc 90.0% · test ppl 1");
+}
+
 TEST(LossCurves, LossesOffTheLogAxisAreMarkedWhereTheyBegin) {
     const LossCurves c = make_loss_curves(eight_step_log().view(), true, 4);
     // Steps 3 (0), 4 (NaN), 6 (-1), 7 (Inf); the twin's are all drawable.

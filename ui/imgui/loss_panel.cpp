@@ -47,7 +47,7 @@ void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const RunView* fork = snapshot.record ? nullptr : (snapshot.fork ? &*snapshot.fork : nullptr);
     const float below = line_h * (fork ? 3 : 2);
     const int columns = line_columns(ImGui::GetContentRegionAvail().x, look);
-    const LossCurves c = make_loss_curves(run.log, twin, columns);
+    const LossCurves c = make_loss_curves(run.log, twin, columns, run.config->model.kind == ModelKind::gpt);
     std::optional<LossCurves> f;
     double lo = c.loss_min, hi = c.loss_max, step_max = c.step_max;
     if (fork) {

@@ -128,12 +128,16 @@ const SeriesPoint* last_evaluation(const std::vector<SeriesPoint>& series, std::
 // "loss 0.0412 (twin 0.0398) · acc 97.1% (twin 96.7%)": the latest step's
 // train loss and the latest evaluation; a regression run, which reports test
 // loss instead of accuracy, shows "test loss ...".
-std::string loss_summary(const RunLogView& log, bool twin) {
+std::string perplexity_text(float test_loss) { return loss_text(std::exp(test_loss)); }
+
+std::string loss_summary(const RunLogView& log, bool twin, bool language_model) {
     const StepRecord* latest = log.latest();
     if (latest == nullptr) return "no steps yet";
     std::string text = "loss " + loss_text(latest->loss) + twin_part(twin, latest->loss_ref, short_loss_text);
     if (const SeriesPoint* p = last_evaluation(log.series, &SeriesPoint::acc)) {
         text += " · acc " + percent_text(*p->acc) + twin_part(twin, p->acc_ref, percent_text);
+        if (language_model && p->test_loss)
+            text += " · test ppl " + perplexity_text(*p->test_loss) + twin_part(twin, p->test_loss_ref, perplexity_text);
     } else if (const SeriesPoint* q = last_evaluation(log.series, &SeriesPoint::test_loss)) {
         text += " · test loss " + loss_text(*q->test_loss) + twin_part(twin, q->test_loss_ref, short_loss_text);
     }
@@ -161,7 +165,7 @@ void fill_curves(LossCurves& c, const std::vector<SeriesPoint>& series, bool twi
 
 }  // namespace
 
-LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns) {
+LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns, bool language_model) {
     LossCurves c;
     c.loss.push_back(empty_curve("train", false, false));
     if (twin) c.loss.push_back(empty_curve("train", true, false));
@@ -169,7 +173,7 @@ LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns) {
     if (twin) c.loss.push_back(empty_curve("test", true, true));
     c.accuracy.push_back(empty_curve("test", false, true));
     if (twin) c.accuracy.push_back(empty_curve("test", true, true));
-    c.summary = loss_summary(log, twin);
+    c.summary = loss_summary(log, twin, language_model);
     if (log.series.empty()) return c;
     fill_curves(c, log.series, twin, columns);
     set_loss_bounds(c);

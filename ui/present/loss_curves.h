@@ -36,12 +36,13 @@ struct LossCurves {
     double step_min = 0, step_max = 1;
     double loss_min = 1e-3, loss_max = 1;  // positive bounds for a log y axis (powers of ten around the data)
     std::vector<LossMark> marks;  // train losses off the axis, AMP run first
-    std::string summary;  // "loss 0.0412 (twin 0.0398) · acc 97.1% (twin 96.7%)"
+    std::string summary;  // "loss 0.0412 (twin 0.0398) · acc 97.1% (twin 96.7%)" (· "test ppl 9.8 (twin 9.7)")
 };
 
 // Non-positive or non-finite losses are left out of the curves (a log axis
-// cannot show them). `twin` says whether the run has a twin.
-LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns);
+// cannot show them). `twin` says whether the run has a twin; a
+// `language_model`'s summary adds the test perplexity, e^(test loss).
+LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns, bool language_model = false);
 
 // A loss as people read it: `digits` significant digits, "NaN", "Inf", "-Inf"
 // (never the C library's "-nan").

@@ -128,7 +128,8 @@ void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
     const RunView& run = snapshot.main;
     if (!run.config) return;
     const bool twin = run.config->twin;
-    const LossCurves c = make_loss_curves(run.log, twin, plot_columns(view_));
+    const LossCurves c =
+        make_loss_curves(run.log, twin, plot_columns(view_), run.config->model.kind == ModelKind::gpt);
     double loss_min = c.loss_min, loss_max = c.loss_max, step_max = c.step_max;
     std::optional<LossCurves> f;
     // A record's fork is its loss scaler replayed under other settings: it has no loss.
