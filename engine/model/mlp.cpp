@@ -15,7 +15,7 @@ std::string_view phase_name(Phase phase) {
     return "?";
 }
 
-Mlp::Mlp(Backend& backend, const MlpSpec& spec) : spec_(spec) {
+Mlp::Mlp(Backend& backend, const MlpSpec& spec) : Model(backend), spec_(spec) {
     if (spec.widths.size() < 2) throw Error("model.widths: need at least an input and an output width");
     const int layers = static_cast<int>(spec.widths.size()) - 1;
     for (int i = 0; i < layers; ++i) {
@@ -30,7 +30,6 @@ Mlp::Mlp(Backend& backend, const MlpSpec& spec) : spec_(spec) {
         attention_.emplace(backend, "attn", spec.widths[1], spec.attention_tokens, spec.attention_logit_scale,
                            spec.weight_format, spec.master_weights);
     }
-    loss_ = backend.allocate({1, 1}, FormatId::fp32);
 }
 
 std::vector<Parameter*> Mlp::parameters() {
@@ -141,15 +140,6 @@ const Tensor& Mlp::forward_layers(Backend& backend, const Tensor& x, const PassF
         }
     }
     return pass.layers.back().pre;
-}
-
-float Mlp::forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
-                   OpObserver* observer) {
-    forward_into(backend, x, targets, formats, loss_, observer);
-    float loss = 0.0f;
-    backend.queue_download(loss_, &loss);
-    backend.wait_for_queued();  // where a GPU raises a bad label
-    return loss;
 }
 
 void Mlp::forward_into(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,

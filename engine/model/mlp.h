@@ -44,14 +44,11 @@ class Mlp final : public Model {
 public:
     Mlp(Backend& backend, const MlpSpec& spec);
 
-    // Mean loss of the batch x (rows x inputs) against targets (rows x 1: class
-    // indices, or regression targets), read back at once (it waits for the
-    // backend: for evaluation, not inside a training step).
-    float forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
-                  OpObserver* observer = nullptr) override;
-    // The same with the mean loss left in `loss` ({1, 1} FP32) on the
-    // backend (Backend::softmax_cross_entropy_into): a training step
-    // reads it back with queue_download, without a host round trip.
+    // The mean loss of the batch x (rows x inputs) against targets (rows x
+    // 1: class indices, or regression targets), left in `loss` ({1, 1} FP32)
+    // on the backend (Backend::softmax_cross_entropy_into): a training step
+    // reads it back with queue_download, without a host round trip;
+    // Model::forward reads it at once.
     void forward_into(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
                       Tensor& loss, OpObserver* observer = nullptr) override;
     // Gradients of (loss * loss_scale) into every parameter's `grad`; call
@@ -126,7 +123,6 @@ private:
     std::optional<SelfAttention> attention_;
     BufferSets<PassKey, PassBuffers> passes_;  // the current one is the last forward's
     std::vector<Fp8Scales> fp8_scales_;
-    Tensor loss_;  // forward()'s mean loss on the backend, {1, 1} FP32
 };
 
 }  // namespace plab

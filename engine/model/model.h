@@ -20,14 +20,22 @@ namespace plab {
 class Model {
 public:
     virtual ~Model() = default;
+    Model(const Model&) = delete;
+    Model& operator=(const Model&) = delete;
 
     // The mean loss of the batch x (inputs, or token ids) against targets,
     // left in `loss` ({1, 1} FP32) on the backend: no host round trip.
     virtual void forward_into(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
                               Tensor& loss, OpObserver* observer = nullptr) = 0;
     // The same, read back at once (it waits: for evaluation, not inside a step).
-    virtual float forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
-                          OpObserver* observer = nullptr) = 0;
+    float forward(Backend& backend, const Tensor& x, const Tensor& targets, const PassFormats& formats,
+                  OpObserver* observer = nullptr) {
+        forward_into(backend, x, targets, formats, eval_loss_, observer);
+        float loss = 0.0f;
+        backend.queue_download(eval_loss_, &loss);
+        backend.wait_for_queued();  // where a GPU raises a bad label
+        return loss;
+    }
     // Gradients of (loss * loss_scale) into every parameter's `grad`; call
     // after a forward on the same batch.
     virtual void backward(Backend& backend, const Tensor& x, const Tensor& targets, float loss_scale,
@@ -65,6 +73,12 @@ public:
         for (int i = 0; i < layer_count(); ++i) names.push_back(layer_name(i));
         return names;
     }
+
+protected:
+    explicit Model(Backend& backend) : eval_loss_(backend.allocate({1, 1}, FormatId::fp32)) {}
+
+private:
+    Tensor eval_loss_;  // forward()'s mean loss on the backend, {1, 1} FP32
 };
 
 }  // namespace plab

@@ -27,7 +27,8 @@ BlockShape block_shape(const GptSpec& spec, float logit_scale) {
 }  // namespace
 
 TinyGpt::TinyGpt(Backend& backend, const GptSpec& spec)
-    : spec_(validated(spec)),
+    : Model(backend),
+      spec_(validated(spec)),
       wte_(make_parameter(backend, "wte", {spec.vocabulary, spec.width}, spec.weight_format, spec.master_weights)),
       wpe_(make_parameter(backend, "wpe", {spec.context, spec.width}, spec.weight_format, spec.master_weights)),
       ln_f_(backend, "ln_f", spec.width, spec.weight_format, spec.master_weights) {
@@ -37,7 +38,6 @@ TinyGpt::TinyGpt(Backend& backend, const GptSpec& spec)
                              spec.master_weights);
     if (!spec.tied_head)
         head_.emplace(backend, "head", spec.width, spec.vocabulary, spec.weight_format, spec.master_weights);
-    loss_ = backend.allocate({1, 1}, FormatId::fp32);
 }
 
 float TinyGpt::logit_scale() const {
@@ -206,15 +206,6 @@ void TinyGpt::forward_into(Backend& backend, const Tensor& ids, const Tensor& ta
     notify(observer, Phase::forward, "head", "matmul", b.logits, &b.h_f, 1.0f);
     backend.softmax_cross_entropy_into(b.logits, targets, b.probs, loss);
     notify(observer, Phase::loss, "loss", "softmax", b.probs, &b.logits, 1.0f);
-}
-
-float TinyGpt::forward(Backend& backend, const Tensor& ids, const Tensor& targets, const PassFormats& formats,
-                       OpObserver* observer) {
-    forward_into(backend, ids, targets, formats, loss_, observer);
-    float loss = 0.0f;
-    backend.queue_download(loss_, &loss);
-    backend.wait_for_queued();  // where a GPU raises a bad label
-    return loss;
 }
 
 void TinyGpt::head_backward(Backend& backend, PassBuffers& b, const PassFormats& formats) {

@@ -61,9 +61,6 @@ public:
     // The mean loss of the batch left in `loss` ({1, 1} FP32) on the backend.
     void forward_into(Backend& backend, const Tensor& ids, const Tensor& targets, const PassFormats& formats,
                       Tensor& loss, OpObserver* observer = nullptr) override;
-    // The same, read back at once (it waits: for evaluation and tests).
-    float forward(Backend& backend, const Tensor& ids, const Tensor& targets, const PassFormats& formats,
-                  OpObserver* observer = nullptr) override;
     // Gradients of (loss * loss_scale) into every parameter's `grad`; call
     // after forward on the same batch.
     void backward(Backend& backend, const Tensor& ids, const Tensor& targets, float loss_scale,
@@ -130,7 +127,6 @@ private:
     std::optional<Linear> head_;
     BufferSets<PassKey, PassBuffers> passes_;  // the current one is the last forward's
     std::vector<Fp8Scales> fp8_scales_;
-    Tensor loss_;  // forward()'s mean loss on the backend, {1, 1} FP32
 };
 
 // Throws plab::Error naming the first field of `spec` out of range, by its
