@@ -2,8 +2,11 @@
 // at the size the tiny-gpt presets use: a forward and backward of the
 // mixed-precision model and of its FP32 twin, as a training step runs them,
 // without the optimizer and telemetry. Prints one JSON object: passes per
-// second for FP32 alone, AMP-FP16 alone and AMP-FP16 with its twin, and where
-// the time goes (each op's share, timed between the model's op callbacks).
+// second for FP32 alone, AMP-FP16 alone and AMP-FP16 with its twin, where
+// the time goes (each op's share, timed between the model's op callbacks),
+// and whole training steps per second of the tiny-gpt presets as shipped
+// (twin, telemetry and evaluation on), after a warm-up, beside the FP32
+// preset's step with the twin and telemetry off.
 //
 //   gpt_bench [--layers 2] [--width 64] [--heads 4] [--context 32] [--batch 16] [--seconds 3]
 #include <chrono>
@@ -18,6 +21,8 @@
 #include "engine/data/random.h"
 #include "engine/data/token_data.h"
 #include "engine/model/tiny_gpt.h"
+#include "engine/train/preset_io.h"
+#include "engine/train/trainer.h"
 
 namespace plab {
 namespace {
@@ -102,6 +107,36 @@ double passes_per_second(CpuBackend& be, std::vector<Model*> models, const Tenso
     return done / elapsed;
 }
 
+// Steps per second of a preset's Trainer, after the steps that allocate.
+double trainer_steps_per_second(const std::string& preset, const std::vector<std::string>& settings,
+                                double seconds) {
+    RunConfig config = load_preset(preset);
+    apply_settings(config, settings);
+    CpuBackend be;
+    Trainer trainer(be, config);
+    for (int i = 0; i < 3; ++i) trainer.step();
+    int done = 0;
+    const Clock::time_point start = Clock::now();
+    double elapsed = 0;
+    while (elapsed < seconds) {
+        trainer.step();
+        ++done;
+        elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    }
+    return done / elapsed;
+}
+
+nlohmann::json preset_steps(double seconds) {
+    // Long enough that no run reaches its last step (which evaluates) while timed.
+    const std::string endless = "steps=1000000";
+    nlohmann::json out = nlohmann::json::object();
+    for (const char* preset : {"tiny-gpt-fp32", "tiny-gpt-amp-fp16", "tiny-gpt-amp-bf16", "tiny-gpt-fp8"})
+        out[preset] = trainer_steps_per_second(preset, {endless}, seconds);
+    out["tiny-gpt-fp32 twin=false telemetry.enabled=false"] =
+        trainer_steps_per_second("tiny-gpt-fp32", {endless, "twin=false", "telemetry.enabled=false"}, seconds);
+    return out;
+}
+
 int run(const Options& o) {
     const TokenData data = make_token_data({}, 1);
     GptSpec spec = o.spec;
@@ -132,7 +167,8 @@ int run(const Options& o) {
         {"model", {{"layers", spec.layers}, {"width", spec.width}, {"heads", spec.heads}, {"context", spec.context},
                    {"vocabulary", spec.vocabulary}, {"batch", o.batch}}},
         {"passes_per_s", {{"fp32", f32}, {"amp_fp16", f16}, {"amp_fp16_with_fp32_twin", both}}},
-        {"amp_fp16_op_share_percent", shares}};
+        {"amp_fp16_op_share_percent", shares},
+        {"preset_steps_per_s", preset_steps(o.seconds)}};
     std::cout << out.dump(2) << '\n';
     return 0;
 }

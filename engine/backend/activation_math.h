@@ -22,6 +22,16 @@ PLAB_HD float activate(Activation a, float x) {
     return x;
 }
 
+// GELU's slope in two parts, so that the CPU can take the exps of a whole
+// array at once (portable_exp_array.h): Phi(x) + x phi(x), with phi's
+// e^(-x^2/2) given as `e` = portable_exp(gelu_exp_argument(x)).
+PLAB_HD float gelu_exp_argument(float x) { return -0.5f * x * x; }
+PLAB_HD float gelu_slope(float x, float e) {
+    const float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752f));
+    const float pdf = 0.39894228040143268f * e;
+    return cdf + x * pdf;
+}
+
 // f'(x)
 PLAB_HD float activation_slope(Activation a, float x) {
     switch (a) {
@@ -31,11 +41,7 @@ PLAB_HD float activation_slope(Activation a, float x) {
             const float t = tanhf(x);
             return 1.0f - t * t;
         }
-        case Activation::gelu: {
-            const float cdf = 0.5f * (1.0f + erff(x * 0.70710678118654752f));
-            const float pdf = 0.39894228040143268f * portable_exp(-0.5f * x * x);
-            return cdf + x * pdf;
-        }
+        case Activation::gelu: return gelu_slope(x, portable_exp(gelu_exp_argument(x)));
     }
     return 1.0f;
 }

@@ -42,49 +42,66 @@ std::vector<Parameter*> TransformerBlock::parameters() {
     return out;
 }
 
+TransformerBlock::BufferShapes TransformerBlock::buffer_shapes(int rows) const {
+    const int sequences = rows / shape_.context;
+    return {.tokens = {rows, shape_.width},
+            .wide = {rows, 4 * shape_.width},
+            .heads = {sequences * shape_.heads, shape_.context * (shape_.width / shape_.heads)},
+            .pairs = {sequences * shape_.heads, shape_.context * shape_.context}};
+}
+
+// The forward half only: evaluation and generation never run a backward, and
+// the gradients' buffers are as large again.
 TransformerBlock::Buffers TransformerBlock::make_buffers(Backend& backend, const Key& key) const {
     const BlockFormats& f = key.formats;
-    const int sequences = key.rows / shape_.context;
-    const Shape tokens{key.rows, shape_.width}, wide{key.rows, 4 * shape_.width};
-    const Shape heads{sequences * shape_.heads, shape_.context * (shape_.width / shape_.heads)};
-    const Shape pairs{sequences * shape_.heads, shape_.context * shape_.context};
+    const BufferShapes s = buffer_shapes(key.rows);
+    Buffers b;
+    auto make = [&](Tensor& t, Shape shape, FormatId format) { t = backend.allocate(shape, format); };
+    make(b.h1, s.tokens, f.norm1);
+    make(b.q, s.tokens, f.of(BlockLinear::q));
+    make(b.k, s.tokens, f.of(BlockLinear::k));
+    make(b.v, s.tokens, f.of(BlockLinear::v));
+    make(b.qh, s.heads, f.of(BlockLinear::q));
+    make(b.kh, s.heads, f.of(BlockLinear::k));
+    make(b.vh, s.heads, f.of(BlockLinear::v));
+    make(b.scores, s.pairs, f.of(BlockLinear::q));
+    make(b.probs, s.pairs, f.softmax);
+    make(b.mixed_h, s.heads, f.of(BlockLinear::v));
+    make(b.mixed, s.tokens, f.of(BlockLinear::v));
+    make(b.attn_out, s.tokens, f.of(BlockLinear::proj));
+    make(b.mid, s.tokens, f.stream);
+    make(b.h2, s.tokens, f.norm2);
+    make(b.fc, s.wide, f.of(BlockLinear::fc));
+    make(b.act, s.wide, f.of(BlockLinear::fc));
+    make(b.mlp_out, s.tokens, f.of(BlockLinear::fc_proj));
+    return b;
+}
+
+// The backward half, made by the first backward on a batch shape.
+void TransformerBlock::make_gradient_buffers(Backend& backend, const Key& key, Buffers& b) const {
+    const BlockFormats& f = key.formats;
+    const BufferShapes s = buffer_shapes(key.rows);
     const FormatId q = f.of(BlockLinear::q), k = f.of(BlockLinear::k), v = f.of(BlockLinear::v);
     const FormatId proj = f.of(BlockLinear::proj), fc = f.of(BlockLinear::fc), fc_proj = f.of(BlockLinear::fc_proj);
-    Buffers b;
-    auto make = [&](Tensor& t, Shape s, FormatId format) { t = backend.allocate(s, format); };
-    make(b.h1, tokens, f.norm1);
-    make(b.d_h1, tokens, f.norm1);
-    for (auto [t, dt, format] : {std::tuple{&b.q, &b.d_q, q}, std::tuple{&b.k, &b.d_k, k}, std::tuple{&b.v, &b.d_v, v}}) {
-        make(*t, tokens, format);
-        make(*dt, tokens, format);
-    }
-    make(b.qh, heads, q);
-    make(b.d_qh, heads, q);
-    make(b.kh, heads, k);
-    make(b.d_kh, heads, k);
-    make(b.vh, heads, v);
-    make(b.d_vh, heads, v);
-    make(b.scores, pairs, q);
-    make(b.d_scores, pairs, q);
-    make(b.probs, pairs, f.softmax);
-    make(b.d_probs, pairs, v);
-    make(b.mixed_h, heads, v);
-    make(b.d_mixed_h, heads, proj);
-    make(b.mixed, tokens, v);
-    make(b.d_mixed, tokens, proj);
-    make(b.attn_out, tokens, proj);
-    make(b.d_attn_out, tokens, proj);
-    make(b.d_h1_part, tokens, q);
-    for (Tensor* t : {&b.mid, &b.d_mid, &b.d_mid_part, &b.d_x_part}) make(*t, tokens, f.stream);
-    make(b.h2, tokens, f.norm2);
-    make(b.d_h2, tokens, fc);
-    make(b.fc, wide, fc);
-    make(b.act, wide, fc);
-    make(b.d_fc, wide, fc);
-    make(b.d_act, wide, fc_proj);
-    make(b.mlp_out, tokens, fc_proj);
-    make(b.d_mlp_out, tokens, fc_proj);
-    return b;
+    auto make = [&](Tensor& t, Shape shape, FormatId format) { t = backend.allocate(shape, format); };
+    make(b.d_h1, s.tokens, f.norm1);
+    make(b.d_q, s.tokens, q);
+    make(b.d_k, s.tokens, k);
+    make(b.d_v, s.tokens, v);
+    make(b.d_qh, s.heads, q);
+    make(b.d_kh, s.heads, k);
+    make(b.d_vh, s.heads, v);
+    make(b.d_scores, s.pairs, q);
+    make(b.d_probs, s.pairs, v);
+    make(b.d_mixed_h, s.heads, proj);
+    make(b.d_mixed, s.tokens, proj);
+    make(b.d_attn_out, s.tokens, proj);
+    make(b.d_h1_part, s.tokens, q);
+    for (Tensor* t : {&b.d_mid, &b.d_mid_part, &b.d_x_part}) make(*t, s.tokens, f.stream);
+    make(b.d_h2, s.tokens, fc);
+    make(b.d_fc, s.wide, fc);
+    make(b.d_act, s.wide, fc_proj);
+    make(b.d_mlp_out, s.tokens, fc_proj);
 }
 
 void TransformerBlock::for_each_buffer(const std::function<void(const Tensor&)>& f) const {
@@ -94,7 +111,7 @@ void TransformerBlock::for_each_buffer(const std::function<void(const Tensor&)>&
               &b.mid, &b.h2, &b.fc, &b.act, &b.mlp_out, &b.d_mlp_out, &b.d_act, &b.d_fc, &b.d_h2, &b.d_mid_part,
               &b.d_mid, &b.d_attn_out, &b.d_mixed, &b.d_mixed_h, &b.d_probs, &b.d_scores, &b.d_qh, &b.d_kh, &b.d_vh,
               &b.d_q, &b.d_k, &b.d_v, &b.d_h1_part, &b.d_h1, &b.d_x_part})
-            f(*t);
+            if (!t->empty()) f(*t);
     });
     ln1_.for_each_row_stat(f);
     ln2_.for_each_row_stat(f);
@@ -167,7 +184,9 @@ void TransformerBlock::mlp_forward(Backend& backend, Buffers& b, const BlockForm
 void TransformerBlock::backward(Backend& backend, const Tensor& x, const Tensor& dout, Tensor& dx,
                                 const BlockFp8& fp8, float loss_scale, OpObserver* observer) {
     Buffers& b = current(x);
-    const BlockFormats& f = buffers_.current_key()->formats;
+    const Key& key = *buffers_.current_key();
+    if (b.d_h1.empty()) make_gradient_buffers(backend, key, b);
+    const BlockFormats& f = key.formats;
     // The residual passes dout straight to mid; the MLP branch adds its share.
     backend.convert(dout, b.d_mlp_out);
     mlp_backward(backend, b, f, fp8, loss_scale, observer);
@@ -249,6 +268,7 @@ const Tensor& TransformerBlock::output_of(BlockLinear l) const {
 const Tensor& TransformerBlock::output_grad_of(BlockLinear l) const {
     if (!buffers_.current()) throw Error(name_ + ": no forward pass yet");
     const Buffers& b = *buffers_.current();
+    if (b.d_q.empty()) throw Error(name_ + ": no backward on the last forward's batch");
     switch (l) {
         case BlockLinear::q: return b.d_q;
         case BlockLinear::k: return b.d_k;

@@ -91,11 +91,17 @@ private:
     struct Buffers {
         // Forward, in order.
         Tensor h1, q, k, v, qh, kh, vh, scores, probs, mixed_h, mixed, attn_out, mid, h2, fc, act, mlp_out;
-        // Backward: the gradient w.r.t. each, and one projection's share of dh1.
+        // Backward (empty until the first backward on this key): the gradient
+        // w.r.t. each, and one projection's share of dh1.
         Tensor d_mlp_out, d_act, d_fc, d_h2, d_mid_part, d_mid, d_attn_out, d_mixed, d_mixed_h, d_probs, d_scores,
             d_qh, d_kh, d_vh, d_q, d_k, d_v, d_h1_part, d_h1, d_x_part;
     };
+    struct BufferShapes {
+        Shape tokens, wide, heads, pairs;  // rows x width, x 4 width; per head: rows x d_head, scores
+    };
+    BufferShapes buffer_shapes(int rows) const;
     Buffers make_buffers(Backend& backend, const Key& key) const;
+    void make_gradient_buffers(Backend& backend, const Key& key, Buffers& b) const;
     Buffers& current(const Tensor& x);
     void notify(OpObserver* observer, Phase phase, std::string_view part, std::string_view op, const Tensor& out,
                 const Tensor* in, float scale) const;

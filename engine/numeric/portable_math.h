@@ -48,11 +48,43 @@ PLAB_HD double pow2(int k) { return bits_double(static_cast<std::uint64_t>(k + 1
 
 // v rounded to the nearest integer, ties to even (|v| < 2^51): adding and
 // taking away 1.5 * 2^52 leaves no fraction bits, whatever the rounding library.
-PLAB_HD double round_to_integer(double v) {
+template <typename T>
+PLAB_HD T round_to_integer(T v) {
     constexpr double kShift = 6755399441055744.0;  // 1.5 * 2^52
     return (v + kShift) - kShift;
 }
 
+}  // namespace portable_math
+
+// e^x's parts, shared with the vector path (portable_exp_array.h), which
+// runs them on vectors of doubles: T is double or such a vector, so both do
+// the same operations in the same order.
+namespace portable_math {
+inline constexpr double kLog2E = 1.4426950408889634;
+// ln2's high part has 32 significant bits, so k * kLn2High is exact for the |k| <= 151 seen here.
+inline constexpr double kLn2High = 6.93147180369123816490e-01;
+inline constexpr double kLn2Low = 1.90821492927058770002e-10;
+
+// x = k ln2 + r with |r| <= ln2 / 2: k, as a double holding an integer.
+template <typename T>
+PLAB_HD T exp_multiple_of_ln2(T x) {
+    return round_to_integer(x * kLog2E);
+}
+
+// e^r for r = x - k ln2 by its Taylor series to r^13 / 13! (the next term is
+// below 5e-18 relative). Each 1 / n! is one correctly rounded division of an
+// exact n!, done by the compiler: at run time the table cost a division per
+// term, the largest part of a GELU backward.
+template <typename T>
+PLAB_HD T exp_of_remainder(T x, T k) {
+    const T r = (x - k * kLn2High) - k * kLn2Low;
+    constexpr double inverse[14] = {1.0,           1.0,           1.0 / 2,         1.0 / 6,         1.0 / 24,
+                                    1.0 / 120,     1.0 / 720,     1.0 / 5040,      1.0 / 40320,     1.0 / 362880,
+                                    1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0};
+    T sum = r * inverse[13] + inverse[12];
+    for (int n = 11; n >= 0; --n) sum = sum * r + inverse[n];
+    return sum;
+}
 }  // namespace portable_math
 
 // e^x, rounded to FP32 (see above). Overflows to +Inf above 88.72, flushes to
@@ -61,24 +93,10 @@ PLAB_HD float portable_exp(float x) {
     if (x != x) return x + x;
     if (x > 89.0f) return portable_math::infinity();
     if (x < -104.0f) return 0.0f;
-    // x = k ln2 + r with |r| <= ln2 / 2: ln2's high part has 32 significant
-    // bits, so k * kLn2High is exact for the |k| <= 151 seen here.
-    constexpr double kLog2E = 1.4426950408889634;
-    constexpr double kLn2High = 6.93147180369123816490e-01;
-    constexpr double kLn2Low = 1.90821492927058770002e-10;
     const double xd = x;
-    const double kd = portable_math::round_to_integer(xd * kLog2E);
-    const double r = (xd - kd * kLn2High) - kd * kLn2Low;
-    // e^r by its Taylor series to r^13 / 13! (the next term is below 5e-18
-    // relative). Each 1 / n! is one correctly rounded division of an exact
-    // n!, done by the compiler: at run time the table cost a division per
-    // term, the largest part of a GELU backward.
-    constexpr double inverse[14] = {1.0,           1.0,           1.0 / 2,         1.0 / 6,         1.0 / 24,
-                                    1.0 / 120,     1.0 / 720,     1.0 / 5040,      1.0 / 40320,     1.0 / 362880,
-                                    1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0};
-    double sum = inverse[13];
-    for (int n = 12; n >= 0; --n) sum = sum * r + inverse[n];
-    return static_cast<float>(sum * portable_math::pow2(static_cast<int>(kd)));
+    const double k = portable_math::exp_multiple_of_ln2(xd);
+    const double sum = portable_math::exp_of_remainder(xd, k);
+    return static_cast<float>(sum * portable_math::pow2(static_cast<int>(k)));
 }
 
 // The natural logarithm, rounded to FP32 (see above): -Inf at 0 (either

@@ -9,6 +9,7 @@
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/cpu/cpu_tensor_ops.h"
+#include "engine/numeric/portable_exp_array.h"
 #include "engine/numeric/portable_math.h"
 #include "engine/numeric/scalar_cast.h"
 
@@ -131,9 +132,11 @@ void CpuBackend::scaled_softmax(const Tensor& x, float scale, int group, FormatI
         for (std::size_t j = 0; j < kept; ++j) z[j] = round_to(compute, in[j] * scale);
         // An Inf z makes the max Inf and Inf - Inf NaN: the row is lost, as on hardware.
         const float top = *std::max_element(z.begin(), z.begin() + static_cast<std::ptrdiff_t>(kept));
+        for (std::size_t j = 0; j < kept; ++j) z[j] -= top;
+        portable_exp_array(z.data(), z.data(), kept);
         float sum = 0.0f;
-        for (std::size_t j = 0; j < kept; ++j) sum += portable_exp(z[j] - top);
-        for (std::size_t j = 0; j < kept; ++j) p[j] = portable_exp(z[j] - top) / sum;
+        for (std::size_t j = 0; j < kept; ++j) sum += z[j];
+        for (std::size_t j = 0; j < kept; ++j) p[j] = z[j] / sum;
         for (std::size_t j = kept; j < g; ++j) p[j] = 0.0f;
     }
     round_to_dtype(probs);

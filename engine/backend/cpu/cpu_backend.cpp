@@ -13,6 +13,7 @@
 #include "engine/common/error.h"
 #include "engine/common/number_text.h"
 #include "engine/numeric/cast_array.h"
+#include "engine/numeric/portable_exp_array.h"
 #include "engine/numeric/portable_math.h"
 
 namespace plab {
@@ -140,6 +141,21 @@ void CpuBackend::column_sums(const Tensor& x, Tensor& sums) {
     round_to_dtype(sums);
 }
 
+namespace {
+// activation_grad(gelu, ...) with the exps taken a block at a time by the
+// array path: the same bits, several times faster than one exp per call.
+void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n) {
+    constexpr std::size_t kBlock = 256;
+    float e[kBlock];
+    for (std::size_t first = 0; first < n; first += kBlock) {
+        const std::size_t m = std::min(kBlock, n - first);
+        for (std::size_t i = 0; i < m; ++i) e[i] = gelu_exp_argument(x[first + i]);
+        portable_exp_array(e, e, m);
+        for (std::size_t i = 0; i < m; ++i) dx[first + i] = dy[first + i] * gelu_slope(x[first + i], e[i]);
+    }
+}
+}  // namespace
+
 void CpuBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
     require_same_shape(x, y, "activation_forward");
     const float* in = x.host();
@@ -156,9 +172,13 @@ void CpuBackend::activation_backward(Activation a, const Tensor& x, const Tensor
     const float* in = x.host();
     const float* g = dy.host();
     float* out = dx.host();
-    with_activation(a, [&](auto kind) {
-        for (std::size_t i = 0; i < x.size(); ++i) out[i] = activation_grad(kind, in[i], g[i]);
-    });
+    if (a == Activation::gelu) {
+        gelu_backward(in, g, out, x.size());
+    } else {
+        with_activation(a, [&](auto kind) {
+            for (std::size_t i = 0; i < x.size(); ++i) out[i] = activation_grad(kind, in[i], g[i]);
+        });
+    }
     round_to_dtype(dx);
 }
 
@@ -184,10 +204,15 @@ float CpuBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& labe
         // Subtract the row max so exp cannot overflow (FP32 throughout).
         float top = z[0];
         for (int j = 1; j < classes; ++j) top = std::max(top, z[j]);
+        // p holds the exps' arguments, then the exps (the array path: one call a row).
+        const auto n = static_cast<std::size_t>(classes);
+        for (std::size_t j = 0; j < n; ++j) p[j] = z[j] - top;
+        portable_exp_array(p, p, n);
         float sum = 0.0f;
-        for (int j = 0; j < classes; ++j) sum += portable_exp(z[j] - top);
+        for (std::size_t j = 0; j < n; ++j) sum += p[j];
         const float log_sum = portable_log(sum);
-        for (int j = 0; j < classes; ++j) p[j] = portable_exp(z[j] - top - log_sum);
+        for (std::size_t j = 0; j < n; ++j) p[j] = z[j] - top - log_sum;
+        portable_exp_array(p, p, n);
         total += log_sum - (z[label_at(labels, i, classes)] - top);
     }
     round_to_dtype(probs);
