@@ -9,6 +9,7 @@
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/cpu/cpu_tensor_ops.h"
+#include "engine/backend/cpu/parallel_slices.h"
 #include "engine/numeric/portable_exp_array.h"
 #include "engine/numeric/portable_math.h"
 #include "engine/numeric/scalar_cast.h"
@@ -56,76 +57,22 @@ void pair_dots(const float* a, const float* b, const TokenShape& s, float* pairs
         }
 }
 
-}  // namespace
-
-void CpuBackend::token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) {
-    const TokenShape s = token_shape(q, tokens, "token_scores");
-    require_same_shape(q, k, "token_scores");
-    require_pairs(scores, s, "token_scores");
-    for (int r = 0; r < s.rows; ++r) {
-        const auto u = static_cast<std::size_t>(r);
-        pair_dots(q.host() + u * s.row_values(), k.host() + u * s.row_values(), s,
-                  scores.host() + u * s.row_pairs());
-    }
-    round_to_dtype(scores);
+// body(row) for each of the shape's rows (sequence x head), a slice of rows per core.
+template <typename Body>
+void for_each_sequence(const TokenShape& s, Body&& body) {
+    constexpr std::size_t kRowsPerSlice = 4;
+    cpu::parallel_slices(static_cast<std::size_t>(s.rows), kRowsPerSlice, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t u = begin; u < end; ++u) body(u);
+    });
 }
 
-void CpuBackend::token_scores_backward(const Tensor& q, const Tensor& k, const Tensor& dscores, int tokens, Tensor& dq,
-                                       Tensor& dk) {
-    const TokenShape s = token_shape(q, tokens, "token_scores_backward");
-    require_same_shape(q, k, "token_scores_backward");
-    require_same_shape(q, dq, "token_scores_backward");
-    require_same_shape(q, dk, "token_scores_backward");
-    require_pairs(dscores, s, "token_scores_backward");
-    for (int r = 0; r < s.rows; ++r) {
-        const auto u = static_cast<std::size_t>(r);
-        const float* ds = dscores.host() + u * s.row_pairs();
-        mix_tokens(ds, k.host() + u * s.row_values(), s, false, dq.host() + u * s.row_values());
-        mix_tokens(ds, q.host() + u * s.row_values(), s, true, dk.host() + u * s.row_values());
-    }
-    round_to_dtype(dq);
-    round_to_dtype(dk);
-}
+constexpr std::size_t kSoftmaxGroupsPerSlice = 256;
 
-void CpuBackend::token_mix(const Tensor& probs, const Tensor& v, int tokens, Tensor& out) {
-    const TokenShape s = token_shape(v, tokens, "token_mix");
-    require_same_shape(v, out, "token_mix");
-    require_pairs(probs, s, "token_mix");
-    for (int r = 0; r < s.rows; ++r) {
-        const auto u = static_cast<std::size_t>(r);
-        mix_tokens(probs.host() + u * s.row_pairs(), v.host() + u * s.row_values(), s, false,
-                   out.host() + u * s.row_values());
-    }
-    round_to_dtype(out);
-}
-
-void CpuBackend::token_mix_backward(const Tensor& probs, const Tensor& v, const Tensor& dout, int tokens,
-                                    Tensor& dprobs, Tensor& dv) {
-    const TokenShape s = token_shape(v, tokens, "token_mix_backward");
-    require_same_shape(v, dout, "token_mix_backward");
-    require_same_shape(v, dv, "token_mix_backward");
-    require_pairs(probs, s, "token_mix_backward");
-    require_pairs(dprobs, s, "token_mix_backward");
-    for (int r = 0; r < s.rows; ++r) {
-        const auto u = static_cast<std::size_t>(r);
-        const float* d = dout.host() + u * s.row_values();
-        pair_dots(d, v.host() + u * s.row_values(), s, dprobs.host() + u * s.row_pairs());
-        mix_tokens(probs.host() + u * s.row_pairs(), d, s, true, dv.host() + u * s.row_values());
-    }
-    round_to_dtype(dprobs);
-    round_to_dtype(dv);
-}
-
-void CpuBackend::scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, bool causal,
-                                Tensor& probs) {
-    require_same_shape(x, probs, "scaled_softmax");
-    if (causal)
-        checks::require_causal_blocks(x, group, "scaled_softmax");
-    else
-        require_groups(x, group, "scaled_softmax");
-    const auto g = static_cast<std::size_t>(group);
+// The softmax of groups [begin, end) of x (scaled_softmax's rows).
+void softmax_groups(const Tensor& x, float scale, std::size_t g, FormatId compute, bool causal, Tensor& probs,
+                    std::size_t begin, std::size_t end) {
     std::vector<float> z(g);
-    for (std::size_t first = 0, run = 0; first < x.size(); first += g, ++run) {
+    for (std::size_t first = begin * g, run = begin; run < end; first += g, ++run) {
         const float* in = x.host() + first;
         float* p = probs.host() + first;
         const std::size_t kept = causal ? run % g + 1 : g;  // keys up to the query's own position
@@ -139,6 +86,75 @@ void CpuBackend::scaled_softmax(const Tensor& x, float scale, int group, FormatI
         for (std::size_t j = 0; j < kept; ++j) p[j] = z[j] / sum;
         for (std::size_t j = kept; j < g; ++j) p[j] = 0.0f;
     }
+}
+
+}  // namespace
+
+void CpuBackend::token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) {
+    const TokenShape s = token_shape(q, tokens, "token_scores");
+    require_same_shape(q, k, "token_scores");
+    require_pairs(scores, s, "token_scores");
+    for_each_sequence(s, [&](std::size_t u) {
+        pair_dots(q.host() + u * s.row_values(), k.host() + u * s.row_values(), s,
+                  scores.host() + u * s.row_pairs());
+    });
+    round_to_dtype(scores);
+}
+
+void CpuBackend::token_scores_backward(const Tensor& q, const Tensor& k, const Tensor& dscores, int tokens, Tensor& dq,
+                                       Tensor& dk) {
+    const TokenShape s = token_shape(q, tokens, "token_scores_backward");
+    require_same_shape(q, k, "token_scores_backward");
+    require_same_shape(q, dq, "token_scores_backward");
+    require_same_shape(q, dk, "token_scores_backward");
+    require_pairs(dscores, s, "token_scores_backward");
+    for_each_sequence(s, [&](std::size_t u) {
+        const float* ds = dscores.host() + u * s.row_pairs();
+        mix_tokens(ds, k.host() + u * s.row_values(), s, false, dq.host() + u * s.row_values());
+        mix_tokens(ds, q.host() + u * s.row_values(), s, true, dk.host() + u * s.row_values());
+    });
+    round_to_dtype(dq);
+    round_to_dtype(dk);
+}
+
+void CpuBackend::token_mix(const Tensor& probs, const Tensor& v, int tokens, Tensor& out) {
+    const TokenShape s = token_shape(v, tokens, "token_mix");
+    require_same_shape(v, out, "token_mix");
+    require_pairs(probs, s, "token_mix");
+    for_each_sequence(s, [&](std::size_t u) {
+        mix_tokens(probs.host() + u * s.row_pairs(), v.host() + u * s.row_values(), s, false,
+                   out.host() + u * s.row_values());
+    });
+    round_to_dtype(out);
+}
+
+void CpuBackend::token_mix_backward(const Tensor& probs, const Tensor& v, const Tensor& dout, int tokens,
+                                    Tensor& dprobs, Tensor& dv) {
+    const TokenShape s = token_shape(v, tokens, "token_mix_backward");
+    require_same_shape(v, dout, "token_mix_backward");
+    require_same_shape(v, dv, "token_mix_backward");
+    require_pairs(probs, s, "token_mix_backward");
+    require_pairs(dprobs, s, "token_mix_backward");
+    for_each_sequence(s, [&](std::size_t u) {
+        const float* d = dout.host() + u * s.row_values();
+        pair_dots(d, v.host() + u * s.row_values(), s, dprobs.host() + u * s.row_pairs());
+        mix_tokens(probs.host() + u * s.row_pairs(), d, s, true, dv.host() + u * s.row_values());
+    });
+    round_to_dtype(dprobs);
+    round_to_dtype(dv);
+}
+
+void CpuBackend::scaled_softmax(const Tensor& x, float scale, int group, FormatId compute, bool causal,
+                                Tensor& probs) {
+    require_same_shape(x, probs, "scaled_softmax");
+    if (causal)
+        checks::require_causal_blocks(x, group, "scaled_softmax");
+    else
+        require_groups(x, group, "scaled_softmax");
+    const auto g = static_cast<std::size_t>(group);
+    cpu::parallel_slices(x.size() / g, kSoftmaxGroupsPerSlice, [&](std::size_t begin, std::size_t end) {
+        softmax_groups(x, scale, g, compute, causal, probs, begin, end);
+    });
     round_to_dtype(probs);
 }
 

@@ -10,6 +10,7 @@
 #include "engine/backend/cpu/cpu_tensor_ops.h"
 #include "engine/backend/op_checks.h"
 #include "engine/backend/cpu/fixed_order_gemm.h"
+#include "engine/backend/cpu/parallel_slices.h"
 #include "engine/common/error.h"
 #include "engine/common/number_text.h"
 #include "engine/numeric/cast_array.h"
@@ -142,6 +143,9 @@ void CpuBackend::column_sums(const Tensor& x, Tensor& sums) {
 }
 
 namespace {
+// Elements an activation slice must hold before the op is split over cores.
+constexpr std::size_t kElementSlice = 16384;
+
 // activation_grad(gelu, ...) with the exps taken a block at a time by the
 // array path: the same bits, several times faster than one exp per call.
 void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n) {
@@ -161,7 +165,9 @@ void CpuBackend::activation_forward(Activation a, const Tensor& x, Tensor& y) {
     const float* in = x.host();
     float* out = y.host();
     with_activation(a, [&](auto kind) {
-        for (std::size_t i = 0; i < x.size(); ++i) out[i] = activate(kind, in[i]);
+        cpu::parallel_slices(x.size(), kElementSlice, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) out[i] = activate(kind, in[i]);
+        });
     });
     round_to_dtype(y);
 }
@@ -172,13 +178,15 @@ void CpuBackend::activation_backward(Activation a, const Tensor& x, const Tensor
     const float* in = x.host();
     const float* g = dy.host();
     float* out = dx.host();
-    if (a == Activation::gelu) {
-        gelu_backward(in, g, out, x.size());
-    } else {
+    cpu::parallel_slices(x.size(), kElementSlice, [&](std::size_t begin, std::size_t end) {
+        if (a == Activation::gelu) {
+            gelu_backward(in + begin, g + begin, out + begin, end - begin);
+            return;
+        }
         with_activation(a, [&](auto kind) {
-            for (std::size_t i = 0; i < x.size(); ++i) out[i] = activation_grad(kind, in[i], g[i]);
+            for (std::size_t i = begin; i < end; ++i) out[i] = activation_grad(kind, in[i], g[i]);
         });
-    }
+    });
     round_to_dtype(dx);
 }
 

@@ -1,8 +1,16 @@
 #include "engine/backend/cpu/fixed_order_gemm.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "engine/backend/cpu/parallel_slices.h"
+
 namespace plab::cpu {
+
+namespace {
+// Multiply-adds a slice must hold before a GEMM is split (about 0.1 ms).
+constexpr std::size_t kGemmSliceWork = std::size_t{1} << 17;
+}  // namespace
 
 namespace detail {
 
@@ -69,7 +77,16 @@ void fixed_order_gemm(const GemmShape& s, float alpha, const float* a, const flo
     // With beta == 0, c is never read: the sums go straight into it.
     float* acc = beta != 0.0f ? scratch.data() + used : c;
     const std::ptrdiff_t a_row = s.trans_a ? 1 : s.k, a_step = s.trans_a ? s.m : 1;
-    detail::chosen_kernel()(s.m, s.n, s.k, a, a_row, a_step, rows_b, acc);
+    // Rows of c are independent: a slice of them per core once there is enough to do.
+    const detail::GemmKernel kernel = detail::chosen_kernel();
+    const auto rows = static_cast<std::size_t>(s.m);
+    const std::size_t row_work = static_cast<std::size_t>(s.n) * static_cast<std::size_t>(s.k);
+    parallel_slices(rows, std::max<std::size_t>(1, kGemmSliceWork / std::max<std::size_t>(row_work, 1)),
+                    [&](std::size_t begin, std::size_t end) {
+                        const auto i = static_cast<std::ptrdiff_t>(begin);
+                        kernel(static_cast<int>(end - begin), s.n, s.k, a + i * a_row, a_row, a_step, rows_b,
+                               acc + i * s.n);
+                    });
     if (beta != 0.0f) {
         for (std::size_t i = 0; i < mn; ++i) {
             const float product = alpha * acc[i];
