@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "engine/common/error.h"
+#include "engine/common/number_text.h"
 #include "engine/train/preset_io.h"
 
 namespace plab {
@@ -52,6 +53,11 @@ RunResult run_to_end(Backend& backend, const RunConfig& config, const RunToEndOp
 FinalAccuracy final_accuracy(const std::vector<StepRecord>& records) {
     if (records.empty() || !records.back().acc) throw Error("scenario: the run's last step holds no test accuracy");
     return {*records.back().acc, records.back().acc_ref.value_or(0.0f)};
+}
+
+FinalTestLoss final_test_loss(const std::vector<StepRecord>& records) {
+    if (records.empty() || !records.back().test_loss) throw Error("scenario: the run's last step holds no test loss");
+    return {*records.back().test_loss, records.back().test_loss_ref.value_or(0.0f)};
 }
 
 double mean_over_last(const std::vector<StepRecord>& records, std::size_t n,
@@ -148,6 +154,25 @@ Verdict accuracy_near_twin(std::string_view label, const FinalAccuracy& a, doubl
     const double apart = std::fabs(static_cast<double>(a.gap()));
     return make_verdict(apart <= at_most, accuracy_text(label, a) + ", " + points_text(apart) + " apart (needs <= " +
                                               points_text(at_most) + ")");
+}
+
+namespace {
+std::string test_loss_text(std::string_view label, const FinalTestLoss& l) {
+    return std::string(label) + ": test loss " + significant_text(l.loss, 4) + " vs FP32 twin " +
+           significant_text(l.loss_ref, 4);
+}
+}  // namespace
+
+Verdict test_loss_near_twin(std::string_view label, const FinalTestLoss& l, double at_most) {
+    const double apart = std::fabs(static_cast<double>(l.gap()));
+    return make_verdict(apart <= at_most, test_loss_text(label, l) + ", " + significant_text(apart, 2) +
+                                              " apart (needs <= " + significant_text(at_most, 2) + ")");
+}
+
+Verdict test_loss_above_twin(std::string_view label, const FinalTestLoss& l, double at_least) {
+    const double above = l.gap();
+    return make_verdict(above >= at_least, test_loss_text(label, l) + ", " + significant_text(above, 3) +
+                                               " above it (needs >= " + significant_text(at_least, 2) + ")");
 }
 
 }  // namespace plab

@@ -58,6 +58,14 @@ struct FinalAccuracy {
 };
 FinalAccuracy final_accuracy(const std::vector<StepRecord>& records);
 
+// The test loss of the run and of its twin at the last step (always
+// evaluated); a language model's accuracy says less than its loss.
+struct FinalTestLoss {
+    float loss = 0, loss_ref = 0;
+    float gap() const { return loss - loss_ref; }  // how far the run ends above its twin
+};
+FinalTestLoss final_test_loss(const std::vector<StepRecord>& records);
+
 // Mean of value(record) over the last n records (all of them when fewer).
 double mean_over_last(const std::vector<StepRecord>& records, std::size_t n,
                       const std::function<double(const StepRecord&)>& value);
@@ -113,6 +121,10 @@ std::string points_text(double fraction, int decimals = 1);   // 0.0531 -> "5.3 
 Verdict make_verdict(bool holds, std::string text);
 // "LABEL: test accuracy 61.2% vs FP32 twin 93.5%, 32.3 points under it (needs >= 5.0)".
 Verdict accuracy_under_twin(std::string_view label, const FinalAccuracy& a, double at_least);
+// "LABEL: test loss 2.491 vs FP32 twin 2.491, 0.0002 apart (needs <= 0.05)"; a NaN loss never holds.
+Verdict test_loss_near_twin(std::string_view label, const FinalTestLoss& l, double at_most);
+// "LABEL: test loss 3.198 vs FP32 twin 2.721, 0.477 above it (needs >= 0.2)".
+Verdict test_loss_above_twin(std::string_view label, const FinalTestLoss& l, double at_least);
 // "LABEL: test accuracy 93.2% vs FP32 twin 93.5%, 0.3 points apart (needs <= 0.5)".
 Verdict accuracy_near_twin(std::string_view label, const FinalAccuracy& a, double at_most);
 

@@ -16,5 +16,6 @@ ScenarioReport check_gradient_census(Backend& backend, const ScenarioProgress& p
 ScenarioReport check_attention_softmax_overflow(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_growth_interval_tradeoff(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_clip_before_unscale(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_tiny_gpt_attention_overflow(Backend& backend, const ScenarioProgress& progress);
 
 }  // namespace plab

@@ -21,6 +21,7 @@ const ScenarioEntry kScenarios[] = {
     {"grad-accumulation", check_grad_accumulation},
     {"fp8-delayed-scaling", check_fp8_delayed_scaling},
     {"gradient-census", check_gradient_census},
+    {"tiny-gpt-attention-overflow", check_tiny_gpt_attention_overflow},
 };
 
 }  // namespace
