@@ -19,31 +19,6 @@ constexpr double kFlushNeeded = 0.50;      // unscaled: at least half the true g
 constexpr double kFlushCutNeeded = 4.0;    // scaling divides what the cast flushes at least by this
 constexpr double kScaledGapAllowed = 0.01; // test accuracy within a point of the twin
 
-// Pools the FP8 layers' activation gradients as the E5M2 cast saw them
-// (times their scale) over the steps it is shown, and the range of the
-// scales' exponents.
-class CastFlushMeter {
-public:
-    void measure(const StepRecord& record) {
-        for (const LayerRecord& layer : record.layers) {
-            if (!layer.fp8) continue;
-            counts_ += flush_counts(layer.fp8->grad_scaled, kFp8GradFormat);
-            if (record.step == 1) continue;  // no history yet: every scale is 1
-            const int e = std::ilogb(layer.fp8->scales.grad);
-            min_exponent_ = std::min(min_exponent_, e);
-            max_exponent_ = std::max(max_exponent_, e);
-        }
-    }
-    double fraction() const { return counts_.fraction(); }
-    std::string scales_text() const {
-        return "2^" + std::to_string(min_exponent_) + " .. 2^" + std::to_string(max_exponent_);
-    }
-
-private:
-    FlushCounts counts_;
-    int min_exponent_ = INT_MAX, max_exponent_ = INT_MIN;
-};
-
 std::string fixed_ratio_text(double x) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.1f", x);

@@ -55,6 +55,21 @@ FinalAccuracy final_accuracy(const std::vector<StepRecord>& records) {
     return {*records.back().acc, records.back().acc_ref.value_or(0.0f)};
 }
 
+void CastFlushMeter::measure(const StepRecord& record) {
+    for (const LayerRecord& layer : record.layers) {
+        if (!layer.fp8) continue;
+        counts_ += flush_counts(layer.fp8->grad_scaled, kFp8GradFormat);
+        if (record.step == 1) continue;  // no history yet: every scale is 1
+        const int e = std::ilogb(layer.fp8->scales.grad);
+        min_exponent_ = std::min(min_exponent_, e);
+        max_exponent_ = std::max(max_exponent_, e);
+    }
+}
+
+std::string CastFlushMeter::scales_text() const {
+    return "2^" + std::to_string(min_exponent_) + " .. 2^" + std::to_string(max_exponent_);
+}
+
 FinalTestLoss final_test_loss(const std::vector<StepRecord>& records) {
     if (records.empty() || !records.back().test_loss) throw Error("scenario: the run's last step holds no test loss");
     return {*records.back().test_loss, records.back().test_loss_ref.value_or(0.0f)};

@@ -4,6 +4,7 @@
 // records. A check composes these; no check trains or measures on its own.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -113,6 +114,20 @@ private:
     TensorKind kind_;
     FormatId format_;
     std::vector<FlushCounts> layers_;
+};
+
+// Pools the FP8 layers' activation gradients as the E5M2 cast saw them
+// (times their scale) over the steps it is shown (as RunToEndOptions::
+// after_step), and the range of the scales' exponents.
+class CastFlushMeter {
+public:
+    void measure(const StepRecord& record);
+    double fraction() const { return counts_.fraction(); }
+    std::string scales_text() const;  // "2^-3 .. 2^9"
+
+private:
+    FlushCounts counts_;
+    int min_exponent_ = std::numeric_limits<int>::max(), max_exponent_ = std::numeric_limits<int>::min();
 };
 
 // --- verdict text ---

@@ -17,5 +17,6 @@ ScenarioReport check_attention_softmax_overflow(Backend& backend, const Scenario
 ScenarioReport check_growth_interval_tradeoff(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_clip_before_unscale(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_tiny_gpt_attention_overflow(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_tiny_gpt_fp8_delayed_scaling(Backend& backend, const ScenarioProgress& progress);
 
 }  // namespace plab

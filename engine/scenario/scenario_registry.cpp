@@ -22,6 +22,7 @@ const ScenarioEntry kScenarios[] = {
     {"fp8-delayed-scaling", check_fp8_delayed_scaling},
     {"gradient-census", check_gradient_census},
     {"tiny-gpt-attention-overflow", check_tiny_gpt_attention_overflow},
+    {"tiny-gpt-fp8-delayed-scaling", check_tiny_gpt_fp8_delayed_scaling},
 };
 
 }  // namespace
