@@ -382,3 +382,36 @@ TEST(DivergenceView, OnlyTheRecentRecords) {
 
 }  // namespace
 }  // namespace plab
+
+namespace plab {
+namespace {
+
+// A transformer's layers: named from the run, grouped by block for the heat
+// maps (a layer outside every block is its own group), and named in the
+// summary, the gaps note and the cell hover text.
+TEST(DivergenceView, ATransformersLayersAreNamedAndGroupedByBlock) {
+    const std::vector<std::string> names = {"h0.attn.q", "h0.mlp.fc", "h1.attn.q", "h1.mlp.fc", "head"};
+    RunLog log;
+    for (std::int64_t s = 1; s <= 3; ++s)
+        log.append(twin_step(s, {{1e-3f, 1}, {2e-3f, 1}, {5e-3f, s == 3 ? kNanF : 0.9f}, {1e-3f, 1}, {1e-4f, 1}}));
+    const DivergenceView v = make_divergence_view(log.view(), true, 4, names);
+    ASSERT_EQ(v.layers.size(), 5u);
+    for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(v.layers[i].name, names[i]);
+    const std::vector<LayerBlock> want = {{"h0", 0, 2}, {"h1", 2, 2}, {"head", 4, 1}};
+    EXPECT_EQ(v.blocks, want);
+    EXPECT_TRUE(v.summary.starts_with("step 3: h1.attn.q is farthest from its FP32 twin")) << v.summary;
+    EXPECT_EQ(v.grad_cos_gaps, "gradient cosine not finite (Inf/NaN in the gradient): h1.attn.q at step 3");
+    EXPECT_EQ(heat_cell_text(v, DivergenceMetric::rel_dist, 4, 0), "head · step 1 · largest distance 0.0001");
+}
+
+TEST(DivergenceView, AnMlpHasNoBlocksAndNamesBeyondTheGivenOnesAreFcN) {
+    const RunLog log = two_layer_log();
+    const DivergenceView v = make_divergence_view(log.view(), true, 4, {"fc1"});
+    EXPECT_TRUE(v.blocks.empty());
+    ASSERT_EQ(v.layers.size(), 2u);
+    EXPECT_EQ(v.layers[0].name, "fc1");
+    EXPECT_EQ(v.layers[1].name, "fc2");
+}
+
+}  // namespace
+}  // namespace plab

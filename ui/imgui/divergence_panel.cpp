@@ -15,7 +15,7 @@ void DivergencePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const float full_w = ImGui::GetContentRegionAvail().x;
     const float gap = ImGui::GetStyle().ItemSpacing.x;
     const float half_w = (full_w - gap) * 0.5f;
-    const DivergenceView v = make_divergence_view(run.log, run.config->twin, line_columns(half_w, look));
+    const DivergenceView v = make_divergence_view(run.log, run.config->twin, line_columns(half_w, look), run.layer_names);
     if (v.layers.empty()) {
         const bool untwinned_record = snapshot.record && !run.config->twin;
         wrapped_text(untwinned_record ? record_gap_text(RecordGap::twin, *snapshot.record) : v.summary, colour::dim_text);

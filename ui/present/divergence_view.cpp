@@ -40,7 +40,38 @@ std::size_t layer_count(Records records) {
     return n;
 }
 
-std::string layer_name(std::size_t layer) { return "fc" + std::to_string(layer + 1); }
+// The run's layer names; an MLP's "fc<n>" where a record has more layers than names.
+struct LayerNames {
+    const std::vector<std::string>& given;
+    std::string operator()(std::size_t layer) const {
+        return layer < given.size() ? given[layer] : "fc" + std::to_string(layer + 1);
+    }
+};
+
+// A layer's block: the part of its name before the first '.' ("h0" of
+// "h0.attn.q"); empty for names without one ("fc1", "head").
+std::string block_of(const std::string& name) {
+    const std::size_t dot = name.find('.');
+    return dot == std::string::npos ? std::string() : name.substr(0, dot);
+}
+
+// Runs of consecutive layers in one block; a layer outside every block
+// ("head") is a run of its own. Empty when no layer names a block.
+std::vector<LayerBlock> layer_blocks(const std::vector<DivergenceLayer>& layers) {
+    std::vector<LayerBlock> blocks;
+    bool any = false;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        std::string block = block_of(layers[i].name);
+        any = any || !block.empty();
+        if (block.empty()) block = layers[i].name;
+        if (!blocks.empty() && blocks.back().label == block)
+            ++blocks.back().count;
+        else
+            blocks.push_back({block, i, 1});
+    }
+    if (!any) blocks.clear();
+    return blocks;
+}
 
 // The decades of the distance axis. A 0 cannot sit on a log axis; it is
 // drawn one decade below the smallest positive distance so that "equal to
@@ -225,7 +256,7 @@ std::size_t first_largest(const StepRecord& r, Field field, double nan_as, Rank 
 
 // "step 300: fc3 is farthest from its FP32 twin (weight distance 0.00214, relative L2;
 // gradient cosine 0.99991) · lowest gradient cosine: fc1 0.97311".
-std::string divergence_summary(const StepRecord& latest) {
+std::string divergence_summary(const StepRecord& latest, const LayerNames& layer_name) {
     const std::string step = "step " + std::to_string(latest.step) + ": ";
     if (latest.layers.empty()) return step + "no per-layer telemetry (telemetry.enabled is off)";
     // Non-finite weights are the farthest, a non-finite gradient the least aligned.
@@ -265,7 +296,8 @@ std::string nonfinite_steps(Records records, std::size_t layer, Field field) {
 
 // "<what>: fc1, fc2 at every step shown; fc3 at steps 29-100": layers with the
 // same steps named together, in layer order of their first appearance.
-std::string gaps_note(Records records, std::size_t layers, Field field, const std::string& what) {
+std::string gaps_note(Records records, std::size_t layers, Field field, const std::string& what,
+                      const LayerNames& layer_name) {
     std::vector<std::pair<std::string, std::string>> groups;  // steps, layer names
     for (std::size_t i = 0; i < layers; ++i) {
         const std::string steps = nonfinite_steps(records, i, field);
@@ -283,7 +315,7 @@ std::string gaps_note(Records records, std::size_t layers, Field field, const st
     return note;
 }
 
-void fill_view(DivergenceView& v, Records records, std::size_t layers, int columns) {
+void fill_view(DivergenceView& v, Records records, std::size_t layers, int columns, const LayerNames& layer_name) {
     const StepAxis axis{static_cast<double>(records.front()->step - 1), static_cast<double>(records.back()->step)};
     v.step_min = axis.min;
     v.step_max = axis.max;
@@ -304,13 +336,18 @@ void fill_view(DivergenceView& v, Records records, std::size_t layers, int colum
     v.rel_dist_heat.ticks = distance_ticks(dist);
     v.grad_cos_heat = heat_map(records, layers, cols, {&LayerRecord::grad_cos, false, cosine_shade, v.cos_min, v.cos_max});
     v.grad_cos_heat.ticks = cosine_ticks(v.cos_min);
-    v.rel_dist_gaps = gaps_note(records, layers, &LayerRecord::weight_rel_dist, "weight distance not finite");
-    v.grad_cos_gaps = gaps_note(records, layers, &LayerRecord::grad_cos, "gradient cosine not finite (Inf/NaN in the gradient)");
+    v.blocks = layer_blocks(v.layers);
+    v.rel_dist_gaps =
+        gaps_note(records, layers, &LayerRecord::weight_rel_dist, "weight distance not finite", layer_name);
+    v.grad_cos_gaps = gaps_note(records, layers, &LayerRecord::grad_cos,
+                                "gradient cosine not finite (Inf/NaN in the gradient)", layer_name);
 }
 
 }  // namespace
 
-DivergenceView make_divergence_view(const RunLogView& log, bool twin, int columns) {
+DivergenceView make_divergence_view(const RunLogView& log, bool twin, int columns,
+                                    const std::vector<std::string>& layer_names) {
+    const LayerNames names{layer_names};
     DivergenceView v;
     v.twin = twin;
     if (!twin) {
@@ -324,8 +361,8 @@ DivergenceView make_divergence_view(const RunLogView& log, bool twin, int column
     }
     const Records records(log.recent);
     const std::size_t layers = layer_count(records);
-    if (layers > 0) fill_view(v, records, layers, columns);
-    v.summary = divergence_summary(*latest);
+    if (layers > 0) fill_view(v, records, layers, columns, names);
+    v.summary = divergence_summary(*latest, names);
     return v;
 }
 
@@ -334,7 +371,7 @@ std::string heat_cell_text(const DivergenceView& view, DivergenceMetric metric, 
     const HeatMap& map = distance ? view.rel_dist_heat : view.grad_cos_heat;
     const HeatColumn& c = map.columns.at(column);
     const HeatCell& cell = map.rows.at(row).at(column);
-    std::string text = layer_name(row) + " · ";
+    std::string text = view.layers.at(row).name + " · ";
     text += c.first_step == c.last_step ? "step " + std::to_string(c.first_step)
                                         : "steps " + std::to_string(c.first_step) + "–" + std::to_string(c.last_step);
     if (!std::isnan(cell.value)) {

@@ -16,7 +16,7 @@
 namespace plab {
 
 struct DivergenceLayer {
-    std::string name;           // "fc1"
+    std::string name;           // the run's: "fc1", "h0.attn.q"
     std::vector<XY> rel_dist;   // column_polyline; a distance of 0 is drawn at DivergenceView::rel_dist_min
     std::vector<XY> grad_cos;   // column_polyline
 };
@@ -53,6 +53,14 @@ struct HeatMap {
     std::vector<ShadeTick> ticks;
 };
 
+// Consecutive layers of one transformer block (rows first .. first + count - 1).
+struct LayerBlock {
+    std::string label;  // "h0"; a layer outside every block is its own: "head"
+    std::size_t first = 0;
+    std::size_t count = 0;
+    bool operator==(const LayerBlock&) const = default;
+};
+
 struct DivergenceView {
     bool twin = true;
     std::vector<DivergenceLayer> layers;  // empty when there is nothing to draw (no twin, no steps, no telemetry)
@@ -66,6 +74,9 @@ struct DivergenceView {
     double cos_min = 0.9, cos_max = 1;    // y axis of the cosine
     HeatMap rel_dist_heat;                // max distance per cell; shade = its place between the axis's decades (0 for 0)
     HeatMap grad_cos_heat;                // min cosine per cell; shade 0 at cos 1, 1 at cos_min
+    // The layers grouped by block, for the heat maps' labels at 30-60 rows;
+    // empty when no layer name names a block (an MLP's fc1, fc2, ...).
+    std::vector<LayerBlock> blocks;
     std::string summary;                  // the layer farthest from the twin at the latest step, or why nothing is shown
     // The layers whose lines have gaps because their value was not finite, and
     // where: "gradient cosine not finite (Inf/NaN in the gradient): fc1, fc2 at
@@ -80,7 +91,10 @@ struct DivergenceView {
 // per step while the steps fit). Non-finite values are left out of the lines
 // and mark the heat cells they fall in; so is the cosine of a layer whose
 // gradient held Inf or NaN (an overflow step), whatever number it was.
-DivergenceView make_divergence_view(const RunLogView& log, bool twin, int columns);
+// Layers are named from `layer_names` (the run's, RunView::layer_names);
+// "fc<n>" for any beyond it.
+DivergenceView make_divergence_view(const RunLogView& log, bool twin, int columns,
+                                    const std::vector<std::string>& layer_names = {});
 
 enum class DivergenceMetric { rel_dist, grad_cos };
 

@@ -202,13 +202,12 @@ public:
         const HeatMap& m = map();
         if (m.columns.empty()) return;
         set_step_range(x_, view_->step_min, view_->step_max);
-        const auto rows = static_cast<int>(m.rows.size());
-        if (rows != labelled_rows_) {
+        const std::vector<RowLabel> labels = row_labels(*view_, static_cast<int>(m.rows.size()));
+        if (labels != labels_) {
             for (const QString& label : y_->categoriesLabels()) y_->remove(label);
-            // Row r is drawn between y = rows - r - 1 and rows - r: fc1 on top.
-            for (int k = 0; k < rows; ++k) y_->append(QString("fc%1").arg(rows - k), k + 1);
-            y_->setRange(0, rows);
-            labelled_rows_ = rows;
+            for (const auto& [label, end] : labels) y_->append(label, end);
+            y_->setRange(0, static_cast<double>(m.rows.size()));
+            labels_ = labels;
         }
         bar_->set_ticks(m.ticks);
         place();
@@ -229,6 +228,27 @@ protected:
     }
 
 private:
+    using RowLabel = std::pair<QString, int>;  // a category's label and its upper end on the y axis
+
+    // Row r is drawn between y = rows - r - 1 and rows - r: the first layer on
+    // top. A transformer's layers are labelled by block (h0, h1, head): at
+    // 30-60 rows one label a row would overlap; the tooltip names the layer.
+    static std::vector<RowLabel> row_labels(const DivergenceView& v, int rows) {
+        std::vector<RowLabel> labels;
+        if (v.blocks.empty()) {
+            for (int k = 0; k < rows; ++k) {
+                const auto layer = static_cast<std::size_t>(rows - k - 1);
+                labels.push_back({layer < v.layers.size() ? QString::fromStdString(v.layers[layer].name)
+                                                          : QString("fc%1").arg(rows - k),
+                                  k + 1});
+            }
+            return labels;
+        }
+        for (auto b = v.blocks.rbegin(); b != v.blocks.rend(); ++b)
+            labels.push_back({QString::fromStdString(b->label), rows - static_cast<int>(b->first)});
+        return labels;
+    }
+
     const HeatMap& map() const {
         return metric_ == DivergenceMetric::rel_dist ? view_->rel_dist_heat : view_->grad_cos_heat;
     }
@@ -261,8 +281,11 @@ private:
                 p.fillRect(cell, cell_colour(m.rows[r][c]));
             }
         }
-        p.setPen(QPen(theme().window, 2));  // a gap between the layers' rows
+        p.setPen(QPen(theme().window, row_h >= 6 ? 2 : 1));  // a gap between the layers' rows
         for (std::size_t r = 1; r < m.rows.size(); ++r) p.drawLine(QPointF(0, r * row_h), QPointF(area.width(), r * row_h));
+        p.setPen(QPen(theme().text, 2));  // and a line between blocks
+        for (const LayerBlock& b : view_->blocks)
+            if (b.first > 0) p.drawLine(QPointF(0, b.first * row_h), QPointF(area.width(), b.first * row_h));
         viewport()->update();
     }
 
@@ -286,7 +309,7 @@ private:
     QValueAxis* x_ = nullptr;
     QCategoryAxis* y_ = nullptr;
     ShadeBar* bar_ = nullptr;
-    int labelled_rows_ = -1;
+    std::vector<RowLabel> labels_;
     std::shared_ptr<const DivergenceView> view_;
     QImage cells_;
 };
@@ -343,6 +366,7 @@ QWidget* DivergencePanel::make_toggle() {
     connect(group, &QButtonGroup::buttonToggled, this, [this](QAbstractButton*, bool on) {
         if (on) redraw();
     });
+    connect(group, &QButtonGroup::buttonClicked, this, [this](QAbstractButton*) { view_chosen_ = true; });
     return row;
 }
 
@@ -428,6 +452,10 @@ void DivergencePanel::show_snapshot(const SessionSnapshot& snapshot) {
     if (!run.config) return;
     log_ = run.log;
     twin_ = run.config->twin;
+    layer_names_ = run.layer_names;
+    // Past a dozen layers the lines tangle (a transformer has 30-60 tensors):
+    // the heat map shows them, one row each, until the user picks a view.
+    if (!view_chosen_) show_heat_map(layer_names_.size() > kMostLines);
     no_twin_text_ = snapshot.record && !twin_ ? record_gap_text(RecordGap::twin, *snapshot.record) : std::string();
     have_run_ = true;
     redraw();
@@ -438,7 +466,7 @@ void DivergencePanel::redraw() {
     const bool heat = heat_map_shown();
     const int columns = shown_columns();
     drawn_columns_ = columns;
-    auto view = std::make_shared<const DivergenceView>(make_divergence_view(log_, twin_, columns));
+    auto view = std::make_shared<const DivergenceView>(make_divergence_view(log_, twin_, columns, layer_names_));
     summary_->set_text(QString::fromStdString(view->summary));
     if (view->layers.empty()) {
         message_->setText(QString::fromStdString(no_twin_text_.empty() ? view->summary : no_twin_text_));

@@ -66,6 +66,9 @@ private:
     // What the last snapshot held, kept to redraw when the toggle changes.
     RunLogView log_;
     bool twin_ = true;
+    std::vector<std::string> layer_names_;  // the run's (RunView::layer_names)
+    static constexpr std::size_t kMostLines = 12;  // more layers open on the heat map
+    bool view_chosen_ = false;              // the user clicked lines or heat map
     std::string no_twin_text_;  // why a record without a twin shows nothing ("" otherwise)
     bool have_run_ = false;
     int drawn_columns_ = 0;  // the pixel columns the shown view was made for
