@@ -178,6 +178,7 @@ TinyGpt::PassBuffers& TinyGpt::pass(const Tensor& ids) const {
 }
 
 const Tensor& TinyGpt::probs() const { return last_pass().probs; }
+const Tensor& TinyGpt::logits() const { return last_pass().logits; }
 
 void TinyGpt::notify(OpObserver* observer, Phase phase, std::string_view layer, std::string_view op,
                      const Tensor& out, const Tensor* in, float scale) const {

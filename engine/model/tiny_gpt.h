@@ -87,6 +87,9 @@ public:
     Linear* head() { return head_ ? &*head_ : nullptr; }
     // Of the last forward: the softmax probabilities of every position (rows x vocabulary).
     const Tensor& probs() const;
+    // Of the last forward: the head's output (rows x vocabulary), before the
+    // softmax; what greedy decoding takes the argmax of (text_sampler.h).
+    const Tensor& logits() const;
     // f(tensor) for every buffer the kept passes hold and the norms' row statistics.
     void for_each_buffer(const std::function<void(const Tensor&)>& f) const override;
 

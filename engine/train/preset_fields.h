@@ -115,6 +115,8 @@ void visit_fields(RunConfig& c, Visitor&& v) {
 
     v("telemetry", "enabled", c.telemetry.enabled);
     v("telemetry", "hist_every", IntField{c.telemetry.hist_every, kHistEveryLimits});
+    v("telemetry", "sample_every", IntField{c.telemetry.sample_every, kSampleEveryLimits});
+    v("telemetry", "sample_chars", IntField{c.telemetry.sample_chars, kSampleCharsLimits});
 }
 
 // "section.key", or "key" at the top level.

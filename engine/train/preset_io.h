@@ -15,7 +15,7 @@
 //               "hysteresis", "min_scale", "max_scale"},
 //    "optimizer": {"kind", "lr", "momentum", "beta1", "beta2", "eps", "weight_decay", "clip_norm",
 //                  "clip_scaled", "accumulation"},
-//    "telemetry": {"enabled", "hist_every"}}
+//    "telemetry": {"enabled", "hist_every", "sample_every", "sample_chars"}}
 // The run's seed is also the data set's (data.seed is not a key).
 #include <string>
 #include <string_view>

@@ -17,6 +17,8 @@ inline constexpr IntLimits kStepsLimits{1, 10'000'000};
 inline constexpr IntLimits kBatchSizeLimits{1, 65'536};
 inline constexpr IntLimits kEvalEveryLimits{1, 10'000'000};
 inline constexpr IntLimits kHistEveryLimits{0, 10'000'000};
+inline constexpr IntLimits kSampleEveryLimits{0, 10'000'000};
+inline constexpr IntLimits kSampleCharsLimits{1, 1000};
 
 // The model's Linear layers, input to output: "fc1" .. "fcN", N = hidden.size() + 1.
 std::vector<std::string> model_layer_names(const ModelConfig& model);

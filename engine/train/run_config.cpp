@@ -76,6 +76,18 @@ void validate_batch_size(const RunConfig& c) {
                          std::to_string(c.data.samples) + " minus " + std::to_string(test_rows) + " test rows)");
 }
 
+// Text samples are a language model's writing: an MLP has none to show.
+void validate_telemetry(const RunConfig& c) {
+    const TelemetryConfig& t = c.telemetry;
+    check_limits("telemetry.hist_every", t.hist_every, kHistEveryLimits);
+    check_limits("telemetry.sample_every", t.sample_every, kSampleEveryLimits);
+    check_limits("telemetry.sample_chars", t.sample_chars, kSampleCharsLimits);
+    if (t.sample_every > 0 && c.model.kind != ModelKind::gpt)
+        reject_field("telemetry.sample_every", std::to_string(t.sample_every),
+                     "0 with model.kind " + std::string(model_kind_name(c.model.kind)) +
+                         " (text samples need a language model: model.kind gpt)");
+}
+
 }  // namespace
 
 void validate(const RunConfig& c) {
@@ -90,7 +102,7 @@ void validate(const RunConfig& c) {
     validate_precision(c.precision, c.model);
     validate(c.scaler);
     validate(c.optimizer);
-    check_limits("telemetry.hist_every", c.telemetry.hist_every, kHistEveryLimits);
+    validate_telemetry(c);
 }
 
 }  // namespace plab

@@ -15,6 +15,10 @@ namespace plab {
 struct TelemetryConfig {
     bool enabled = true;  // per-step tensor statistics
     int hist_every = 0;   // log2 histograms every K steps; 0 = none
+    // A language model's greedy text (train/text_sampler.h) every K steps and
+    // on the last; 0 = none. The MLP writes no text, so it must keep 0.
+    int sample_every = 0;
+    int sample_chars = 80;  // characters each free-text sample writes (addition: the answer's digits)
 
     bool operator==(const TelemetryConfig&) const = default;
 };

@@ -14,17 +14,26 @@ namespace {
 // make_shared puts the control block (vtable pointer, two counts) next to the object.
 constexpr std::size_t kControlBlockBytes = 16;
 
+// Heap a string holds beyond its own object (0 while it fits the small-string buffer).
+std::size_t heap_bytes(const std::string& s) {
+    return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
+}
+
+std::size_t samples_bytes(const TextSamples& samples) {
+    std::size_t bytes = kControlBlockBytes + sizeof(TextSamples) + samples.samples.capacity() * sizeof(TextSample);
+    for (const TextSample& t : samples.samples)
+        bytes += heap_bytes(t.prompt) + heap_bytes(t.expected) + heap_bytes(t.model) + heap_bytes(t.twin);
+    return bytes;
+}
+
 std::size_t held_bytes(const StepRecord& record) {
     const std::size_t histograms =
         record.histograms ? kControlBlockBytes + sizeof(*record.histograms) +
                                 record.histograms->capacity() * sizeof(LayerHistograms)
                           : 0;
-    return kControlBlockBytes + sizeof(StepRecord) + record.layers.capacity() * sizeof(LayerRecord) + histograms;
-}
-
-// Heap a string holds beyond its own object (0 while it fits the small-string buffer).
-std::size_t heap_bytes(const std::string& s) {
-    return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
+    const std::size_t samples = record.samples ? samples_bytes(*record.samples) : 0;
+    return kControlBlockBytes + sizeof(StepRecord) + record.layers.capacity() * sizeof(LayerRecord) + histograms +
+           samples;
 }
 
 void keep_last(std::optional<float>& into, const std::optional<float>& later) {

@@ -11,6 +11,7 @@
 #include "engine/amp/fp8_tensors.h"
 #include "engine/telemetry/tensor_stats.h"
 #include "engine/train/decision_grid.h"
+#include "engine/train/text_samples.h"
 
 namespace plab {
 
@@ -68,6 +69,9 @@ struct StepRecord {
     // The decision boundary on the steps that took one (TrainerOptions::boundary_every), else null;
     // shared and immutable like the histograms.
     std::shared_ptr<const DecisionGrid> boundary;
+    // A language model's text on the steps that took it (telemetry.sample_every), else null;
+    // shared and immutable like the histograms.
+    std::shared_ptr<const TextSamples> samples;
 };
 
 // What the loss scaler did in the step: its event into the record's fields.

@@ -382,6 +382,7 @@ StepRecord Trainer::take_step() {
     if (twin_) twin_->optimizer.collect();
     evaluate(record);  // overwrites the activations
     take_boundary(record);  // so does this, after everything that reads them
+    take_samples(record);   // and this
     return record;
 }
 
@@ -636,6 +637,24 @@ void Trainer::take_boundary(StepRecord& record) {
     classify_grid(*mixed_, grid->amp, grid->amp_confidence);
     if (twin_) classify_grid(*twin_, grid->twin, grid->twin_confidence);
     record.boundary = std::move(grid);
+}
+
+// Each side's greedy text from the sampler's fixed prompts, in the formats
+// it is evaluated in; every sample_every steps and on the config's last step.
+void Trainer::take_samples(StepRecord& record) {
+    const TelemetryConfig& t = config_.telemetry;
+    if (!tokens_ || t.sample_every == 0 || (record.step % t.sample_every != 0 && record.step != config_.steps))
+        return;
+    if (!text_sampler_ || text_sampler_->chars() != t.sample_chars)
+        text_sampler_ = std::make_unique<TextSampler>(backend_, *tokens_, config_.model.gpt.context, t.sample_chars);
+    auto samples = std::make_shared<TextSamples>(text_sampler_->prompts(record.step));
+    const auto write = [&](Side& side, std::string TextSample::*into) {
+        std::vector<std::string> texts = text_sampler_->write(dynamic_cast<TinyGpt&>(*side.model), side.formats);
+        for (std::size_t i = 0; i < texts.size(); ++i) samples->samples[i].*into = std::move(texts[i]);
+    };
+    write(*mixed_, &TextSample::model);
+    if (twin_) write(*twin_, &TextSample::twin);
+    record.samples = std::move(samples);
 }
 
 }  // namespace plab

@@ -28,7 +28,8 @@
 //     backend's state; the optimizers' counts (Optimizer::collect) and the
 //     telemetry go into the StepRecord.
 //  5. Every eval_every steps, the test set (reads back at once: not part of
-//     the recorded step), and the decision boundary when asked.
+//     the recorded step), the decision boundary when asked, and a language
+//     model's text samples every telemetry.sample_every steps.
 #include <array>
 #include <memory>
 #include <optional>
@@ -50,6 +51,7 @@
 #include "engine/train/step_graph_cache.h"
 #include "engine/train/step_settings.h"
 #include "engine/train/telemetry.h"
+#include "engine/train/text_sampler.h"
 
 namespace plab {
 
@@ -139,6 +141,7 @@ private:
     float evaluate_side(Side& side, const PassFormats& formats, float* accuracy);
     float predict(Side& side, const PassFormats& formats, const Tensor& x, const Tensor& y, std::vector<float>& probs);
     void take_boundary(StepRecord& record);
+    void take_samples(StepRecord& record);
     void classify_grid(Side& side, std::vector<std::uint8_t>& classes, std::vector<float>& confidence);
     void draw_batch(int k);
     void apply_live(const RunConfig& next);
@@ -158,6 +161,9 @@ private:
     std::unique_ptr<const TokenData> tokens_;
     std::unique_ptr<WindowSampler> windows_;
     TokenBatch test_tokens_;
+    // Made on the first sample step (a live edit may turn samples on), and
+    // again when telemetry.sample_chars changes; null until then.
+    std::unique_ptr<TextSampler> text_sampler_;
     LossScaler scaler_;
     std::unique_ptr<Side> mixed_;
     std::unique_ptr<Side> twin_;  // null when the twin is off

@@ -33,12 +33,16 @@ TEST(BufferSets, KeepsASetPerKeyAtItsAddressAndDropsTheLeastRecentlyUsed) {
     EXPECT_EQ(sets.current(), eight);
     EXPECT_EQ(*sets.current_key(), 8);
     (void)twenty;
-    (void)sets.use(5, make);               // a third key drops 20, the least recently used
+    static_assert(kBufferSets == 3);       // the training batch, the test set and a sampled window
+    (void)sets.use(30, make);              // a third key fits beside them
     EXPECT_EQ(made, 3);
     EXPECT_EQ(&sets.use(8, make), eight);
-    EXPECT_EQ(made, 3);
-    (void)sets.use(20, make);              // made again
+    (void)sets.use(5, make);               // a fourth drops 20, the least recently used
     EXPECT_EQ(made, 4);
+    EXPECT_EQ(&sets.use(8, make), eight);
+    EXPECT_EQ(made, 4);
+    (void)sets.use(20, make);              // made again
+    EXPECT_EQ(made, 5);
     EXPECT_EQ(sets.current()->size(), 20u);
 }
 

@@ -155,6 +155,12 @@ TEST(PresetErrors, OutOfRange) {
     EXPECT_EQ(parse_error(R"({"eval_every": 0})"), "eval_every: 0 is out of range; allowed 1..10000000");
     EXPECT_EQ(parse_error(R"({"telemetry": {"hist_every": -1}})"),
               "telemetry.hist_every: -1 is out of range; allowed 0..10000000");
+    EXPECT_EQ(parse_error(R"({"telemetry": {"sample_every": -5}})"),
+              "telemetry.sample_every: -5 is out of range; allowed 0..10000000");
+    EXPECT_EQ(parse_error(R"({"telemetry": {"sample_chars": 0}})"),
+              "telemetry.sample_chars: 0 is out of range; allowed 1..1000");
+    EXPECT_EQ(parse_error(R"({"telemetry": {"sample_chars": 1001}})"),
+              "telemetry.sample_chars: 1001 is out of range; allowed 1..1000");
     EXPECT_EQ(parse_error(R"({"data": {"samples": 1099511627776}})"),
               "data.samples: 1099511627776 is out of range; allowed -2147483648..2147483647");
     // Floats beyond float's range, either way, are errors, not Inf or 0.
@@ -186,6 +192,16 @@ TEST(PresetErrors, BatchSizeAtMostTheTrainingRows) {
     EXPECT_EQ(parse_error("{" + data + R"(, "batch_size": 1230})"),
               "batch_size: 1230 is out of range; allowed 1..1229 (the training rows: data.samples 1536 minus 307 "
               "test rows)");
+}
+
+// An MLP writes no text: samples are refused with the kind that cannot take
+// them, and taken with a GPT.
+TEST(PresetErrors, TextSamplesNeedALanguageModel) {
+    EXPECT_EQ(parse_error(R"({"telemetry": {"sample_every": 50}})"),
+              "telemetry.sample_every: 50 is out of range; allowed 0 with model.kind mlp (text samples need a "
+              "language model: model.kind gpt)");
+    const std::string gpt = R"("data": {"kind": "shakespeare"}, "model": {"kind": "gpt"})";
+    EXPECT_EQ(parse_run_config("{" + gpt + R"(, "telemetry": {"sample_every": 50}})", "").telemetry.sample_every, 50);
 }
 
 // ---------------------------------------------------------------------------

@@ -224,7 +224,9 @@ TEST(PresetWrite, DefaultConfigPretty) {
   },
   "telemetry": {
     "enabled": true,
-    "hist_every": 0
+    "hist_every": 0,
+    "sample_every": 0,
+    "sample_chars": 80
   }
 }
 )";
@@ -241,7 +243,7 @@ TEST(PresetWrite, CompactIsOneLine) {
     EXPECT_EQ(text.substr(0, 34), R"({"name":"custom","description":"",)");
     EXPECT_NE(text.find(R"("hidden":[8,16])"), std::string::npos) << text;
     EXPECT_NE(text.find(R"("layer_overrides":{"fc1":"bf16","fc3":"fp32"})"), std::string::npos) << text;
-    const std::string tail = R"(,"telemetry":{"enabled":true,"hist_every":0}})";
+    const std::string tail = R"(,"telemetry":{"enabled":true,"hist_every":0,"sample_every":0,"sample_chars":80}})";
     EXPECT_EQ(text.substr(text.size() - tail.size()), tail);
 }
 
@@ -295,6 +297,8 @@ RunConfig odd_config() {
     c.optimizer.accumulation = 4;
     c.telemetry.enabled = false;
     c.telemetry.hist_every = 10000000;
+    // sample_every stays 0: an MLP has no text to sample (validate refuses it).
+    c.telemetry.sample_chars = 1000;
     return c;
 }
 
@@ -383,11 +387,11 @@ TEST(ApplySetting, SettingsValidateOnceAtTheEnd) {
 
 TEST(ApplySetting, PathsListEveryField) {
     const std::vector<std::string> paths = setting_paths();
-    ASSERT_EQ(paths.size(), 55u);  // 8 top-level, data 6, model 14, precision 7, scaler 8, optimizer 10, telemetry 2
+    ASSERT_EQ(paths.size(), 57u);  // 8 top-level, data 6, model 14, precision 7, scaler 8, optimizer 10, telemetry 4
     EXPECT_EQ(paths.front(), "name");
     EXPECT_EQ(paths[2], "guide");
     EXPECT_EQ(paths[8], "data.kind");
-    EXPECT_EQ(paths.back(), "telemetry.hist_every");
+    EXPECT_EQ(paths.back(), "telemetry.sample_chars");
 }
 
 // Every path, one --set each, turns the defaults into odd_config(). The values
