@@ -19,6 +19,7 @@
 #include "ui/cli/commands.h"
 #include "ui/present/step_fields.h"
 #include "ui/records/fast_lines.h"
+#include "ui/records/opened_record.h"
 #include "ui/records/run_reader.h"
 #include "ui/records/run_writer.h"
 
@@ -361,6 +362,65 @@ TEST(RunReader, AFileReadInRangesOnThreadsIsReadAsInOnePass) {
             EXPECT_EQ(progress.back(), text.size());
         }
     }
+}
+
+// A language model's text samples come back character for character, on
+// their steps, however the file is read; the twin's text only where the
+// header has a twin.
+TEST(RunReader, ReadsBackEveryTextSampleExactly) {
+    const WrittenRun written =
+        train_and_write("tiny-gpt-amp-fp16", 7,
+                        {"model.layers=1", "model.width=16", "model.heads=2", "model.context=8", "batch_size=4",
+                         "telemetry.hist_every=2", "telemetry.sample_every=3", "telemetry.sample_chars=40"});
+    std::vector<const TextSamples*> wrote;
+    for (const StepRecord& r : written.steps)
+        if (r.samples) wrote.push_back(r.samples.get());
+    ASSERT_EQ(wrote.size(), 3u);  // steps 3, 6 and the last, 7
+    const std::string file = saved(written.text, "samples");
+    for (unsigned threads : {0u, 1u, 2u, 7u}) {
+        const RecordedRun run = threads == 0 ? read_text(written.text) : read_run_file(file, in_ranges(threads));
+        EXPECT_TRUE(run.warnings.empty()) << threads;
+        ASSERT_EQ(run.samples.size(), wrote.size()) << threads;
+        for (std::size_t i = 0; i < wrote.size(); ++i) EXPECT_EQ(*run.samples[i], *wrote[i]) << threads;
+    }
+    EXPECT_EQ(wrote[0]->step, 3);
+    EXPECT_EQ(wrote[2]->step, 7);
+    EXPECT_EQ(wrote[0]->samples[0].model.size(), 40u);
+
+    // An opened record puts them on their steps, as a live run's records carry them.
+    const OpenedRecord opened = open_record(file);
+    int carried = 0;
+    for (const auto& r : opened.recorded.log.recent) {
+        if (!r->samples) continue;
+        EXPECT_EQ(*r->samples, *wrote[static_cast<std::size_t>(carried)]);
+        EXPECT_EQ(r->step, wrote[static_cast<std::size_t>(carried)]->step);
+        ++carried;
+    }
+    EXPECT_EQ(carried, 3);
+}
+
+TEST(RunReader, ASamplesLineEscapesItsTextAndLeavesOutWhatIsAbsent) {
+    std::ostringstream out;
+    {
+        auto writer = make_run_writer(RecordFormat::jsonl, out);
+        RunHeader h;
+        h.config_json = "{}";
+        writer->header(h);
+        writer->samples({4, {{"a\"b\\c\nd", "", "x\ty", "ignored: no twin"}, {"1+2=", "30", "31", "31"}}});
+        writer->flush();
+    }
+    const std::string text = out.str();
+    const std::string line = text.substr(text.find('\n') + 1);
+    EXPECT_EQ(line, R"J({"type":"samples","step":4,"samples":[{"prompt":"a\"b\\c\u000ad","model":"x\u0009y"},)J"
+                    R"J({"prompt":"1+2=","expected":"30","model":"31"}]})J"
+                    "\n");
+    const RecordedRun run = read_text(text);
+    ASSERT_EQ(run.samples.size(), 1u);
+    const TextSamples expected{4, {{"a\"b\\c\nd", "", "x\ty", ""}, {"1+2=", "30", "31", ""}}};
+    EXPECT_EQ(*run.samples[0], expected);
+    EXPECT_EQ(error_of(text.substr(0, text.find('\n') + 1) + R"J({"type":"samples","step":4,"samples":[{"prompt":"x"}]})J" +
+                       "\n"),
+              "run.jsonl line 2: samples[0].model: missing");
 }
 
 TEST(RunReader, AFileReadInRangesNamesTheLineOfItsFirstProblem) {

@@ -18,9 +18,10 @@ struct WrittenRun {
     RunHeader header;
 };
 
-inline WrittenRun train_and_write(const std::string& preset, int steps) {
+inline WrittenRun train_and_write(const std::string& preset, int steps, const std::vector<std::string>& settings = {}) {
     RunConfig config = load_preset(preset);
     config.steps = steps;
+    apply_settings(config, settings);
     CpuBackend backend;
     Trainer trainer(backend, config);
     WrittenRun run;
@@ -32,7 +33,7 @@ inline WrittenRun train_and_write(const std::string& preset, int steps) {
         for (int i = 0; i < steps; ++i) {
             run.steps.push_back(trainer.step());
             writer->step(run.steps.back());
-            if (run.steps.back().histograms) writer->histograms(run.steps.back().step, *run.steps.back().histograms);
+            write_step_extras(*writer, run.steps.back());
         }
         writer->flush();
     }

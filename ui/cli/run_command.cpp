@@ -154,7 +154,7 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
             micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - before).count();
         errno = 0;  // so a failed write below says its own reason
         writer->step(r, micros);
-        if (trainer.has_histograms()) writer->histograms(r.step, trainer.histograms());
+        write_step_extras(*writer, r);
         if (!records)
             throw WriteError(records_failure(o, "at step " + std::to_string(r.step)));
         totals.add(r);

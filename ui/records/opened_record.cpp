@@ -62,10 +62,21 @@ RunLogLimits record_limits() {
     return limits;
 }
 
+// Each samples line onto its step's record, as a live run's step carries
+// them; a line whose step the record lacks stays in RecordedRun::samples only.
+void attach_samples(RecordedRun& run) {
+    for (const std::shared_ptr<const TextSamples>& s : run.samples) {
+        const auto it = std::lower_bound(run.steps.begin(), run.steps.end(), s->step,
+                                         [](const StepRecord& r, std::int64_t step) { return r.step < step; });
+        if (it != run.steps.end() && it->step == s->step) it->samples = s;
+    }
+}
+
 // The record's steps as a run's log. Their layers and histograms move into
 // it: a moved-from StepRecord keeps its scalars, which is all that
 // RecordedRun::steps is read for afterwards (the what-if's scale steps).
 RunView recorded_view(RecordedRun& run, std::shared_ptr<const RunConfig> config) {
+    attach_samples(run);
     RunLog log(record_limits());
     for (StepRecord& r : run.steps) log.append(std::move(r));
     const std::int64_t steps = run.steps.empty() ? 0 : run.steps.back().step;

@@ -27,7 +27,7 @@ StepRecord write_replay(const RunExport& e, std::ostream& out, const ExportProgr
         }
         last = trainer.step();
         writer->step(last);
-        if (trainer.has_histograms()) writer->histograms(last.step, trainer.histograms());
+        write_step_extras(*writer, last);
         if (progress && !progress(last.step)) throw Error("export cancelled");
     }
     writer->flush();

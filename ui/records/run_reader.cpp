@@ -371,6 +371,24 @@ RecordedNan read_nan(const Json& line, const Place& at) {
     return n;
 }
 
+// A "samples" line: each sample's prompt and model text, the expected
+// answer and the twin's text where the writer had them.
+std::shared_ptr<const TextSamples> read_samples(const Json& line, const Place& at) {
+    auto out = std::make_shared<TextSamples>();
+    const Fields f(line, at, "");
+    out->step = f.integer("step");
+    const Json& samples = f.required("samples");
+    if (!samples.is_array()) at.fail("samples", shown(samples) + " is not a list");
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        const std::string path = "samples[" + std::to_string(i) + "]";
+        if (!samples[i].is_object()) at.fail(path, shown(samples[i]) + " is not an object");
+        const Fields s(samples[i], at, path);
+        out->samples.push_back({as_string(s.required("prompt"), at, path + ".prompt"), s.optional_string("expected"),
+                                as_string(s.required("model"), at, path + ".model"), s.optional_string("twin")});
+    }
+    return out;
+}
+
 // Any line after the header, read with nlohmann-json.
 void read_careful(const Json& line, const Place& at, const RunReadOptions& options, RecordedRun& run,
                   std::vector<std::string>& unknown_types) {
@@ -387,6 +405,8 @@ void read_careful(const Json& line, const Place& at, const RunReadOptions& optio
         if (options.layer_histograms && options.layers_kept > 0) attach_histograms(line, at, run);
     } else if (kind == "nan") {
         run.nans.push_back(read_nan(line, at));
+    } else if (kind == "samples") {
+        run.samples.push_back(read_samples(line, at));
     } else if (kind != "edit" && kind != "run" &&
                std::find(unknown_types.begin(), unknown_types.end(), kind) == unknown_types.end()) {
         unknown_types.push_back(kind);
@@ -547,6 +567,7 @@ void merge_range(RangeRead& r, std::int64_t offset, const std::string& label, Re
     std::move(part.gradient_histograms.begin(), part.gradient_histograms.end(),
               std::back_inserter(run.gradient_histograms));
     std::move(part.nans.begin(), part.nans.end(), std::back_inserter(run.nans));
+    std::move(part.samples.begin(), part.samples.end(), std::back_inserter(run.samples));
     run.histogram_lines += part.histogram_lines;
 }
 

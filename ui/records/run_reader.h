@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,9 @@ struct RecordedRun {
     // the sum over layers of the unscaled weight gradients' histograms.
     std::vector<std::pair<std::int64_t, Log2Histogram>> gradient_histograms;
     std::vector<RecordedNan> nans;
+    // Every "samples" line (a language model's text), in the record's order;
+    // small, so all are kept however long the record.
+    std::vector<std::shared_ptr<const TextSamples>> samples;
     std::vector<std::string> warnings;
 };
 

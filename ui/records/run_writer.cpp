@@ -97,6 +97,23 @@ public:
         maybe_flush();
     }
 
+    // The twin's text only when the header says there is a twin, as its step fields are.
+    void samples(const TextSamples& s) override {
+        {
+            JsonLine j(buffer_);
+            j.string("type", "samples").integer("step", s.step).begin_array("samples");
+            for (const TextSample& t : s.samples) {
+                j.begin_object().string("prompt", t.prompt);
+                if (!t.expected.empty()) j.string("expected", t.expected);
+                j.string("model", t.model);
+                if (twin_) j.string("twin", t.twin);
+                j.end_object();
+            }
+            j.end_array();
+        }
+        maybe_flush();
+    }
+
     void nan(const NanReport& r) override {
         JsonLine j(buffer_);
         j.string("type", "nan").integer("step", r.step).string("phase", phase_name(r.phase)).string("layer", r.layer)
@@ -179,6 +196,7 @@ public:
         if (buffer_.size() >= kFlushBytes) flush();
     }
     void histograms(std::int64_t, const std::vector<LayerHistograms>&) override {}  // JSON Lines only
+    void samples(const TextSamples&) override {}  // JSON Lines only
     void nan(const NanReport&) override {}  // reported on stderr; CSV rows have no room for it
     void edit(std::int64_t, const std::string&) override {}  // JSON Lines only
     void flush() override {
@@ -200,6 +218,11 @@ private:
 std::unique_ptr<RunWriter> make_run_writer(RecordFormat format, std::ostream& out) {
     if (format == RecordFormat::csv) return std::make_unique<CsvWriter>(out);
     return std::make_unique<JsonlWriter>(out);
+}
+
+void write_step_extras(RunWriter& writer, const StepRecord& record) {
+    if (record.histograms) writer.histograms(record.step, *record.histograms);
+    if (record.samples) writer.samples(*record.samples);
 }
 
 RunHeader make_run_header(const Trainer& trainer, const Backend& backend) {

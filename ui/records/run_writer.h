@@ -31,6 +31,8 @@ public:
     // that two runs of one seed are byte-identical otherwise.
     virtual void step(const StepRecord& record, std::optional<double> micros = std::nullopt) = 0;
     virtual void histograms(std::int64_t step, const std::vector<LayerHistograms>& layers) = 0;
+    // A language model's text samples (StepRecord::samples), after their step's line.
+    virtual void samples(const TextSamples& samples) = 0;
     virtual void nan(const NanReport& report) = 0;
     // A live edit applied after step `after_step` (0: before the first), so it acts from the next step on.
     virtual void edit(std::int64_t after_step, const std::string& assignment) = 0;
@@ -41,6 +43,9 @@ enum class RecordFormat { jsonl, csv };
 
 // The header of a trainer's run: its config as it stands, layers and backend.
 RunHeader make_run_header(const Trainer& trainer, const Backend& backend);
+
+// What follows a step's own line: its histograms and its text samples, when it took them.
+void write_step_extras(RunWriter& writer, const StepRecord& record);
 
 // The writer keeps a reference to `out`; it buffers and writes in large blocks.
 std::unique_ptr<RunWriter> make_run_writer(RecordFormat format, std::ostream& out);
