@@ -48,7 +48,7 @@ TEST(RecordNotes, AnEditOfASettingAlreadyTriedReplacesIt) {
 
 TEST(RecordNotes, EveryGapSaysWhoseRecordItIs) {
     const SessionSnapshot probe = recorded("plab_probe 0.1.0, torch 2.4.0", false);
-    for (RecordGap gap : {RecordGap::decision, RecordGap::twin, RecordGap::speed})
+    for (RecordGap gap : {RecordGap::decision, RecordGap::twin, RecordGap::speed, RecordGap::samples})
         EXPECT_NE(record_gap_text(gap, *probe.record).find("a PyTorch record (plab_probe 0.1.0, torch 2.4.0)"),
                   std::string::npos);
     EXPECT_NE(record_gap_text(RecordGap::remedies, *probe.record).find("plab replay /data/runs/gpt.jsonl --search"),

@@ -24,6 +24,10 @@ std::string record_gap_text(RecordGap gap, const RecordOrigin& origin) {
         case RecordGap::speed:
             return "No speed or memory figures for " + writer(origin) +
                    ": they are the lab's own model's, measured as it trains here.";
+        case RecordGap::samples:
+            return "No text samples in " + writer(origin) +
+                   ": they are the greedy text of the lab's own language model, written as it trains "
+                   "(telemetry.sample_every).";
         case RecordGap::remedies:
             return "This is a recorded run: it cannot be rewound or forked here. Try other loss-scale settings in "
                    "the Loss scale panel (they replay the record's scaler on its gradients, dashed), or run "

@@ -13,6 +13,7 @@ enum class RecordGap {
     twin,       // the FP32 twin: trained in lock-step by the lab only
     speed,      // speed and memory of a PyTorch model the lab does not build
     remedies,   // the NaN panel's remedies: forks of a run training here
+    samples,    // text samples: written by the lab's own language model as it trains
 };
 
 std::string record_gap_text(RecordGap gap, const RecordOrigin& origin);
