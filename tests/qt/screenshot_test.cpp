@@ -72,12 +72,15 @@ class PanelShot : public ::testing::TestWithParam<const char*> {};
 TEST_P(PanelShot, IsDrawn) {
     // The diagnosis panel has something to show once a run has overflowed; the
     // decision panel once the first grid is taken (every 200 steps in the workbench);
-    // the scenario panel on a scenario preset (its guide and its buttons).
+    // the scenario panel on a scenario preset (its guide and its buttons); the
+    // samples panel once a language model wrote its first text (step 50).
     const std::string panel = GetParam();
-    const bool nan = panel == "nan";
-    const int steps = nan ? 270 : (panel == "decision" ? 200 : 120);
-    const std::string preset =
-        nan ? "fp16-static-overflow" : (panel == "scenario" ? "scaler-sawtooth" : "spirals-amp-fp16");
+    const bool nan = panel == "nan", samples = panel == "samples";
+    const int steps = nan ? 270 : (panel == "decision" ? 200 : samples ? 50 : 120);
+    const std::string preset = nan                   ? "fp16-static-overflow"
+                               : panel == "scenario" ? "scaler-sawtooth"
+                               : samples             ? "tiny-gpt-amp-fp16"
+                                                     : "spirals-amp-fp16";
     expect_drawn(screenshot("--panel " + panel, panel, preset, steps), 250, 150);
 }
 
@@ -108,11 +111,11 @@ TEST_P(RecordShot, IsDrawn) {
     ASSERT_FALSE(recorded_run().empty()) << "plab run could not write the record";
     const std::string panel = GetParam();
     const Shot s = record_screenshot("--panel " + panel, panel);
-    if (panel != "decision") {
+    if (panel != "decision" && panel != "samples") {
         expect_drawn(s, 250, 150);
         return;
     }
-    // A record holds no decision boundary: the panel says so in a line of text.
+    // A record holds no decision boundary, and an MLP's no text: the panel says so in a line of text.
     ASSERT_EQ(s.exit_code, 0);
     ASSERT_FALSE(s.image.isNull());
     const Variety v = variety(s.image);
@@ -120,9 +123,19 @@ TEST_P(RecordShot, IsDrawn) {
     EXPECT_GE(v.not_background, 0.002) << "no text drawn";
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryPanel, RecordShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario", "speed"));
+INSTANTIATE_TEST_SUITE_P(EveryPanel, RecordShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario", "speed", "samples"));
 
-INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario", "speed"));
+INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario", "speed", "samples"));
+
+// A language model's record: the samples panel draws the text read back
+// from the record's samples lines.
+TEST(RecordShot, SamplesOfARecordedLanguageModel) {
+    const std::string path = (std::filesystem::temp_directory_path() / "plab-shot-gpt-record.jsonl").string();
+    const std::string command = std::string(PLAB_EXE) + " run --preset tiny-gpt-amp-fp16 --steps 60 --out " + path +
+                                " > /dev/null 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0) << "plab run could not write the record";
+    expect_drawn(shoot("--open " + path + " --panel samples", "record-gpt-samples"), 250, 150);
+}
 
 // Every panel of a run whose every step overflowed: the scale backs off to 0
 // (minus infinity on the log2 axis, NaN once mapped to pixels), the losses

@@ -36,6 +36,7 @@
 #include "ui/qt/live_text.h"
 #include "ui/qt/loss_panel.h"
 #include "ui/qt/nan_panel.h"
+#include "ui/qt/samples_panel.h"
 #include "ui/qt/plot_export.h"
 #include "ui/qt/scale_panel.h"
 #include "ui/qt/scenario_panel.h"
@@ -140,7 +141,8 @@ std::vector<Panel*> MainWindow::make_panel_widgets() {
         },
         this);
     auto* speed = new SpeedMemoryPanel(this);
-    return {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario, speed};
+    auto* samples = new SamplesPanel(this);
+    return {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario, speed, samples};
 }
 
 void MainWindow::make_panels() {
@@ -152,10 +154,11 @@ void MainWindow::make_panels() {
     auto* decision = panels_[7];
     auto* scenario = panels_[8];
     auto* speed = panels_[9];
+    auto* samples = panels_[10];
     const Qt::DockWidgetArea area[] = {Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::RightDockWidgetArea,
                                        Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea,
                                        Qt::RightDockWidgetArea, Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea,
-                                       Qt::RightDockWidgetArea};
+                                       Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea};
     for (std::size_t i = 0; i < panels_.size(); ++i) {
         // Tabs and menus read '&' as a shortcut mark: "&&" shows one.
         auto* dock = new QDockWidget(QString(panels_[i]->title()).replace("&", "&&"), this);
@@ -176,6 +179,7 @@ void MainWindow::make_panels() {
     tabifyDockWidget(dock_of(loss), dock_of(decision));
     tabifyDockWidget(dock_of(bits_), dock_of(scenario));
     tabifyDockWidget(dock_of(loss), dock_of(speed));
+    tabifyDockWidget(dock_of(bits_), dock_of(samples));
     dock_of(loss)->raise();
     // A scenario preset opens on its guide; any other on the bit layout.
     dock_of(base_config_.guide.empty() ? static_cast<Panel*>(bits_) : scenario)->raise();
