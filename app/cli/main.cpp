@@ -8,6 +8,7 @@
 #include "engine/common/error.h"
 #include "engine/numeric/cast_path.h"
 #include "ui/cli/commands.h"
+#include "ui/cli/stdout_errors.h"
 #include "ui/records/output_file.h"
 
 #ifndef PLAB_VERSION
@@ -44,6 +45,7 @@ void reject_unknown_command(CLI::App& app, const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    plab::remember_stdout_write_errors();
     CLI::App app{"Precision Lab: watch mixed-precision training, number formats and loss scaling up close", "plab"};
     app.set_version_flag("--version", version_text());
     app.require_subcommand(1);
@@ -90,13 +92,14 @@ int main(int argc, char** argv) {
         return 2;
     }
     // Whatever the command, what it printed must have reached its destination.
-    // Output longer than the stream's buffer fails mid-command: then errno
-    // still holds the write's reason, and no flush may clear it.
+    // Output longer than the stream's buffer fails mid-command: the reason is
+    // the first failed write's, whatever the command did after it.
     if (std::cout) {
         errno = 0;
         std::cout.flush();
     }
     if (!std::cout) {
+        if (plab::stdout_write_errno() != 0) errno = plab::stdout_write_errno();
         std::cerr << "plab: could not write standard output" << plab::write_failure_reason() << '\n';
         return 4;
     }
