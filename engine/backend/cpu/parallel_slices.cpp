@@ -7,9 +7,23 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace plab::cpu {
 
 namespace {
+
+// The cores this process may run on (taskset, a container's cpuset), not all
+// the machine has: a helper without a core of its own only adds wake-ups.
+std::size_t usable_cores() {
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+#endif
+    return std::max(1u, std::thread::hardware_concurrency());
+}
 
 // Helper threads that sleep until the next op is handed out (no spinning: on
 // a busy machine, or beside the GUI thread, a spinning helper would take the
@@ -17,8 +31,7 @@ namespace {
 class SlicePool {
 public:
     SlicePool() {
-        const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-        for (std::size_t i = 1; i < std::min<std::size_t>(cores, kMostThreads); ++i)
+        for (std::size_t i = 1; i < std::min<std::size_t>(usable_cores(), kMostThreads); ++i)
             helpers_.emplace_back([this, i] { serve(i); });
     }
     ~SlicePool() {
