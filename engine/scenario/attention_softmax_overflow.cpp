@@ -18,7 +18,6 @@ constexpr double kSkippedNeeded = 0.9;  // of the FP16-softmax run's steps
 constexpr double kUnderTwin = 0.20;
 constexpr double kNearTwin = 0.03;
 constexpr double kFp32SkippedAtMost = 0.05;
-const std::string kFp32Softmax = R"(precision.fp32_ops=["layer_norm","softmax_cross_entropy","mse","softmax"])";
 
 std::string step_share(std::int64_t n, std::size_t of) {
     return std::to_string(n) + " of " + std::to_string(of) + " steps";
@@ -64,7 +63,7 @@ ScenarioReport check_attention_softmax_overflow(Backend& backend, const Scenario
     RunToEndOptions fp32_options = run_options(progress, 0.55, 1, "softmax on the FP32 list");
     fp32_options.trainer.trace_nan = true;
     const RunResult fp32 =
-        run_to_end(backend, scenario_config(config.name, {"telemetry.hist_every=0", kFp32Softmax}), fp32_options);
+        run_to_end(backend, scenario_config(config.name, {"telemetry.hist_every=0", kFp32SoftmaxSetting}), fp32_options);
     // A backward overflow now and then is the dynamic scaler's everyday job
     // (the logit scale multiplies the softmax's gradient too); the forward
     // pass, whose loss every record holds, must stay finite.

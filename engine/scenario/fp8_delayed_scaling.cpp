@@ -29,24 +29,13 @@ std::string fixed_ratio_text(double x) {
 
 ScenarioReport check_fp8_delayed_scaling(Backend& backend, const ScenarioProgress& progress) {
     const RunConfig config = scenario_config("fp8-delayed-scaling", {"telemetry.hist_every=0"});
-    CastFlushMeter scaled_cast;
-    RunToEndOptions scaled_options = run_options(progress, 0, 0.5, "FP8, delayed scaling");
-    scaled_options.after_step = [&scaled_cast](const Trainer&, const StepRecord& r) { scaled_cast.measure(r); };
-    const RunResult scaled = run_to_end(backend, config, scaled_options);
-
-    TwinFlushMeter true_grads(backend, TensorKind::activation_grad, kFp8GradFormat);
-    CastFlushMeter unscaled_cast;
-    RunToEndOptions unscaled_options = run_options(progress, 0.5, 1, "FP8, precision.fp8_scaling=none");
-    unscaled_options.after_step = [&](const Trainer& t, const StepRecord& r) {
-        true_grads.measure(t, r);
-        unscaled_cast.measure(r);
-    };
-    const RunResult unscaled = run_to_end(
-        backend, scenario_config(config.name, {"telemetry.hist_every=0", "precision.fp8_scaling=none"}),
-        unscaled_options);
-
-    const double flushed = true_grads.total().fraction();
-    const double cut = unscaled_cast.fraction() / std::max(scaled_cast.fraction(), 1e-9);
+    const Fp8ScalingRuns runs = run_fp8_scaling_pair(backend, config, progress, 0, 0.5, 1);
+    const RunResult& scaled = runs.scaled;
+    const RunResult& unscaled = runs.unscaled;
+    const CastFlushMeter& scaled_cast = runs.scaled_cast;
+    const CastFlushMeter& unscaled_cast = runs.unscaled_cast;
+    const double flushed = runs.true_flushed;
+    const double cut = runs.cut();
     const FinalAccuracy unscaled_accuracy = final_accuracy(unscaled.records);
     ScenarioReport report{config.name, {}};
     report.verdicts.push_back(make_verdict(

@@ -70,6 +70,26 @@ std::string CastFlushMeter::scales_text() const {
     return "2^" + std::to_string(min_exponent_) + " .. 2^" + std::to_string(max_exponent_);
 }
 
+Fp8ScalingRuns run_fp8_scaling_pair(Backend& backend, const RunConfig& config, const ScenarioProgress& progress,
+                                    double begin, double mid, double end) {
+    Fp8ScalingRuns runs;
+    RunToEndOptions scaled = run_options(progress, begin, mid, "FP8, delayed scaling");
+    scaled.keep_layers = true;
+    scaled.after_step = [&runs](const Trainer&, const StepRecord& r) { runs.scaled_cast.measure(r); };
+    runs.scaled = run_to_end(backend, config, scaled);
+
+    TwinFlushMeter true_grads(backend, TensorKind::activation_grad, kFp8GradFormat);
+    RunToEndOptions unscaled = run_options(progress, mid, end, "FP8, precision.fp8_scaling=none");
+    unscaled.after_step = [&](const Trainer& t, const StepRecord& r) {
+        true_grads.measure(t, r);
+        runs.unscaled_cast.measure(r);
+    };
+    runs.unscaled = run_to_end(
+        backend, scenario_config(config.name, {"telemetry.hist_every=0", "precision.fp8_scaling=none"}), unscaled);
+    runs.true_flushed = true_grads.total().fraction();
+    return runs;
+}
+
 FinalTestLoss final_test_loss(const std::vector<StepRecord>& records) {
     if (records.empty() || !records.back().test_loss) throw Error("scenario: the run's last step holds no test loss");
     return {*records.back().test_loss, records.back().test_loss_ref.value_or(0.0f)};

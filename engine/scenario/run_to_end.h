@@ -2,6 +2,7 @@
 // What the scenario checks share: a preset run to its end (or to its first
 // NaN) with --set edits applied, and the small measurements they make on the
 // records. A check composes these; no check trains or measures on its own.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -19,6 +20,10 @@ namespace plab {
 // A library preset with --set style assignments applied in order, validated
 // ("scaler.kind=dynamic", "precision.master_weights=true").
 RunConfig scenario_config(std::string_view preset, const std::vector<std::string>& settings = {});
+
+// The --set assignment that puts the softmax back on the FP32 list (autocast's default list).
+inline constexpr const char* kFp32SoftmaxSetting =
+    R"(precision.fp32_ops=["layer_norm","softmax_cross_entropy","mse","softmax"])";
 
 // The part of a check's progress (0..1) that one run covers, and its label.
 struct ProgressSlice {
@@ -129,6 +134,20 @@ private:
     FlushCounts counts_;
     int min_exponent_ = std::numeric_limits<int>::max(), max_exponent_ = std::numeric_limits<int>::min();
 };
+
+// An FP8 preset run twice: as configured (delayed scaling, its records kept
+// with their layers) over [begin, mid) of the check's progress, and with
+// precision.fp8_scaling=none over [mid, end), with what the E5M2 cast saw in
+// each and how many of the twin's true activation gradients E5M2 flushes.
+struct Fp8ScalingRuns {
+    RunResult scaled, unscaled;
+    CastFlushMeter scaled_cast, unscaled_cast;
+    double true_flushed = 0;  // of the twin's non-zero activation grads, in the unscaled run
+    // How many times fewer activation grads the cast flushes with scaling.
+    double cut() const { return unscaled_cast.fraction() / std::max(scaled_cast.fraction(), 1e-9); }
+};
+Fp8ScalingRuns run_fp8_scaling_pair(Backend& backend, const RunConfig& config, const ScenarioProgress& progress,
+                                    double begin, double mid, double end);
 
 // --- verdict text ---
 std::string percent_text(double fraction, int decimals = 1);  // 0.4123 -> "41.2%"

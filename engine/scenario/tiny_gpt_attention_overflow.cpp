@@ -21,7 +21,6 @@ constexpr double kNanAfterNeeded = 0.8;    // of the steps from the first NaN lo
 constexpr double kFp32SkippedAtMost = 0.1;
 constexpr double kFp32TrailsBy = 0.2;      // test loss above the twin's, softmax in FP32 at this scale
 constexpr double kIntendedNear = 0.05;     // test loss apart from the twin's, at 1/sqrt(d_head)
-const std::string kFp32Softmax = R"(precision.fp32_ops=["layer_norm","softmax_cross_entropy","mse","softmax"])";
 
 // At the first step whose loss is not finite: which block's attention
 // softmax returned NaN rows (a query row holding any NaN), and how many.
@@ -109,7 +108,7 @@ ScenarioReport check_tiny_gpt_attention_overflow(Backend& backend, const Scenari
     report.verdicts.push_back(meter.verdict());
     report.verdicts.push_back(lost_after_overflow(fp16, meter.step()));
 
-    const RunResult fp32 = run_to_end(backend, scenario_config(config.name, {"telemetry.hist_every=0", kFp32Softmax}),
+    const RunResult fp32 = run_to_end(backend, scenario_config(config.name, {"telemetry.hist_every=0", kFp32SoftmaxSetting}),
                                       run_options(progress, 0.4, 0.7, "softmax on the FP32 list"));
     report.verdicts.push_back(finite_on_fp32_list(fp32));
     report.verdicts.push_back(test_loss_above_twin("softmax on the FP32 list, logit scale " +

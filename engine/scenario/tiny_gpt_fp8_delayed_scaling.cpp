@@ -35,34 +35,23 @@ ScenarioReport check_tiny_gpt_fp8_delayed_scaling(Backend& backend, const Scenar
     const RunConfig config = scenario_config("tiny-gpt-fp8-delayed-scaling", {"telemetry.hist_every=0"});
     ScenarioReport report{config.name, {}};
 
-    CastFlushMeter scaled_cast;
-    RunToEndOptions scaled_options = run_options(progress, 0, 0.35, "FP8, delayed scaling");
-    scaled_options.keep_layers = true;
-    scaled_options.after_step = [&scaled_cast](const Trainer&, const StepRecord& r) { scaled_cast.measure(r); };
-    const RunResult scaled = run_to_end(backend, config, scaled_options);
-
-    TwinFlushMeter true_grads(backend, TensorKind::activation_grad, kFp8GradFormat);
-    CastFlushMeter unscaled_cast;
-    RunToEndOptions unscaled_options = run_options(progress, 0.35, 0.7, "FP8, precision.fp8_scaling=none");
-    unscaled_options.after_step = [&](const Trainer& t, const StepRecord& r) {
-        true_grads.measure(t, r);
-        unscaled_cast.measure(r);
-    };
-    run_to_end(backend, scenario_config(config.name, {"telemetry.hist_every=0", "precision.fp8_scaling=none"}),
-               unscaled_options);
+    const Fp8ScalingRuns runs = run_fp8_scaling_pair(backend, config, progress, 0, 0.35, 0.7);
+    const RunResult& scaled = runs.scaled;
+    const CastFlushMeter& scaled_cast = runs.scaled_cast;
+    const CastFlushMeter& unscaled_cast = runs.unscaled_cast;
 
     RunToEndOptions bf16_options = run_options(progress, 0.7, 1, "precision.recipe=amp-bf16");
     bf16_options.keep_layers = true;
     const RunResult bf16 = run_to_end(
         backend, scenario_config(config.name, {"telemetry.hist_every=0", "precision.recipe=amp-bf16"}), bf16_options);
 
-    const double flushed = true_grads.total().fraction();
+    const double flushed = runs.true_flushed;
     report.verdicts.push_back(make_verdict(
         flushed >= kFlushNeeded, "fp8_scaling=none: " + percent_text(flushed) +
                                      " of the non-zero true (FP32 twin) activation grads lie below E5M2's range and "
                                      "flush to zero, over " + std::to_string(config.steps) + " steps (needs >= " +
                                      percent_text(kFlushNeeded, 0) + ")"));
-    const double cut = unscaled_cast.fraction() / std::max(scaled_cast.fraction(), 1e-9);
+    const double cut = runs.cut();
     report.verdicts.push_back(make_verdict(
         cut >= kFlushCutNeeded, "the E5M2 cast flushes " + percent_text(unscaled_cast.fraction()) +
                                     " of the non-zero activation grads it sees unscaled, " +

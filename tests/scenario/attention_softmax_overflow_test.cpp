@@ -4,12 +4,12 @@
 
 #include <cmath>
 
+#include "engine/scenario/run_to_end.h"
 #include "engine/scenario/scenario_checks.h"
 
 namespace plab {
 namespace {
 
-const std::string kFp32Softmax = R"(precision.fp32_ops=["layer_norm","softmax_cross_entropy","mse","softmax"])";
 
 TEST(ScenarioAttentionSoftmaxOverflow, VerdictsHold) {
     CpuBackend backend;
@@ -34,7 +34,7 @@ TEST(ScenarioAttentionSoftmaxOverflow, RecordsOverflowInFp16AndNotInFp32) {
     int skipped = 0;
     for (const StepRecord& r : fp16_records) skipped += r.skipped;
 
-    const std::vector<StepRecord> fp32 = scenario_test::train_records("attention-softmax-overflow", {kFp32Softmax});
+    const std::vector<StepRecord> fp32 = scenario_test::train_records("attention-softmax-overflow", {kFp32SoftmaxSetting});
     int overflows = 0, forward_bad = 0;
     for (const StepRecord& r : fp32) {
         overflows += r.found_inf;
