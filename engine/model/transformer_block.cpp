@@ -185,7 +185,7 @@ void TransformerBlock::backward(Backend& backend, const Tensor& x, const Tensor&
                                 const BlockFp8& fp8, float loss_scale, OpObserver* observer) {
     Buffers& b = current(x);
     const Key& key = *buffers_.current_key();
-    if (b.d_h1.empty()) make_gradient_buffers(backend, key, b);
+    if (!b.has_gradients()) make_gradient_buffers(backend, key, b);
     const BlockFormats& f = key.formats;
     // The residual passes dout straight to mid; the MLP branch adds its share.
     backend.convert(dout, b.d_mlp_out);
@@ -268,7 +268,7 @@ const Tensor& TransformerBlock::output_of(BlockLinear l) const {
 const Tensor& TransformerBlock::output_grad_of(BlockLinear l) const {
     if (!buffers_.current()) throw Error(name_ + ": no forward pass yet");
     const Buffers& b = *buffers_.current();
-    if (b.d_q.empty()) throw Error(name_ + ": no backward on the last forward's batch");
+    if (!b.has_gradients()) throw Error(name_ + ": no backward on the last forward's batch");
     switch (l) {
         case BlockLinear::q: return b.d_q;
         case BlockLinear::k: return b.d_k;

@@ -95,6 +95,7 @@ private:
         // w.r.t. each, and one projection's share of dh1.
         Tensor d_mlp_out, d_act, d_fc, d_h2, d_mid_part, d_mid, d_attn_out, d_mixed, d_mixed_h, d_probs, d_scores,
             d_qh, d_kh, d_vh, d_q, d_k, d_v, d_h1_part, d_h1, d_x_part;
+        bool has_gradients() const { return !d_h1.empty(); }  // made together (make_gradient_buffers)
     };
     struct BufferShapes {
         Shape tokens, wide, heads, pairs;  // rows x width, x 4 width; per head: rows x d_head, scores
