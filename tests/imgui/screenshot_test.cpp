@@ -50,9 +50,13 @@ struct Shot {
 Shot shoot(const std::string& name, const std::string& args) {
     const std::filesystem::path file = std::filesystem::temp_directory_path() / ("plab-imgui-" + name + ".png");
     std::filesystem::remove(file);
+    // An auth file of our own: xvfb-run then makes no temporary folder, whose
+    // removal it reports as its own exit code 5 when it fails.
+    const std::filesystem::path auth = std::filesystem::temp_directory_path() / ("plab-imgui-" + name + ".xauth");
     Shot s;
-    s.exit_code = exit_code("xvfb-run -a -s \"-screen 0 1600x1000x24\" " + std::string(PLAB_LIVE_VIEW) + " " + args +
-                            " --screenshot " + file.string() + " > /dev/null");
+    s.exit_code = exit_code("xvfb-run -a -f " + auth.string() + " -s \"-screen 0 1600x1000x24\" " +
+                            std::string(PLAB_LIVE_VIEW) + " " + args + " --screenshot " + file.string() + " > /dev/null");
+    std::filesystem::remove(auth);
     s.image = load(file);
     return s;
 }
