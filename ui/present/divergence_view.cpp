@@ -48,31 +48,6 @@ struct LayerNames {
     }
 };
 
-// A layer's block: the part of its name before the first '.' ("h0" of
-// "h0.attn.q"); empty for names without one ("fc1", "head").
-std::string block_of(const std::string& name) {
-    const std::size_t dot = name.find('.');
-    return dot == std::string::npos ? std::string() : name.substr(0, dot);
-}
-
-// Runs of consecutive layers in one block; a layer outside every block
-// ("head") is a run of its own. Empty when no layer names a block.
-std::vector<LayerBlock> layer_blocks(const std::vector<DivergenceLayer>& layers) {
-    std::vector<LayerBlock> blocks;
-    bool any = false;
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-        std::string block = block_of(layers[i].name);
-        any = any || !block.empty();
-        if (block.empty()) block = layers[i].name;
-        if (!blocks.empty() && blocks.back().label == block)
-            ++blocks.back().count;
-        else
-            blocks.push_back({block, i, 1});
-    }
-    if (!any) blocks.clear();
-    return blocks;
-}
-
 // The decades of the distance axis. A 0 cannot sit on a log axis; it is
 // drawn one decade below the smallest positive distance so that "equal to
 // the twin bit for bit" reads as its own floor, not as a tiny distance.
@@ -336,7 +311,9 @@ void fill_view(DivergenceView& v, Records records, std::size_t layers, int colum
     v.rel_dist_heat.ticks = distance_ticks(dist);
     v.grad_cos_heat = heat_map(records, layers, cols, {&LayerRecord::grad_cos, false, cosine_shade, v.cos_min, v.cos_max});
     v.grad_cos_heat.ticks = cosine_ticks(v.cos_min);
-    v.blocks = layer_blocks(v.layers);
+    std::vector<std::string> names;
+    for (const DivergenceLayer& l : v.layers) names.push_back(l.name);
+    v.blocks = layer_blocks(names);
     v.rel_dist_gaps =
         gaps_note(records, layers, &LayerRecord::weight_rel_dist, "weight distance not finite", layer_name);
     v.grad_cos_gaps = gaps_note(records, layers, &LayerRecord::grad_cos,

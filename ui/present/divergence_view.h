@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/train/run_log.h"
+#include "ui/present/layer_blocks.h"
 #include "ui/present/plot_columns.h"
 
 namespace plab {
@@ -51,14 +52,6 @@ struct HeatMap {
     // distance's shade is also its place on the log axis of the lines
     // (0 = rel_dist_min, 1 = rel_dist_max), so these label that axis too.
     std::vector<ShadeTick> ticks;
-};
-
-// Consecutive layers of one transformer block (rows first .. first + count - 1).
-struct LayerBlock {
-    std::string label;  // "h0"; a layer outside every block is its own: "head"
-    std::size_t first = 0;
-    std::size_t count = 0;
-    bool operator==(const LayerBlock&) const = default;
 };
 
 struct DivergenceView {
