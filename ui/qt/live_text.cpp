@@ -58,6 +58,8 @@ const QTextLayout& LiveText::laid_out() {
 QSizeF LiveText::lay_out(QTextLayout& layout, int width) const {
     layout.setText(lead_ + text_);
     layout.setFont(font());
+    // The formats stay from the last text: a lead that went away must take its bold with it.
+    layout.clearFormats();
     if (!lead_.isEmpty()) {
         QTextCharFormat bold;
         bold.setFontWeight(QFont::Bold);
