@@ -1,13 +1,19 @@
 // The histogram panel's "all layers" choice: one small chart per layer on a
-// shared x range, and a counters row per layer and chosen format.
+// shared x range, and a counters row per layer and chosen format; at a
+// transformer's 37 tensors, the chooser grouped by block and a filter that
+// narrows it and the small charts alike.
 #include <gtest/gtest.h>
 
 #include <QApplication>
 #include <QComboBox>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
+#include <QStandardItemModel>
 
 #include "ui/qt/histogram_chart.h"
+#include "ui/qt/histogram_panel.h"
+#include "ui/qt/layer_combo.h"
 #include "ui/qt/main_window.h"
 
 namespace {
@@ -62,6 +68,76 @@ TEST(HistogramPanel, AllLayersShowsSmallMultiplesAndEveryLayersCounters) {
     shown = 0;
     for (plab::qt::HistogramChart* chart : panel->findChildren<plab::qt::HistogramChart*>()) shown += chart->isVisible();
     EXPECT_EQ(shown, 1);
+}
+
+// Six blocks of six tensors and the head, as the tiny GPT names them.
+std::vector<std::string> six_block_names() {
+    std::vector<std::string> names;
+    for (int b = 0; b < 6; ++b)
+        for (const char* part : {"attn.q", "attn.k", "attn.v", "attn.proj", "mlp.fc", "mlp.proj"})
+            names.push_back("h" + std::to_string(b) + "." + part);
+    names.push_back("head");
+    return names;
+}
+
+// One step that took histograms: every layer's gradients spread over a few binades.
+plab::SessionSnapshot transformer_snapshot() {
+    plab::SessionSnapshot s;
+    s.main.config = std::make_shared<plab::RunConfig>();
+    s.main.layer_names = six_block_names();
+    auto record = std::make_shared<plab::StepRecord>();
+    record->step = 10;
+    std::vector<plab::LayerHistograms> histograms(s.main.layer_names.size());
+    for (std::size_t l = 0; l < histograms.size(); ++l)
+        for (int bin = 200; bin < 220; ++bin) histograms[l].grad.bins[static_cast<std::size_t>(bin)] = 10 + bin % 7 + l;
+    record->histograms = std::make_shared<const std::vector<plab::LayerHistograms>>(std::move(histograms));
+    record->layers.resize(s.main.layer_names.size());
+    s.main.log.recent.push_back(record);
+    return s;
+}
+
+int visible_charts(QWidget* panel) {
+    int shown = 0;
+    for (plab::qt::HistogramChart* chart : panel->findChildren<plab::qt::HistogramChart*>()) shown += chart->isVisible();
+    return shown;
+}
+
+TEST(HistogramPanel, ATransformersLayersGroupByBlockAndTheFilterNarrowsAllLayers) {
+    plab::qt::HistogramPanel panel([](float) {});
+    panel.resize(1000, 700);
+    panel.show();
+    panel.show_snapshot(transformer_snapshot());
+    auto* layers = panel.findChild<plab::qt::LayerCombo*>();
+    auto* filter = panel.findChild<QLineEdit*>();
+    ASSERT_NE(layers, nullptr);
+    ASSERT_NE(filter, nullptr);
+    ASSERT_EQ(layers->count(), 44);  // 6 headers, 36 tensors, head, all layers
+    EXPECT_EQ(layers->itemText(0), "h0");
+    EXPECT_FALSE(qobject_cast<QStandardItemModel*>(layers->model())->item(0)->isEnabled());  // a header
+    EXPECT_EQ(layers->itemText(1), "    attn.q");
+    EXPECT_EQ(layers->chosen(), 36u);  // the head, nearest the loss
+
+    filter->setText("h1.");  // block h1 alone: the head is filtered out, its last layer is shown
+    EXPECT_EQ(layers->count(), 8);
+    EXPECT_EQ(layers->chosen(), 11u);
+    filter->clear();  // the head again: it was never chosen away from
+    EXPECT_EQ(layers->chosen(), 36u);
+
+    layers->setCurrentIndex(layers->findText("all layers"));
+    QApplication::processEvents();
+    QApplication::processEvents();  // the counters' new rows are shown a turn later
+    EXPECT_EQ(visible_charts(&panel), 37);
+    for (plab::qt::HistogramChart* chart : panel.findChildren<plab::qt::HistogramChart*>()) {
+        if (!chart->isVisible()) continue;
+        EXPECT_GE(chart->height(), 110) << "a small chart squeezed instead of scrolled";
+    }
+    panel.grab().save(QString::fromStdString(::testing::TempDir() + "histograms_37_layers.png"));
+
+    filter->setText("ATTN.Q");  // any case: the six query projections, still all layers
+    QApplication::processEvents();
+    EXPECT_EQ(layers->chosen(), plab::kAllLayers);
+    EXPECT_EQ(visible_charts(&panel), 6);
+    panel.grab().save(QString::fromStdString(::testing::TempDir() + "histograms_attn_q.png"));
 }
 
 }  // namespace

@@ -64,4 +64,9 @@ void CountersTable::show_rows(const std::vector<Row>& rows) {
     }
 }
 
+int CountersTable::height_of_rows(int rows) const {
+    const int line = grid_->itemAtPosition(0, 1)->widget()->sizeHint().height();  // "zero": every cell's font is the same size
+    return (rows + 1) * line + rows * grid_->verticalSpacing();
+}
+
 }  // namespace plab::qt

@@ -27,6 +27,9 @@ public:
 
     explicit CountersTable(QWidget* parent = nullptr);
     void show_rows(const std::vector<Row>& rows);
+    // The height of the heading and `rows` rows: what a scroll area around
+    // the table shows of it (the rows just added are not laid out yet).
+    int height_of_rows(int rows) const;
 
 private:
     static constexpr int kColumns = 7;  // name, zero, underflow, subnormal, overflow, NaN, Inf

@@ -44,6 +44,13 @@ std::vector<XY> outline(const std::vector<HistBar>& bars) {
     return pts;
 }
 
+// Binade labels the x axis has room for: a label such as "-24" needs about
+// 40 pixels, and a small chart of all layers is 140 wide at 60 layers.
+int x_ticks(int width) {
+    if (width < 250) return 3;
+    return width < 500 ? 6 : 12;
+}
+
 }  // namespace
 
 QColor band_colour(FormatId f) {
@@ -132,7 +139,7 @@ void HistogramChart::show_view(const HistogramView& view, double x_min, double x
         set_rect(b.subnormal, fb ? fb->log2_nonzero : 0, fb ? fb->log2_normal : 0, top);
         set_rect(b.overflow, fb ? fb->log2_overflow : x_max, x_max, top);
     }
-    set_ticked_range(x_, x_min, x_max, binade_interval(x_min, x_max, width() < 500 ? 6 : 12));
+    set_ticked_range(x_, x_min, x_max, binade_interval(x_min, x_max, x_ticks(width())));
     set_ticked_range(y_, 0, top, y.interval);
 }
 

@@ -1,5 +1,6 @@
 #include "ui/qt/histogram_panel.h"
 
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLegendMarker>
 #include <QToolTip>
@@ -8,12 +9,28 @@
 
 #include "engine/numeric/format.h"
 #include "ui/present/scale_text.h"
+#include "ui/present/small_multiples.h"
 
 namespace plab::qt {
 
 namespace {
 
 const char* const kTensorNames[] = {"weights", "weight grads", "activations", "activation grads"};
+
+// A small chart stays this large however many layers there are: past what
+// fits, the grid scrolls rather than squeezing 60 charts into slivers. Six
+// abreast fit a panel 900 pixels wide.
+constexpr QSize kSmallChartMin{140, 110};
+// All layers list a row of counters per layer and format; the table shows
+// this many and scrolls the rest, so that it never crowds out the charts.
+constexpr int kCounterRowsShown = 8;
+
+QScrollArea* scroll_area(QWidget* parent) {
+    auto* area = new QScrollArea(parent);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    return area;
+}
 
 }  // namespace
 
@@ -23,19 +40,18 @@ HistogramPanel::HistogramPanel(PickValue pick, QWidget* parent)
     pages_ = new QStackedWidget(this);
     large_ = make_chart_widget(false);
     pages_->addWidget(large_);
-    auto* grid_page = new QWidget(pages_);
-    grid_ = new QGridLayout(grid_page);
-    grid_->setContentsMargins(0, 0, 0, 0);
-    grid_->setSpacing(4);
-    pages_->addWidget(grid_page);
+    grid_ = scroll_area(pages_);
+    pages_->addWidget(grid_);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(make_controls());
     layout->addWidget(pages_, 1);
     caption_ = new LiveText(LiveText::Wrap::words, this);
     layout->addWidget(caption_);
-    counters_ = new CountersTable(this);
-    layout->addWidget(counters_);
+    counters_area_ = scroll_area(this);
+    counters_ = new CountersTable(counters_area_);
+    counters_area_->setWidget(counters_);
+    layout->addWidget(counters_area_);
 }
 
 HistogramChart* HistogramPanel::make_chart_widget(bool compact) {
@@ -48,13 +64,20 @@ QWidget* HistogramPanel::make_controls() {
     auto* row = new QWidget(this);
     auto* h = new QHBoxLayout(row);
     h->setContentsMargins(0, 0, 0, 0);
-    layer_ = new QComboBox(row);
+    layer_ = new LayerCombo(row);
+    filter_ = new QLineEdit(row);
+    filter_->setPlaceholderText("filter");
+    filter_->setClearButtonEnabled(true);
+    filter_->setToolTip("Keep the layers whose name contains this (any case): \"h1.\" a block, \"attn\" every "
+                        "attention tensor; it narrows \"all layers\" too");
+    filter_->setFixedWidth(filter_->fontMetrics().horizontalAdvance("h11.attn.proj") * 3 / 2);
     tensor_ = new QComboBox(row);
     for (const char* name : kTensorNames) tensor_->addItem(name);
     tensor_->setCurrentIndex(1);
     unscaled_ = new QCheckBox("unscaled (÷ loss scale)", row);
     h->addWidget(new QLabel("layer", row));
     h->addWidget(layer_);
+    h->addWidget(filter_);
     h->addWidget(tensor_);
     h->addWidget(unscaled_);
     h->addSpacing(12);
@@ -76,7 +99,14 @@ QWidget* HistogramPanel::make_controls() {
         pick_record();
     });
     h->addWidget(latest_);
-    connect(layer_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+    connect(layer_, &QComboBox::currentIndexChanged, this, [this] {
+        want_ = layer_->chosen().value_or(want_);
+        redraw();
+    });
+    connect(filter_, &QLineEdit::textChanged, this, [this] {
+        fill_layers();
+        redraw();
+    });
     connect(tensor_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
     connect(unscaled_, &QCheckBox::toggled, this, [this] { redraw(); });
     return row;
@@ -120,30 +150,37 @@ void HistogramPanel::pick_record() {
     record_ = found;
     if (config_layer_names_ != layer_names_) {
         layer_names_ = config_layer_names_;
-        const QSignalBlocker block(layer_);
-        layer_->clear();
-        for (const std::string& name : layer_names_) layer_->addItem(QString::fromStdString(name));
-        layer_->addItem("all layers");
-        layer_->setCurrentIndex(static_cast<int>(layer_names_.size()) - 1);
+        want_ = layer_names_.empty() ? 0 : layer_names_.size() - 1;  // the output layer first
+        fill_layers();
     }
     redraw();
 }
 
+// The chooser for the filter, the layer last chosen still chosen while the filter keeps it.
+void HistogramPanel::fill_layers() {
+    chooser_ = make_layer_chooser(layer_names_, filter_->text().toStdString());
+    layer_->show_chooser(chooser_, want_);
+}
+
 void HistogramPanel::redraw() {
     const std::vector<FormatId> formats = chosen_formats();
-    const int layer = layer_->currentIndex();
+    const std::optional<std::size_t> layer = layer_->chosen();
     const std::size_t layers = record_ ? std::min(record_->histograms->size(), layer_names_.size()) : 0;
-    if (layers == 0 || layer < 0 || static_cast<std::size_t>(layer) > layers) {
+    if (!chooser_.note.empty()) {
+        caption_->set_text(QString::fromStdString(chooser_.note));
+        return;
+    }
+    if (layers == 0 || !layer || (*layer != kAllLayers && *layer >= layers)) {
         const std::optional<std::int64_t> oldest =
             with_histograms_.empty() ? std::nullopt : std::optional<std::int64_t>(with_histograms_.front()->step);
         caption_->set_text(QString::fromStdString(no_histogram_text(focus_, oldest, steps_held_, hist_every_)));
         return;
     }
     const auto tensor = static_cast<HistTensor>(tensor_->currentIndex());
-    if (static_cast<std::size_t>(layer) == layers)
+    if (*layer == kAllLayers)
         redraw_all(tensor, formats);
     else
-        redraw_one(static_cast<std::size_t>(layer), tensor, formats);
+        redraw_one(*layer, tensor, formats);
 }
 
 void HistogramPanel::add_counter_rows(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats,
@@ -171,54 +208,86 @@ void HistogramPanel::redraw_one(std::size_t l, HistTensor tensor, const std::vec
     caption_->set_text(caption, QString::fromStdString(shown.title));
     std::vector<CountersTable::Row> rows;
     add_counter_rows(l, tensor, formats, false, rows);
-    counters_->show_rows(rows);
+    show_counters(rows);
 }
 
-void HistogramPanel::match_small_charts(std::size_t layers) {
-    while (small_.size() > layers) {
+// The table's own height up to kCounterRowsShown rows, scrolled past that.
+void HistogramPanel::show_counters(const std::vector<CountersTable::Row>& rows) {
+    counters_->show_rows(rows);
+    counters_area_->setFixedHeight(counters_->height_of_rows(std::min(static_cast<int>(rows.size()), kCounterRowsShown)));
+}
+
+void HistogramPanel::match_small_charts(std::size_t charts) {
+    if (small_.size() == charts) return;
+    while (small_.size() > charts) {
         delete small_.back();
         delete small_titles_.back();
         small_.pop_back();
         small_titles_.pop_back();
     }
-    while (small_.size() < layers) {
-        const int i = static_cast<int>(small_.size());
-        const int columns = layers == 4 ? 2 : static_cast<int>(std::min<std::size_t>(layers, 3));  // rows of up to three
-        auto* title = new QLabel(grid_->parentWidget());
+    while (small_.size() < charts) {
+        auto* title = new QLabel(this);
         title->setAlignment(Qt::AlignCenter);
         small_titles_.push_back(title);
         small_.push_back(make_chart_widget(true));
-        grid_->addWidget(title, 2 * (i / columns), i % columns);
-        grid_->addWidget(small_.back(), 2 * (i / columns) + 1, i % columns);
-        grid_->setRowStretch(2 * (i / columns) + 1, 1);
+        small_.back()->setMinimumSize(kSmallChartMin);
     }
+    lay_out_small_charts();
+}
+
+// A new page for the grid: the columns depend on how many charts there are
+// (small_multiple_columns), and a grid's rows cannot be taken back out.
+void HistogramPanel::lay_out_small_charts() {
+    auto* page = new QWidget;
+    auto* grid = new QGridLayout(page);
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->setSpacing(4);
+    const int columns = small_multiple_columns(small_.size());
+    for (std::size_t i = 0; i < small_.size(); ++i) {
+        const int row = 2 * (static_cast<int>(i) / columns), column = static_cast<int>(i) % columns;
+        grid->addWidget(small_titles_[i], row, column);  // moves it from the old page
+        grid->addWidget(small_[i], row + 1, column);
+        grid->setRowStretch(row + 1, 1);
+    }
+    grid_->setWidget(page);  // deletes the old page, emptied of the charts
 }
 
 // Every layer's histogram on one x range, so that where each layer's mass
 // sits against the bands compares at a glance.
 void HistogramPanel::redraw_all(HistTensor tensor, const std::vector<FormatId>& formats) {
     pages_->setCurrentIndex(1);
-    const std::size_t layers = std::min(record_->histograms->size(), layer_names_.size());
-    match_small_charts(layers);
+    const std::size_t held = std::min(record_->histograms->size(), layer_names_.size());
+    std::vector<std::size_t> shown;  // the layers the filter keeps that the record holds
+    for (std::size_t l : chooser_.layers)
+        if (l < held) shown.push_back(l);
+    match_small_charts(shown.size());
     std::vector<HistogramView> views;
     double x_min = 0, x_max = 0;
-    for (std::size_t l = 0; l < layers; ++l) {
-        views.push_back(make_histogram_view((*record_->histograms)[l], layer_names_[l], tensor,
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        views.push_back(make_histogram_view((*record_->histograms)[shown[i]], layer_names_[shown[i]], tensor,
                                             unscaled_->isChecked(), record_->scale, formats));
-        x_min = l == 0 ? views[l].x_min : std::min(x_min, views[l].x_min);
-        x_max = l == 0 ? views[l].x_max : std::max(x_max, views[l].x_max);
+        x_min = i == 0 ? views[i].x_min : std::min(x_min, views[i].x_min);
+        x_max = i == 0 ? views[i].x_max : std::max(x_max, views[i].x_max);
     }
     std::vector<CountersTable::Row> rows;
-    for (std::size_t l = 0; l < layers; ++l) {
-        small_[l]->show_view(views[l], x_min, x_max, views[l].y_max, live());
-        small_titles_[l]->setText(QString("<b>%1</b>").arg(QString::fromStdString(views[l].title)));
-        add_counter_rows(l, tensor, formats, true, rows);
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        small_[i]->show_view(views[i], x_min, x_max, views[i].y_max, live());
+        // The layer's name alone: the tensor and scaling are the same for all and said in the caption.
+        small_titles_[i]->setText(QString("<b>%1</b>").arg(QString::fromStdString(layer_names_[shown[i]])));
+        small_titles_[i]->setToolTip(QString::fromStdString(views[i].title));
+        add_counter_rows(shown[i], tensor, formats, true, rows);
     }
-    caption_->set_text(QString("All layers at step %1, loss scale %2, on one x range (log2 |x|, binades); each plot's "
-                              "y is its own fraction of values. Shaded: flush to zero, subnormal, overflow.")
-                          .arg(record_->step)
-                          .arg(QString::fromStdString(scale_text(record_->scale))));
-    counters_->show_rows(rows);
+    // What every small chart shows besides its layer: " · weight grad · unscaled".
+    const std::string what = views.empty() ? std::string() : views[0].title.substr(layer_names_[shown[0]].size());
+    const QString which = filter_->text().isEmpty()
+                              ? QString("All %1 layers").arg(held)
+                              : QString("The layers matching \"%1\" (%2 of %3)").arg(filter_->text()).arg(shown.size()).arg(held);
+    caption_->set_text(QString("%1%2 at step %3, loss scale %4, on one x range (log2 |x|, binades); each plot's y is "
+                               "its own fraction of values. Shaded: flush to zero, subnormal, overflow.")
+                           .arg(which, QString::fromStdString(what))
+                           .arg(record_->step)
+                           .arg(QString::fromStdString(scale_text(record_->scale))));
+    show_counters(rows);
 }
 
 void HistogramPanel::hovered(const HistBar& b, bool state) {

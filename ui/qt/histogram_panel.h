@@ -2,21 +2,26 @@
 // Panel 2, gradient histograms: one layer's log2 |x| histogram of one tensor
 // over the representable ranges of the chosen formats (flush-to-zero,
 // subnormal, overflow bands), scaled or unscaled, with the layer's counters;
-// or all layers as small multiples on one x range. Hovering a bar shows its
-// range; clicking it sends its lower edge to the bit-layout panel.
+// or all layers as small multiples on one x range, scrolled when there are
+// many. A filter narrows the layer chooser and the small multiples alike (a
+// transformer has 30-60 tensors). Hovering a bar shows its range; clicking
+// it sends its lower edge to the bit-layout panel.
 #include <QCheckBox>
 #include <QComboBox>
-#include <QGridLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QStackedWidget>
 #include <optional>
 #include <functional>
 #include <vector>
 
 #include "ui/present/histogram_view.h"
+#include "ui/present/layer_chooser.h"
 #include "ui/qt/counters_table.h"
 #include "ui/qt/histogram_chart.h"
+#include "ui/qt/layer_combo.h"
 #include "ui/qt/live_text.h"
 #include "ui/qt/panel.h"
 
@@ -46,14 +51,20 @@ private:
     void redraw();
     void redraw_one(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats);
     void redraw_all(HistTensor tensor, const std::vector<FormatId>& formats);
-    void match_small_charts(std::size_t layers);
+    void fill_layers();
+    void match_small_charts(std::size_t charts);
+    void lay_out_small_charts();
+    void show_counters(const std::vector<CountersTable::Row>& rows);
     void add_counter_rows(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats, bool named,
                           std::vector<CountersTable::Row>& rows) const;
     std::vector<FormatId> chosen_formats() const;
     void hovered(const HistBar& bar, bool state);
 
     PickValue pick_;
-    QComboBox* layer_ = nullptr;
+    LayerCombo* layer_ = nullptr;
+    QLineEdit* filter_ = nullptr;
+    LayerChooser chooser_;  // what layer_ shows
+    std::size_t want_ = 0;  // the layer (or kAllLayers) last chosen, kept while the filter hides it
     QComboBox* tensor_ = nullptr;
     QCheckBox* unscaled_ = nullptr;
     QPushButton* latest_ = nullptr;  // back to following the run
@@ -62,10 +73,11 @@ private:
     std::vector<Band> bands_;
     QStackedWidget* pages_ = nullptr;  // one layer large, or all layers small
     HistogramChart* large_ = nullptr;
-    QGridLayout* grid_ = nullptr;
-    std::vector<HistogramChart*> small_;  // one per layer
+    QScrollArea* grid_ = nullptr;  // holds a page with the small charts in a grid
+    std::vector<HistogramChart*> small_;  // one per layer shown
     std::vector<QLabel*> small_titles_;
     CountersTable* counters_ = nullptr;
+    QScrollArea* counters_area_ = nullptr;  // a few rows high: all layers' rows scroll
     LiveText* caption_ = nullptr;
 
     void pick_record();
