@@ -158,5 +158,27 @@ TEST(SamplesView, ANoteSaysWhyThereIsNothingToShow) {
     EXPECT_EQ(make_samples_view(SessionSnapshot{}).steps.size(), 0u);
 }
 
+TEST(SamplesView, APickedStepStaysPickedWhileHeldElseTheNewest) {
+    SamplesView v;
+    EXPECT_EQ(picked_step_index(v, -1), -1);  // no steps
+    v.steps.resize(3);
+    v.steps[0].step = 150;
+    v.steps[1].step = 100;
+    v.steps[2].step = 50;
+    EXPECT_EQ(picked_step_index(v, 100), 1);
+    EXPECT_EQ(picked_step_index(v, 50), 2);
+    EXPECT_EQ(picked_step_index(v, -1), 0);  // following the newest
+    EXPECT_EQ(picked_step_index(v, 0), 0);   // a step no longer held
+}
+
+TEST(LineStarts, LinesOfWholeCharactersCutAnywhere) {
+    EXPECT_EQ(line_starts("abcdefghij", 4), (std::vector<std::size_t>{0, 4, 8}));
+    EXPECT_EQ(line_starts("abcd", 4), (std::vector<std::size_t>{0}));
+    EXPECT_EQ(line_starts("", 4), (std::vector<std::size_t>{0}));
+    // "↵" is three bytes and one character: the cut falls after it, not inside.
+    EXPECT_EQ(line_starts("a↵bc", 2), (std::vector<std::size_t>{0, 4}));
+    EXPECT_EQ(line_starts("abc", 0), (std::vector<std::size_t>{0, 1, 2}));  // at least a character a line
+}
+
 }  // namespace
 }  // namespace plab

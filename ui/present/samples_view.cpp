@@ -99,4 +99,26 @@ SamplesView make_samples_view(const SessionSnapshot& snapshot) {
     return view;
 }
 
+int picked_step_index(const SamplesView& view, std::int64_t picked) {
+    if (view.steps.empty()) return -1;
+    for (std::size_t i = 0; i < view.steps.size(); ++i)
+        if (view.steps[i].step == picked) return static_cast<int>(i);
+    return 0;
+}
+
+std::vector<std::size_t> line_starts(std::string_view text, int columns) {
+    std::vector<std::size_t> starts{0};
+    int on_line = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const bool continues = (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80;  // inside a code point
+        if (continues) continue;
+        if (on_line == std::max(columns, 1)) {
+            starts.push_back(i);
+            on_line = 0;
+        }
+        ++on_line;
+    }
+    return starts;
+}
+
 }  // namespace plab

@@ -54,4 +54,15 @@ std::string shown_text(std::string_view text);
 // a PyTorch record's note says why it has none.
 SamplesView make_samples_view(const SessionSnapshot& snapshot);
 
+// The index in view.steps of the step a reader picked (`picked`; -1 follows
+// the newest): its own while the view still holds it, else 0, the newest;
+// -1 when there are no steps.
+int picked_step_index(const SamplesView& view, std::int64_t picked);
+
+// Where text in a monospace font breaks into lines of `columns` characters
+// (UTF-8 code points, at least one a line), cut anywhere: the byte offsets
+// the lines begin at, 0 first. The model's text and its twin's cut alike
+// keep each character above its counterpart.
+std::vector<std::size_t> line_starts(std::string_view text, int columns);
+
 }  // namespace plab

@@ -113,16 +113,12 @@ void SamplesPanel::show_snapshot(const SessionSnapshot& snapshot) {
 void SamplesPanel::fill_steps() {
     const QSignalBlocker quiet(steps_);
     steps_->clear();
-    int index = 0;
-    for (std::size_t i = 0; i < view_.steps.size(); ++i) {
-        const SampleStep& s = view_.steps[i];
-        steps_->addItem(QString::fromStdString(s.label + ": " + s.summary));
-        if (s.step == picked_) index = static_cast<int>(i);
-    }
-    if (index == 0) picked_ = -1;
+    for (const SampleStep& s : view_.steps) steps_->addItem(QString::fromStdString(s.label + ": " + s.summary));
+    const int index = picked_step_index(view_, picked_);
+    if (index <= 0) picked_ = -1;
     chooser_->setVisible(!view_.steps.empty());
-    steps_->setCurrentIndex(view_.steps.empty() ? -1 : index);
-    show_step(view_.steps.empty() ? -1 : index);
+    steps_->setCurrentIndex(index);
+    show_step(index);
 }
 
 void SamplesPanel::show_step(int index) {
