@@ -43,15 +43,42 @@ std::vector<FormatId> HistogramPanel::chosen() const {
     return out;
 }
 
-void HistogramPanel::draw_controls(const std::vector<std::string>& names) {
+// Made again only when the names or the filter change, not every frame; a
+// new run's layers start again from the last.
+void HistogramPanel::update_chooser(const std::vector<std::string>& names) {
+    if (names == chooser_names_ && chooser_filter_ == filter_) return;
+    if (names != chooser_names_) want_.reset();
+    chooser_names_ = names;
+    chooser_filter_ = filter_;
+    chooser_ = make_layer_chooser(names, chooser_filter_, false);  // no "all layers" view here
+}
+
+// Block names dimmed over their indented layers; the chosen layer by its full name.
+void HistogramPanel::draw_layer_chooser(int entry) {
     const float h = ImGui::GetTextLineHeight();
-    ImGui::SetNextItemWidth(h * 4.5f);
-    const char* layer_name = names.empty() ? "-" : names[static_cast<std::size_t>(layer_)].c_str();
-    if (ImGui::BeginCombo("##layer", layer_name)) {
-        for (std::size_t i = 0; i < names.size(); ++i)
-            if (ImGui::Selectable(names[i].c_str(), static_cast<int>(i) == layer_)) layer_ = static_cast<int>(i);
+    ImGui::SetNextItemWidth(h * 7.0f);  // "h11.attn.proj"
+    const char* preview = entry < 0 ? "-" : chooser_.entries[static_cast<std::size_t>(entry)].name.c_str();
+    if (ImGui::BeginCombo("##layer", preview, ImGuiComboFlags_HeightLarge)) {
+        for (std::size_t i = 0; i < chooser_.entries.size(); ++i) {
+            const LayerEntry& e = chooser_.entries[i];
+            if (e.header) {
+                ImGui::TextDisabled("%s", e.text.c_str());
+                continue;
+            }
+            ImGui::PushID(static_cast<int>(i));  // "attn.q" is in every block
+            if (ImGui::Selectable(e.text.c_str(), static_cast<int>(i) == entry)) want_ = e.layer;
+            ImGui::PopID();
+        }
         ImGui::EndCombo();
     }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(h * 5.0f);
+    ImGui::InputTextWithHint("##filter", "filter", filter_, sizeof filter_);
+}
+
+void HistogramPanel::draw_controls(int entry) {
+    const float h = ImGui::GetTextLineHeight();
+    draw_layer_chooser(entry);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(h * 9.0f);
     ImGui::Combo("##tensor", &tensor_, kTensorNames, static_cast<int>(std::size(kTensorNames)));
@@ -69,12 +96,17 @@ void HistogramPanel::draw_controls(const std::vector<std::string>& names) {
 void HistogramPanel::draw(const SessionSnapshot& snapshot, const Look& look, const LiveContext& context) {
     if (!snapshot.main.config) return;
     const std::vector<std::string>& names = snapshot.main.layer_names;
-    const int layers = static_cast<int>(names.size());
-    if (layers > 0 && (layer_ < 0 || layer_ >= layers)) layer_ = layer_ < 0 ? layers - 1 : 0;
-    draw_controls(names);
+    update_chooser(names);
+    const int entry = names.empty() ? -1 : chosen_entry(chooser_, want_.value_or(names.size() - 1));
+    draw_controls(entry);
+    if (!chooser_.note.empty()) {  // the filter keeps no layer
+        wrapped_text(chooser_.note, colour::dim_text);
+        return;
+    }
     const std::shared_ptr<const StepRecord> record = histogram_record(snapshot.main.log);
-    const std::size_t l = static_cast<std::size_t>(std::max(layer_, 0));
-    if (!record || l >= record->histograms->size() || l >= names.size()) {
+    shown_ = entry < 0 ? 0 : chooser_.entries[static_cast<std::size_t>(entry)].layer;
+    const std::size_t l = shown_;
+    if (entry < 0 || !record || l >= record->histograms->size() || l >= names.size()) {
         const int every = snapshot.main.config->telemetry.hist_every;
         wrapped_text(no_histogram_text(std::nullopt, std::nullopt, 0, every), colour::dim_text);
         return;
