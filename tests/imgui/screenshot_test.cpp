@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <sys/wait.h>
@@ -66,8 +67,8 @@ Shot shoot(const std::string& name, const std::string& args) {
 // 1600x1000, normal look (projector in brackets): a blank frame (the GL clear
 // and the window's 1-pixel border) 0.32%; the status line alone 0.7% (1.2%);
 // every panel's border and title with nothing in them 2.1% (2.7%); trained,
-// as the tests below shoot them, 17.5% to 18.2%, scaler-sawtooth after 600
-// steps 21.5%. 8% is about three times the fullest near-blank frame and
+// as the tests below shoot them, 17.5% to 18.2% (the tiny GPT with its
+// samples 18.9%), scaler-sawtooth after 600 steps 21.5%. 8% is about three times the fullest near-blank frame and
 // under half the emptiest trained one. (An untrained frame at step 0, 11%
 // (7.7%), is not what these tests shoot.)
 constexpr double kMinDrawn = 0.08;
@@ -97,6 +98,26 @@ TEST(LiveViewScreenshot, TrainedSpirals) {
     const Shot s = shoot("spirals", "--preset spirals-amp-fp16 --steps 300");
     expect_drawn(s);
     EXPECT_LE(overflow_red(s.image), kKeySwatch) << "spirals-amp-fp16 never overflows: only the key's swatch is red";
+}
+
+// A tiny GPT like tiny-gpt-amp-fp16 that writes its samples at step 5, so
+// that the test trains 5 steps rather than the preset's 50.
+std::string sampling_gpt_preset() {
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / "plab-gpt-samples.json";
+    std::ofstream(file) << R"({"name": "plab-gpt-samples", "description": "A tiny GPT that writes samples at once",
+        "batch_size": 16, "eval_every": 100, "twin": true, "data": {"kind": "shakespeare", "test_fraction": 0.1},
+        "model": {"kind": "gpt", "context": 32, "width": 64, "heads": 4, "layers": 2},
+        "precision": {"recipe": "amp-fp16"}, "telemetry": {"hist_every": 5, "sample_every": 5}})";
+    return file.string();
+}
+
+// A language model: the samples panel shares the right column with the NaN
+// diagnosis, showing the text of step 5 beside the twin's.
+TEST(LiveViewScreenshot, ATinyGptWithItsSamples) {
+    if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not installed";
+    const Shot s = shoot("tiny-gpt", "--preset " + sampling_gpt_preset() + " --steps 5");
+    expect_drawn(s);
+    EXPECT_LE(overflow_red(s.image), kKeySwatch) << "no overflow in 5 steps, and the samples agree with the twin's";
 }
 
 TEST(LiveViewScreenshot, ProjectorMode) {

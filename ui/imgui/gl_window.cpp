@@ -29,11 +29,13 @@ void on_glfw_error(int code, const char* text) { glfw_error() = std::to_string(c
 // symbols the presenters' texts use; ImGui's built-in font is a fallback.
 constexpr const char* kSans = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 constexpr const char* kSansBold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
+constexpr const char* kMono = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf";
 constexpr float kBodyPx = 17.0f, kHeadingPx = 19.0f;
 
-// Latin-1 (x, /, ·), dashes and quotes, arrows, <= and >=, squares and triangles.
-const ImWchar kGlyphs[] = {0x0020, 0x00FF, 0x2010, 0x2027, 0x2190, 0x2193, 0x2212, 0x2212,
-                           0x2264, 0x2265, 0x25A0, 0x25BC, 0};
+// Latin-1 (x, /, ·), dashes and quotes, arrows (a sample's newline ↵ among
+// them), <= and >=, squares and triangles, a sample's tick and cross.
+const ImWchar kGlyphs[] = {0x0020, 0x00FF, 0x2010, 0x2027, 0x2190, 0x2193, 0x21B5, 0x21B5, 0x2212, 0x2212,
+                           0x2264, 0x2265, 0x25A0, 0x25BC, 0x2713, 0x2713, 0x2717, 0x2717, 0};
 
 }  // namespace
 
@@ -72,17 +74,18 @@ GlWindow::~GlWindow() {
 
 void GlWindow::load_fonts() {
     ImFontAtlas* atlas = ImGui::GetIO().Fonts;
-    if (!std::filesystem::exists(kSans) || !std::filesystem::exists(kSansBold)) {
+    if (!std::filesystem::exists(kSans) || !std::filesystem::exists(kSansBold) || !std::filesystem::exists(kMono)) {
         ImFontConfig big;
         big.SizePixels = 13.0f * 2;
         ImFont* normal = atlas->AddFontDefault();
         ImFont* large = atlas->AddFontDefault(&big);
-        fonts_ = {{normal, normal}, {large, large}};
+        fonts_ = {{normal, normal, normal}, {large, large, large}};  // the default font is monospace
         return;
     }
     auto add = [&](const char* file, float px) { return atlas->AddFontFromFileTTF(file, px, nullptr, kGlyphs); };
-    fonts_.normal = {add(kSans, kBodyPx), add(kSansBold, kHeadingPx)};
-    fonts_.projector = {add(kSans, kBodyPx * kProjectorScale), add(kSansBold, kHeadingPx * kProjectorScale)};
+    fonts_.normal = {add(kSans, kBodyPx), add(kSansBold, kHeadingPx), add(kMono, kBodyPx)};
+    fonts_.projector = {add(kSans, kBodyPx * kProjectorScale), add(kSansBold, kHeadingPx * kProjectorScale),
+                        add(kMono, kBodyPx * kProjectorScale)};
 }
 
 bool GlWindow::should_close() const { return glfwWindowShouldClose(window_) != 0; }

@@ -61,6 +61,9 @@ bool needs_diagnosis(const RunView& run) {
     return d.found && !d.handled;
 }
 
+// A language model writes text samples worth a panel; an MLP has none to show.
+bool writes_text(const RunView& run) { return run.config && run.config->model.kind == ModelKind::gpt; }
+
 }  // namespace
 
 LiveApp::LiveApp(std::string preset, const RunConfig& config, const Fonts& fonts)
@@ -81,6 +84,7 @@ void LiveApp::set_projector(bool on) {
     const FontSet& f = on ? fonts_.projector : fonts_.normal;
     look_.font = f.body;
     look_.heading = f.heading;
+    look_.mono = f.mono;
     style_set_ = false;  // the style follows at the start of the next frame
 }
 
@@ -260,6 +264,10 @@ void LiveApp::layout(const SessionSnapshot& s) {
         if (begin_panel("##nan", "First NaN / overflow", {0, height}, look_)) nan_.draw(s, look_, context_);
         end_panel();
     };
+    auto samples = [&](float height) {
+        if (begin_panel("##samples", "Samples: AMP model vs FP32 twin", {0, height}, look_)) samples_.draw(s, look_);
+        end_panel();
+    };
 
     if (look_.projector) {
         // For a big screen seen from afar: four large panels, two by two; the
@@ -302,7 +310,12 @@ void LiveApp::layout(const SessionSnapshot& s) {
     ImGui::BeginChild("##right", {right_w, h}, false, column);
     if (begin_panel("##controls", "Run and scaler", {0, h * 0.44f}, look_)) controls_.draw(s, look_, context_);
     end_panel();
-    nan(0);
+    if (writes_text(s.main)) {
+        nan(h * 0.24f);
+        samples(0);
+    } else {
+        nan(0);
+    }
     ImGui::EndChild();
 }
 

@@ -14,6 +14,7 @@
 #include "ui/imgui/histogram_panel.h"
 #include "ui/imgui/loss_panel.h"
 #include "ui/imgui/nan_panel.h"
+#include "ui/imgui/samples_panel.h"
 #include "ui/imgui/scale_panel.h"
 #include "ui/records/opened_record.h"
 
@@ -77,6 +78,7 @@ private:
     LossPanel loss_;
     DivergencePanel divergence_;
     NanPanel nan_;
+    SamplesPanel samples_;
     ControlsPanel controls_;
 };
 

@@ -37,6 +37,7 @@ ImVec4 to_vec4(ImU32 c);
 struct FontSet {
     ImFont* body = nullptr;     // nullptr: ImGui's default font
     ImFont* heading = nullptr;
+    ImFont* mono = nullptr;     // text whose characters line up (the samples); nullptr: ImGui's default
 };
 
 struct Fonts {
@@ -51,6 +52,7 @@ struct Look {
     float scale = 1.0f;  // sizes relative to the normal look
     ImFont* font = nullptr;     // body text (nullptr: ImGui's current font)
     ImFont* heading = nullptr;  // panel titles and the NaN headline
+    ImFont* mono = nullptr;     // a model's text above its twin's, character over character
 
     float line() const { return 2.0f * scale; }         // plotted lines
     float thin() const { return projector ? 2.0f : 1.0f; }  // grid, bands' edges
