@@ -40,9 +40,29 @@ bool reads_classes(DatasetKind kind) { return kind == DatasetKind::spirals || ki
 
 }  // namespace
 
+namespace {
+
+// A garbled stretch needs text to garble and a first step to start on.
+void validate_garbled(const DatasetSpec& spec) {
+    constexpr long long kMostSteps = 10'000'000;
+    check_int_field("data.garbled_from", spec.garbled_from, 0, kMostSteps);
+    check_int_field("data.garbled_steps", spec.garbled_steps, 0, kMostSteps);
+    if (spec.garbled_steps == 0) return;
+    if (!is_token_data(spec.kind))
+        reject_field("data.garbled_steps", std::to_string(spec.garbled_steps),
+                     "0 for data.kind " + std::string(dataset_kind_name(spec.kind)) +
+                         " (only shakespeare and addition, the token data, can be garbled)");
+    if (spec.garbled_from == 0)
+        reject_field("data.garbled_from", "0", "1.." + std::to_string(kMostSteps) + ", the first garbled step, when "
+                     "data.garbled_steps is " + std::to_string(spec.garbled_steps));
+}
+
+}  // namespace
+
 void validate(const DatasetSpec& spec) {
     if (dataset_kind_name(spec.kind) == "?")
         reject_field("data.kind", std::to_string(static_cast<int>(spec.kind)), dataset_kind_choices());
+    validate_garbled(spec);
     if (is_token_data(spec.kind)) {
         validate(token_data_spec(spec));
         return;

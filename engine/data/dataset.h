@@ -31,6 +31,11 @@ struct DatasetSpec {
                          // and sine (regression)
     double test_fraction = 0.2;
     int digits = 3;  // addition: digits of each operand
+    // Token data only: the optimizer steps garbled_from .. garbled_from +
+    // garbled_steps - 1 train on windows of random characters instead of
+    // the text, a corrupted stretch of data (both runs see it); 0 = none.
+    int garbled_from = 0;
+    int garbled_steps = 0;
     std::uint64_t seed = 0;
 
     bool operator==(const DatasetSpec&) const = default;

@@ -164,6 +164,19 @@ void WindowSampler::follow(const WindowSampler& other) {
     cursor_ = other.cursor_;
 }
 
+void garble(std::vector<float>& ids, std::vector<float>& targets, int context, int vocabulary, Rng& rng) {
+    const auto c = static_cast<std::size_t>(context);
+    const auto v = static_cast<std::uint64_t>(vocabulary);
+    for (std::size_t w = 0; w * c < ids.size(); ++w) {
+        float next = static_cast<float>(rng.below(v));
+        for (std::size_t t = 0; t < c; ++t) {
+            ids[w * c + t] = next;
+            next = static_cast<float>(rng.below(v));
+            targets[w * c + t] = next;
+        }
+    }
+}
+
 TokenBatch test_windows(const TokenData& data, int context, int max_windows) {
     const auto c = static_cast<std::size_t>(context);
     const std::size_t stride = data.example_length > 0 ? static_cast<std::size_t>(data.example_length) : c;

@@ -87,6 +87,11 @@ private:
     TokenBatch batch_;
 };
 
+// Overwrites every window of a batch (windows of `context` tokens) with a
+// stream of random tokens: each window's targets are its ids shifted by one,
+// as in text, but no text lies behind them (a corrupted stretch of data).
+void garble(std::vector<float>& ids, std::vector<float>& targets, int context, int vocabulary, Rng& rng);
+
 // The test split as at most `max_windows` windows: back to back from the
 // start of the text, or the first test examples. Fixed for the run.
 TokenBatch test_windows(const TokenData& data, int context, int max_windows);

@@ -65,6 +65,8 @@ void visit_fields(RunConfig& c, Visitor&& v) {
     v("data", "classes", IntField{c.data.classes});
     v("data", "test_fraction", c.data.test_fraction);
     v("data", "digits", IntField{c.data.digits});
+    v("data", "garbled_from", IntField{c.data.garbled_from});
+    v("data", "garbled_steps", IntField{c.data.garbled_steps});
 
     v("model", "kind", EnumField<ModelKind>{c.model.kind, model_kind_name, parse_model_kind, model_kind_choices});
     v("model", "hidden", c.model.hidden);

@@ -7,9 +7,10 @@
 // File shape (every key optional; omitted keys take RunConfig's defaults,
 // except scaler.kind, which defaults to the recipe's scaler):
 //   {"name", "description", "guide", "seed", "steps", "batch_size", "eval_every", "twin",
-//    "data": {"kind", "samples", "noise", "classes", "test_fraction"},
-//    "model": {"hidden": [..], "activation", "layer_norm", "init", "init_gain", "attention_tokens",
-//              "attention_logit_scale"},
+//    "data": {"kind", "samples", "noise", "classes", "test_fraction", "digits", "garbled_from",
+//             "garbled_steps"},
+//    "model": {"kind", "hidden": [..], "activation", "layer_norm", "init", "init_gain", "attention_tokens",
+//              "attention_logit_scale", "context", "width", "heads", "layers", "tied_head", "logit_scale"},
 //    "precision": {"recipe", "master_weights", "fp32_ops": [..], "layer_overrides": {"fc2": "fp32"}},
 //    "scaler": {"kind", "init_scale", "growth_factor", "backoff_factor", "growth_interval",
 //               "hysteresis", "min_scale", "max_scale"},

@@ -264,9 +264,19 @@ std::vector<std::string> Trainer::layer_names() const {
 // they stay where they are).
 void Trainer::draw_batch(int k) {
     if (windows_) {
+        // Copied into the host buffers, not moved: a recorded step reads them where they are.
         const TokenBatch& batch = windows_->next();
-        host_x_[static_cast<std::size_t>(k)] = batch.ids;
-        host_y_[static_cast<std::size_t>(k)] = batch.targets;
+        std::vector<float>& ids = host_x_[static_cast<std::size_t>(k)];
+        std::vector<float>& targets = host_y_[static_cast<std::size_t>(k)];
+        ids = batch.ids;
+        targets = batch.targets;
+        // A garbled step still takes its windows, so the text after it is what it would have been.
+        const DatasetSpec& d = config_.data;
+        const std::int64_t step = step_ + 1;
+        if (step >= d.garbled_from && step < std::int64_t{d.garbled_from} + d.garbled_steps) {
+            Rng rng(garbled_seed(config_.seed, step, k));
+            garble(ids, targets, config_.model.gpt.context, tokens_->vocabulary(), rng);
+        }
         return;
     }
     const std::vector<int>& rows = sampler_.next();

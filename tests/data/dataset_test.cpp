@@ -418,6 +418,12 @@ TEST(Dataset, InvalidFieldsThrowNamingTheField) {
     add("data.test_fraction: -0.5 ", [](DatasetSpec& s) { s.test_fraction = -0.5; });
     add("data.test_fraction: nan ", [&](DatasetSpec& s) { s.test_fraction = nan; });
     add("data.kind: 99 ", [](DatasetSpec& s) { s.kind = static_cast<DatasetKind>(99); });
+    add("data.garbled_steps: 3 is out of range; allowed 0 for data.kind spirals (only shakespeare and addition",
+        [](DatasetSpec& s) { s.garbled_from = 5, s.garbled_steps = 3; });
+    add("data.garbled_steps: -1 ", [](DatasetSpec& s) { s.kind = DatasetKind::shakespeare, s.garbled_steps = -1; });
+    add("data.garbled_from: -2 ", [](DatasetSpec& s) { s.kind = DatasetKind::shakespeare, s.garbled_from = -2; });
+    add("data.garbled_from: 0 is out of range; allowed 1..10000000, the first garbled step, when data.garbled_steps is 4",
+        [](DatasetSpec& s) { s.kind = DatasetKind::shakespeare, s.garbled_steps = 4; });
     for (const Case& c : cases) {
         SCOPED_TRACE(c.field);
         EXPECT_NE(error_of(c.spec).find(c.field), std::string::npos) << error_of(c.spec);

@@ -113,6 +113,33 @@ TEST(Addition, ExactMatchCountsWindowsWhoseEveryAnswerDigitIsTheTopToken) {
     EXPECT_DOUBLE_EQ(exact_match(data, test, context, probs), 0.8);
 }
 
+// Each window a stream of random tokens: its targets are its ids shifted by
+// one, every token of the vocabulary turns up, and the same seed draws the
+// same windows.
+TEST(Garble, WindowsAreShiftedStreamsOfRandomTokens) {
+    constexpr int kContext = 8, kWindows = 64, kVocabulary = 5;
+    std::vector<float> ids(kContext * kWindows, -1.0f), targets(ids.size(), -1.0f);
+    Rng rng(7);
+    garble(ids, targets, kContext, kVocabulary, rng);
+    std::set<float> seen;
+    for (int w = 0; w < kWindows; ++w)
+        for (int t = 0; t < kContext; ++t) {
+            const float id = ids[static_cast<std::size_t>(w * kContext + t)];
+            ASSERT_TRUE(id >= 0 && id < kVocabulary && id == static_cast<int>(id)) << id;
+            seen.insert(id);
+            if (t + 1 < kContext) {
+                EXPECT_EQ(targets[static_cast<std::size_t>(w * kContext + t)],
+                          ids[static_cast<std::size_t>(w * kContext + t + 1)]);
+            }
+        }
+    EXPECT_EQ(seen.size(), static_cast<std::size_t>(kVocabulary));
+    std::vector<float> again_ids(ids.size()), again_targets(ids.size());
+    Rng same(7);
+    garble(again_ids, again_targets, kContext, kVocabulary, same);
+    EXPECT_EQ(again_ids, ids);
+    EXPECT_EQ(again_targets, targets);
+}
+
 TEST(TokenDataSpec, BadFieldsAreNamed) {
     for (const auto& [spec, field] :
          std::vector<std::pair<TokenDataSpec, std::string>>{{{.task = TokenTask::addition, .digits = 7}, "data.digits"},

@@ -87,6 +87,20 @@ TEST(GptTraining, AForkContinuesTheRunBitForBit) {
     }
 }
 
+// Garbled steps train on other windows than the text's, those steps only
+// (the records before them are the plain run's bit for bit), and a fork made
+// inside the stretch draws what the original draws.
+TEST(GptTraining, GarbledStepsChangeTheirOwnBatchesAndForksFollow) {
+    CpuBackend backend;
+    Trainer plain(backend, small_gpt("tiny-gpt-fp32"));
+    Trainer garbled(backend, small_gpt("tiny-gpt-fp32", {"data.garbled_from=3", "data.garbled_steps=3"}));
+    for (int s = 1; s <= 2; ++s) ASSERT_EQ(record_difference(plain.step(), garbled.step()), "") << "step " << s;
+    const StepRecord a = plain.step(), b = garbled.step();
+    EXPECT_NE(trainer_test::bits_of(a.loss), trainer_test::bits_of(b.loss));
+    const std::unique_ptr<plab::Run> fork = garbled.clone();
+    for (int s = 4; s <= 6; ++s) ASSERT_EQ(record_difference(garbled.step(), fork->step()), "") << "step " << s;
+}
+
 // Addition: each window is one example; accuracy is the exact-match share of
 // the answers, a multiple of 1 / (test windows).
 TEST(GptTraining, AdditionReportsExactMatchAccuracy) {

@@ -97,7 +97,8 @@ TEST(PresetErrors, UnknownKeysListTheAllowedOnes) {
               "scaler.grwth_interval: unknown key; allowed keys: " + kScalerKeys + "; did you mean growth_interval?");
     // Nothing close: no guess.
     EXPECT_EQ(parse_error(R"({"data": {"seed": 5}})"),
-              "data.seed: unknown key; allowed keys: kind, samples, noise, classes, test_fraction, digits");
+              "data.seed: unknown key; allowed keys: kind, samples, noise, classes, test_fraction, digits, "
+              "garbled_from, garbled_steps");
     EXPECT_EQ(parse_error(R"({"optimizer": {"learning_rate": 1}})"),
               "optimizer.learning_rate: unknown key; allowed keys: kind, lr, momentum, beta1, beta2, eps, "
               "weight_decay, clip_norm, clip_scaled, accumulation");
@@ -132,7 +133,7 @@ TEST(PresetErrors, WrongTypes) {
               "model.hidden[1]: 2.5 is not allowed; allowed an integer");
     EXPECT_EQ(parse_error(R"({"data": "spirals"})"),
               "data: \"spirals\" is not allowed; allowed an object with keys kind, samples, noise, classes, "
-              "test_fraction, digits");
+              "test_fraction, digits, garbled_from, garbled_steps");
     EXPECT_EQ(parse_error(R"({"precision": {"fp32_ops": "mse"}})"),
               "precision.fp32_ops: \"mse\" is not allowed; allowed an array of names from "
               "layer_norm|softmax_cross_entropy|mse|softmax");
@@ -279,7 +280,8 @@ TEST(SettingErrors, UnknownPaths) {
     EXPECT_EQ(setting_error("stesp=1"), "stesp: unknown key; allowed keys: " + kTopKeys + "; did you mean steps?");
     EXPECT_EQ(setting_error("steps.max=1"), "steps.max: unknown key; steps holds a value, not keys (--set steps=VALUE)");
     EXPECT_EQ(setting_error("data.seed=5"),
-              "data.seed: unknown key; allowed keys: kind, samples, noise, classes, test_fraction, digits");
+              "data.seed: unknown key; allowed keys: kind, samples, noise, classes, test_fraction, digits, "
+              "garbled_from, garbled_steps");
     EXPECT_PREFIX(setting_error("steps"), "--set: \"steps\" is not allowed; allowed PATH=VALUE");
     EXPECT_PREFIX(setting_error("=5"), "--set: \"=5\" is not allowed; allowed PATH=VALUE");
 }

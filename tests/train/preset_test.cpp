@@ -173,7 +173,9 @@ TEST(PresetWrite, DefaultConfigPretty) {
     "noise": 0.1,
     "classes": 3,
     "test_fraction": 0.2,
-    "digits": 3
+    "digits": 3,
+    "garbled_from": 0,
+    "garbled_steps": 0
   },
   "model": {
     "kind": "mlp",
