@@ -18,5 +18,6 @@ ScenarioReport check_growth_interval_tradeoff(Backend& backend, const ScenarioPr
 ScenarioReport check_clip_before_unscale(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_tiny_gpt_attention_overflow(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_tiny_gpt_fp8_delayed_scaling(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_tiny_gpt_loss_spike(Backend& backend, const ScenarioProgress& progress);
 
 }  // namespace plab

@@ -23,6 +23,7 @@ const ScenarioEntry kScenarios[] = {
     {"gradient-census", check_gradient_census},
     {"tiny-gpt-attention-overflow", check_tiny_gpt_attention_overflow},
     {"tiny-gpt-fp8-delayed-scaling", check_tiny_gpt_fp8_delayed_scaling},
+    {"tiny-gpt-loss-spike", check_tiny_gpt_loss_spike},
 };
 
 }  // namespace
