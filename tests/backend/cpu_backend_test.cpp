@@ -2,6 +2,7 @@
 // GEMM, closed-form activations and central finite differences.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -269,6 +270,54 @@ TEST(CpuBackend, ScalerStateOfTheWrongSizeIsAnErrorNamingIt) {
     Tensor good = be.allocate({1, 3}, FormatId::fp32);
     Tensor wide_flag = be.allocate({1, 2}, FormatId::fp32);
     EXPECT_THROW(be.unscale_all_flagged({}, good, wide_flag), Error);
+}
+
+// The token matmuls against plain loops: every term, FP32, in index order
+// from zero. Causal weights (zero above the diagonal) and one key row of v
+// holding Inf: the backend may skip a zero weight's term only where it
+// cannot matter, so the outputs must match bit for bit, NaN included.
+TEST(CpuBackend, TokenMatmulsSumEveryTermInIndexOrder) {
+    constexpr int kRows = 3, kTokens = 6, kWidth = 5;
+    constexpr std::size_t t = kTokens, w = kWidth, pairs = t * t, values = t * w;
+    CpuBackend be;
+    std::vector<float> probs = random_values(kRows * pairs, 1, 1.0f), v = random_values(kRows * values, 2, 3.0f);
+    const std::vector<float> dout = random_values(kRows * values, 3, 2.0f);
+    for (std::size_t r = 0; r < kRows; ++r)
+        for (std::size_t i = 0; i < t; ++i)
+            for (std::size_t j = i + 1; j < t; ++j) probs[r * pairs + i * t + j] = 0.0f;
+    v[1 * values + 4 * w + 2] = INFINITY;  // row 1, key token 4: every query before it weighs it 0
+    const Tensor p = make(be, {kRows, static_cast<int>(pairs)}, FormatId::fp32, probs);
+    const Tensor vt = make(be, {kRows, static_cast<int>(values)}, FormatId::fp32, v);
+    const Tensor dt = make(be, {kRows, static_cast<int>(values)}, FormatId::fp32, dout);
+    Tensor out = be.allocate(vt.shape(), FormatId::fp32), dv = be.allocate(vt.shape(), FormatId::fp32);
+    Tensor dprobs = be.allocate(p.shape(), FormatId::fp32);
+    be.token_mix(p, vt, kTokens, out);
+    be.token_mix_backward(p, vt, dt, kTokens, dprobs, dv);
+
+    auto bits = [](float x) { return std::bit_cast<std::uint32_t>(x); };
+    for (std::size_t r = 0; r < kRows; ++r) {
+        const float* pr = probs.data() + r * pairs;
+        const float* vr = v.data() + r * values;
+        const float* dr = dout.data() + r * values;
+        for (std::size_t i = 0; i < t; ++i)
+            for (std::size_t c = 0; c < w; ++c) {
+                float mix = 0.0f, back = 0.0f;
+                for (std::size_t j = 0; j < t; ++j) {
+                    mix += pr[i * t + j] * vr[j * w + c];
+                    back += pr[j * t + i] * dr[j * w + c];
+                }
+                ASSERT_EQ(bits(out.host()[r * values + i * w + c]), bits(mix)) << r << " " << i << " " << c;
+                ASSERT_EQ(bits(dv.host()[r * values + i * w + c]), bits(back)) << r << " " << i << " " << c;
+            }
+        for (std::size_t i = 0; i < t; ++i)
+            for (std::size_t j = 0; j < t; ++j) {
+                float dot = 0.0f;
+                for (std::size_t c = 0; c < w; ++c) dot += dr[i * w + c] * vr[j * w + c];
+                ASSERT_EQ(bits(dprobs.host()[r * pairs + i * t + j]), bits(dot)) << r << " " << i << " " << j;
+            }
+    }
+    EXPECT_TRUE(std::isnan(out.host()[1 * values + 0 * w + 2]));  // 0 x Inf, though the weight is 0
+    EXPECT_FALSE(std::isnan(out.host()[0 * values + 0 * w + 2]));
 }
 
 }  // namespace

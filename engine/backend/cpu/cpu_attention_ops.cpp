@@ -27,34 +27,57 @@ using checks::require_pairs;
 using checks::token_shape;
 using checks::TokenShape;
 
+// Whether each of x's `t` rows of `width` values is all finite.
+void finite_rows(const float* x, std::size_t t, std::size_t width, std::vector<char>& finite) {
+    finite.resize(t);
+    for (std::size_t j = 0; j < t; ++j)
+        finite[j] = std::all_of(x + j * width, x + (j + 1) * width, [](float v) { return std::isfinite(v); });
+}
+
 // out[i, :] = sum_j w[i, j] * x[j, :] over one row's tokens; `w_transposed`
 // reads w[j, i] instead. Each output's sum starts from zero and adds its
 // terms in j order; running j outside c keeps that order for every output
 // while the loop over c reads x's rows contiguously and vectorises.
+// A term with a zero weight and a finite row adds a signed zero to a sum
+// that is never -0 (it starts at +0, and RNE gives +0 for +0 + -0), which
+// leaves it unchanged: such terms (the causal mask's half of the weights)
+// are skipped. A zero weight on a row holding Inf or NaN still adds its NaN.
 void mix_tokens(const float* w, const float* x, const TokenShape& s, bool w_transposed, float* out) {
     const auto t = static_cast<std::size_t>(s.tokens);
     const auto width = static_cast<std::size_t>(s.width);
+    thread_local std::vector<char> finite;
+    finite_rows(x, t, width, finite);
     for (std::size_t i = 0; i < t; ++i) {
         float* o = out + i * width;
         std::fill_n(o, width, 0.0f);
         for (std::size_t j = 0; j < t; ++j) {
             const float weight = w_transposed ? w[j * t + i] : w[i * t + j];
+            if (weight == 0.0f && finite[j]) continue;
             const float* row = x + j * width;
             for (std::size_t c = 0; c < width; ++c) o[c] += weight * row[c];
         }
     }
 }
 
-// pairs[i, j] = sum_c a[i, c] * b[j, c] over one row's tokens.
+// pairs[i, j] = sum_c a[i, c] * b[j, c] over one row's tokens. Each sum adds
+// its terms in c order from zero; running c outside j, over b transposed,
+// keeps that order for every pair while the loop over j vectorises.
 void pair_dots(const float* a, const float* b, const TokenShape& s, float* pairs) {
     const auto t = static_cast<std::size_t>(s.tokens);
     const auto width = static_cast<std::size_t>(s.width);
-    for (std::size_t i = 0; i < t; ++i)
-        for (std::size_t j = 0; j < t; ++j) {
-            float sum = 0.0f;
-            for (std::size_t c = 0; c < width; ++c) sum += a[i * width + c] * b[j * width + c];
-            pairs[i * t + j] = sum;
+    thread_local std::vector<float> bt;
+    bt.resize(t * width);
+    for (std::size_t j = 0; j < t; ++j)
+        for (std::size_t c = 0; c < width; ++c) bt[c * t + j] = b[j * width + c];
+    for (std::size_t i = 0; i < t; ++i) {
+        float* o = pairs + i * t;
+        std::fill_n(o, t, 0.0f);
+        for (std::size_t c = 0; c < width; ++c) {
+            const float ai = a[i * width + c];
+            const float* column = bt.data() + c * t;
+            for (std::size_t j = 0; j < t; ++j) o[j] += ai * column[j];
         }
+    }
 }
 
 // body(row) for each of the shape's rows (sequence x head), a slice of rows per core.
