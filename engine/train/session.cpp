@@ -34,7 +34,12 @@ Session::~Session() {
 
 // --- callers' side ----------------------------------------------------------
 
-std::uint64_t Session::play() { return enqueue(PlayCommand{}); }
+bool SessionSnapshot::play_has_steps() const {
+    auto short_of_plan = [](const RunView& run) { return run.config && run.steps_done < run.config->steps; };
+    return short_of_plan(main) || (fork && short_of_plan(*fork));
+}
+
+std::uint64_t Session::play(std::int64_t at_most) { return enqueue(PlayCommand{at_most}); }
 std::uint64_t Session::pause() { return enqueue(PauseCommand{}); }
 std::uint64_t Session::step(std::int64_t count) { return enqueue(StepCommand{count}); }
 std::uint64_t Session::reset() { return enqueue(ResetCommand{}); }
@@ -127,8 +132,10 @@ void Session::apply_command(const SessionCommand& command) {
     }
 }
 
-void Session::apply_one(const PlayCommand&) {
+void Session::apply_one(const PlayCommand& command) {
+    check_int_field("play.at_most", command.at_most, 0, std::numeric_limits<std::int64_t>::max());
     playing_ = true;
+    play_left_ = command.at_most;
     steps_left_ = 0;
 }
 
@@ -251,6 +258,7 @@ void Session::advance() {
     }
     dirty_ = true;
     if (steps_left_ > 0) --steps_left_;
+    if (playing_ && play_left_ > 0 && --play_left_ == 0) playing_ = false;
     if (playing_ && !should_step(main_) && !(fork_ && should_step(*fork_))) playing_ = false;
 }
 

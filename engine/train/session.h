@@ -75,6 +75,9 @@ struct SessionSnapshot {
     std::string last_error;      // the latest failed command or step; "" if none yet
     std::uint64_t errors = 0;    // failures so far: a change means a new last_error
     std::shared_ptr<const RecordOrigin> record;  // null for a session's own snapshot
+
+    // Whether play() would step a run: the main run or the fork is short of its config's `steps`.
+    bool play_has_steps() const;
 };
 
 class Session {
@@ -92,8 +95,11 @@ public:
     // SessionSnapshot::applied). A command's failure never stops the worker:
     // it lands in SessionSnapshot::last_error.
     //
-    // Play: step every live run until it reaches its config's `steps`, then pause.
-    std::uint64_t play();
+    // Play: step every live run until it reaches its config's `steps`, then
+    // pause; with `at_most` > 0, pause after that many boundaries at the
+    // latest (a paced play's frame: forks go on to their own `steps` while
+    // the main run waits at its own).
+    std::uint64_t play(std::int64_t at_most = 0);
     // Pause at the next boundary. A queued pause also cancels the steps left
     // of any step(n) queued before it (the commands between then apply there).
     std::uint64_t pause();
@@ -170,6 +176,7 @@ private:
     std::optional<StepTrace> trace_;
     CheckpointStore checkpoints_;
     bool playing_ = false;
+    std::int64_t play_left_ = 0;  // boundaries left in a play with at_most; 0 = no limit
     std::int64_t steps_left_ = 0;
     std::uint64_t applied_ = 0;
     std::string last_error_;

@@ -8,7 +8,9 @@
 
 namespace plab {
 
-struct PlayCommand {};
+struct PlayCommand {
+    std::int64_t at_most = 0;  // steps of each live run before pausing; 0 = no limit
+};
 struct PauseCommand {};
 struct StepCommand {
     std::int64_t count = 1;

@@ -169,6 +169,42 @@ TEST(Session, PlayStopsAtStepsAndStepGoesPastThem) {
     expect_log_matches(snap->main.log, reference_records(small_config(50), {}, 60, edits_of(snap->main.log)));
 }
 
+// A paced play's frame: play(n) stops after n boundaries; each run stops at
+// its own plan, so a fork made after the main run reached its steps trains
+// on to its own while the main run waits (and never goes past its plan).
+TEST(Session, PacedPlayTrainsAForkPastTheMainRunsPlan) {
+    Session session(small_config(10), fake_factory());
+    session.play(3);
+    session.wait_until_idle();
+    EXPECT_EQ(session.snapshot()->step, 3);
+    EXPECT_FALSE(session.snapshot()->playing);
+    session.play();
+    session.wait_until_idle();
+    EXPECT_EQ(session.snapshot()->step, 10);
+    EXPECT_FALSE(session.snapshot()->play_has_steps());
+
+    session.fork(4, {"optimizer.lr=0.05"});
+    session.wait_until_idle();
+    EXPECT_TRUE(session.snapshot()->play_has_steps());
+    session.play(4);
+    session.wait_until_idle();
+    auto snap = session.snapshot();
+    EXPECT_EQ(snap->step, 10);
+    ASSERT_TRUE(snap->fork.has_value());
+    EXPECT_EQ(snap->fork->steps_done, 8);
+    session.play(100);
+    session.wait_until_idle();
+    snap = session.snapshot();
+    EXPECT_EQ(snap->step, 10);
+    EXPECT_EQ(snap->fork->steps_done, 10);
+    EXPECT_FALSE(snap->playing);
+    EXPECT_FALSE(snap->play_has_steps());
+    EXPECT_EQ(snap->errors, 0u);
+    session.play(-1);
+    session.wait_until_idle();
+    EXPECT_NE(session.snapshot()->last_error.find("play.at_most: -1"), std::string::npos);
+}
+
 TEST(Session, PauseDuringPlay) {
     const int steps = 2'000'000'000;
     Session session(small_config(steps), fake_factory());

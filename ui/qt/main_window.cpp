@@ -311,19 +311,18 @@ void MainWindow::show_config_in_toolbar() {
     presets_->setCurrentText(QString::fromStdString(preset_));
 }
 
-// Paced play: the frame timer queues a frame's steps once the worker has
-// done the previous ones, so the UI never waits and the queue never grows.
+// Paced play: the frame timer queues a frame's play once the worker has
+// done the previous one, so the UI never waits and the queue never grows.
+// Each run stops at its own planned steps, a fork going on after the main run.
 void MainWindow::pace() {
     if (!paced_play_) return;
     const auto s = session_->snapshot();
     if (s->playing) return;  // still working through the last frame's steps
-    const std::int64_t limit = s->main.config ? s->main.config->steps : 0;
-    if (s->step >= limit) {
+    if (!s->play_has_steps()) {
         paced_play_ = false;
         return;
     }
-    const std::int64_t per_frame = pace_->currentText().toLongLong();
-    session_->step(std::min(per_frame, limit - s->step));
+    session_->play(pace_->currentText().toLongLong());
 }
 
 void MainWindow::make_menus() {
