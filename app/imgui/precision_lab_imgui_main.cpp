@@ -15,6 +15,7 @@
 #include "engine/train/preset_io.h"
 #include "ui/imgui/gl_window.h"
 #include "ui/imgui/live_app.h"
+#include "ui/present/frame_pacing.h"
 #include "ui/present/live_keys.h"
 
 namespace {
@@ -157,8 +158,10 @@ int main(int argc, char** argv) {
             return take_screenshot(*window, app, o.screenshot);
         }
         if (o.play) app.session().play();
+        plab::FramePacing pacing;
         while (!window->should_close()) {
-            window->begin_frame();
+            window->begin_frame(pacing.may_wait());
+            pacing.note_frame(window->take_input_seen(), app.session().snapshot()->playing);
             app.frame();
             window->render();
             window->swap();

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "engine/common/error.h"
+#include "ui/present/frame_pacing.h"
 
 namespace plab::imgui {
 
@@ -59,9 +60,35 @@ GlWindow::GlWindow(const WindowOptions& options) {
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;  // the layout is fixed: nothing to remember between runs
     ImGui::StyleColorsDark();
-    ImGui_ImplGlfw_InitForOpenGL(window_, true);
+    watch_input();
+    ImGui_ImplGlfw_InitForOpenGL(window_, true);  // chains the callbacks watch_input set
     ImGui_ImplOpenGL3_Init("#version 330");
     load_fonts();
+}
+
+bool GlWindow::take_input_seen() {
+    const bool seen = input_seen_;
+    input_seen_ = false;
+    return seen;
+}
+
+// Callbacks that only note that something happened; ImGui's backend,
+// installed after them, calls them before its own handling.
+void GlWindow::watch_input() {
+    glfwSetWindowUserPointer(window_, this);
+    glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) { note_input(w); });
+    glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int, int, int) { note_input(w); });
+    glfwSetScrollCallback(window_, [](GLFWwindow* w, double, double) { note_input(w); });
+    glfwSetKeyCallback(window_, [](GLFWwindow* w, int, int, int, int) { note_input(w); });
+    glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int) { note_input(w); });
+    glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int) { note_input(w); });
+    glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int) { note_input(w); });
+    glfwSetWindowSizeCallback(window_, [](GLFWwindow* w, int, int) { note_input(w); });
+    glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) { note_input(w); });
+}
+
+void GlWindow::note_input(GLFWwindow* window) {
+    static_cast<GlWindow*>(glfwGetWindowUserPointer(window))->input_seen_ = true;
 }
 
 GlWindow::~GlWindow() {
@@ -90,8 +117,11 @@ void GlWindow::load_fonts() {
 
 bool GlWindow::should_close() const { return glfwWindowShouldClose(window_) != 0; }
 
-void GlWindow::begin_frame() {
-    glfwPollEvents();
+void GlWindow::begin_frame(bool may_wait) {
+    if (may_wait)
+        glfwWaitEventsTimeout(FramePacing::kIdleWaitSeconds);
+    else
+        glfwPollEvents();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();

@@ -34,7 +34,11 @@ public:
     GlWindow& operator=(const GlWindow&) = delete;
 
     bool should_close() const;
-    void begin_frame();  // events, the backends' and ImGui's NewFrame
+    // Events (waiting up to FramePacing::kIdleWaitSeconds for one when
+    // `may_wait`), the backends' and ImGui's NewFrame.
+    void begin_frame(bool may_wait = false);
+    // Whether any input or window event arrived since the last call.
+    bool take_input_seen();
     void render();       // ImGui::Render and the GL draw of its lists
     void finish();       // waits for the GL draw to complete (for timing)
     void swap();
@@ -45,9 +49,12 @@ public:
 
 private:
     void load_fonts();
+    void watch_input();
+    static void note_input(GLFWwindow* window);
 
     GLFWwindow* window_ = nullptr;
     Fonts fonts_;
+    bool input_seen_ = false;  // set by the GLFW callbacks ImGui's own chain to
 };
 
 // Writes `image` as a PNG file; false when the file cannot be written.
