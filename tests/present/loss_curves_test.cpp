@@ -117,6 +117,29 @@ TEST(LossCurves, LossesOffTheLogAxisAreMarkedWhereTheyBegin) {
     }
 }
 
+// A fork whose loss is 0 at every step draws no line: its marks, named and
+// flagged as the fork's, come after the main run's.
+TEST(LossCurves, AForksMarksFollowTheMainRunsNamedAsTheForks) {
+    RunLog fork;
+    for (std::int64_t s = 11; s <= 30; ++s) fork.append(loss_step(s, 0.0f, 0.0f));
+    const LossCurves f = make_loss_curves(fork.view(), false, 100);
+    EXPECT_TRUE(f.loss.empty() || f.loss.front().points.empty());
+    const LossCurves c = make_loss_curves(eight_step_log().view(), true, 4);
+    const std::vector<LossMark> marks = marks_with_fork(c.marks, f.marks);
+    ASSERT_EQ(marks.size(), c.marks.size() + 1);
+    for (std::size_t i = 0; i < c.marks.size(); ++i) {
+        EXPECT_EQ(marks[i].text, c.marks[i].text) << i;
+        EXPECT_FALSE(marks[i].fork) << i;
+    }
+    const LossMark& m = marks.back();
+    EXPECT_TRUE(m.fork);
+    EXPECT_FALSE(m.twin);
+    EXPECT_FALSE(m.top);
+    EXPECT_TRUE(m.finite);
+    EXPECT_EQ(m.x, 11.0);
+    EXPECT_EQ(m.text, "fork: 0 at steps 11-30");
+}
+
 TEST(LossCurves, ARunOfNaNStepsIsOneMark) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     RunLog log;

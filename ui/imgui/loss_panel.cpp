@@ -14,17 +14,17 @@ namespace {
 
 // Losses the log axis cannot show, at its edges where each run of them
 // begins: NaN and Inf at the top in the colour of non-finite values, 0 at
-// the bottom in the run's colour; the twin's a row further in, so that both
-// runs' marks show at one step.
+// the bottom in the run's colour; the twin's a row further in and the
+// fork's another, so that every run's marks show at one step.
 void draw_marks(const PlotArea& a, const std::vector<LossMark>& marks, const Look& look) {
     const float h = look.marker();
     for (const LossMark& m : marks) {
-        const float row = m.twin ? h * 2.6f : 0.0f;
+        const float row = h * 2.6f * (m.fork ? 2.0f : m.twin ? 1.0f : 0.0f);
         if (m.top)
             draw_marker(a.draw, {a.px(m.x), a.min.y + h * 1.5f + row}, MarkerShape::diamond, colour::overflow, h);
         else
             draw_marker(a.draw, {a.px(m.x), a.max.y - h * 1.3f - row}, MarkerShape::triangle_down,
-                        m.twin ? colour::twin : colour::amp, h);
+                        m.fork ? colour::fork : m.twin ? colour::twin : colour::amp, h);
     }
 }
 
@@ -72,14 +72,15 @@ void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
         }
     }
     if (f && !f->loss.empty()) column_line(a, log10_points(f->loss.front().points), colour::fork, look.thin() * 1.5f);
-    draw_marks(a, c.marks, look);
+    const std::vector<LossMark> marks = f ? marks_with_fork(c.marks, f->marks) : c.marks;
+    draw_marks(a, marks, look);
     end_plot(a);
     ImGui::EndChild();
     std::vector<KeyEntry> key = {{"AMP train", colour::amp}};
     if (twin) key.push_back({"FP32 twin", colour::twin});
     if (f) key.push_back({"fork", colour::fork});
-    if (has_mark(c.marks, true)) key.push_back({"NaN/Inf loss", colour::overflow, KeySymbol::diamond});
-    if (has_mark(c.marks, false)) key.push_back({"loss 0 (bottom)", colour::dim_text, KeySymbol::triangle_down});
+    if (has_mark(marks, true)) key.push_back({"NaN/Inf loss", colour::overflow, KeySymbol::diamond});
+    if (has_mark(marks, false)) key.push_back({"loss 0 (bottom)", colour::dim_text, KeySymbol::triangle_down});
     if (has_test(c)) key.push_back({"test", colour::dim_text, KeySymbol::dashed_line});
     key_line(key);
     ImGui::TextUnformatted(c.summary.c_str());

@@ -106,6 +106,19 @@ void add_marks(std::vector<LossMark>& marks, const std::vector<SeriesPoint>& ser
     }
 }
 
+}  // namespace
+
+std::vector<LossMark> marks_with_fork(std::vector<LossMark> main, const std::vector<LossMark>& fork) {
+    for (LossMark m : fork) {
+        m.fork = true;
+        m.text = "fork: " + m.text;
+        main.push_back(std::move(m));
+    }
+    return main;
+}
+
+namespace {
+
 std::string percent_text(float fraction) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * static_cast<double>(fraction));

@@ -28,6 +28,7 @@ struct LossMark {
     bool twin = false;   // the FP32 twin's loss
     bool finite = false; // a loss of 0 or below: finite, but off a log axis
     std::string text;    // "NaN at step 31", "twin: 0 at steps 19-60"
+    bool fork = false;   // the fork's train loss (marks_with_fork)
 };
 
 struct LossCurves {
@@ -43,6 +44,11 @@ struct LossCurves {
 // cannot show them). `twin` says whether the run has a twin; a
 // `language_model`'s summary adds the test perplexity, e^(test loss).
 LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns, bool language_model = false);
+
+// The main run's marks, then the fork's (its own curves' marks), flagged
+// and named as the fork's: "fork: 0 at steps 1-30". A fork whose every loss
+// is off the axis has no line, so its marks are all that show it.
+std::vector<LossMark> marks_with_fork(std::vector<LossMark> main, const std::vector<LossMark>& fork);
 
 // A loss as people read it: `digits` significant digits, "NaN", "Inf", "-Inf"
 // (never the C library's "-nan").

@@ -119,8 +119,10 @@ void LossPanel::show_key(bool twin, bool fork) {
 void LossPanel::show_marks(const std::vector<LossMark>& marks) {
     const Theme& t = theme();
     std::vector<EdgeMark> edge;
-    for (const LossMark& m : marks)
-        edge.push_back({m.x, m.top, m.finite ? (m.twin ? t.twin : t.amp) : t.overflow, QString::fromStdString(m.text)});
+    for (const LossMark& m : marks) {
+        const QColor run = m.fork ? t.fork : m.twin ? t.twin : t.amp;
+        edge.push_back({m.x, m.top, m.finite ? run : t.overflow, QString::fromStdString(m.text)});
+    }
     marks_->set_marks(std::move(edge));
 }
 
@@ -161,7 +163,7 @@ void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
     summary_->set_text(QString::fromStdString(c.summary));
     fork_summary_->setVisible(f.has_value());
     show_key(twin, f.has_value());
-    show_marks(c.marks);
+    show_marks(f ? marks_with_fork(c.marks, f->marks) : c.marks);
 }
 
 }  // namespace plab::qt
