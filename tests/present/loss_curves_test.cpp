@@ -117,6 +117,26 @@ TEST(LossCurves, LossesOffTheLogAxisAreMarkedWhereTheyBegin) {
     }
 }
 
+// The line stops where the loss leaves the log axis and starts again after:
+// a column of two NaN points between the last drawable step before a run of
+// zero losses and the first after it, and no other break.
+TEST(LossCurves, TheLineBreaksAcrossLossesOffTheAxis) {
+    RunLog log;
+    for (std::int64_t s = 1; s <= 30; ++s) log.append(loss_step(s, s > 10 && s <= 20 ? 0.0f : 1.0f / s, 0.5f));
+    const LossCurves c = make_loss_curves(log.view(), true, 60);  // a column of its own for every step
+    const std::vector<XY>& line = c.loss[0].points;
+    std::vector<std::size_t> gaps;
+    for (std::size_t i = 0; i < line.size(); ++i)
+        if (std::isnan(line[i].y)) gaps.push_back(i);
+    ASSERT_EQ(gaps.size(), 2u);
+    ASSERT_EQ(gaps[1], gaps[0] + 1);
+    ASSERT_GT(gaps[0], 0u);
+    EXPECT_LT(line[gaps[0] - 1].x, 11.0);
+    EXPECT_GT(line[gaps[1] + 1].x, 20.0);
+    EXPECT_EQ(line.size(), 2u * 20 + 2);  // 20 drawn columns and the gap
+    for (const XY& p : c.loss[1].points) EXPECT_FALSE(std::isnan(p.y));  // the twin's never left the axis
+}
+
 // A fork whose loss is 0 at every step draws no line: its marks, named and
 // flagged as the fork's, come after the main run's.
 TEST(LossCurves, AForksMarksFollowTheMainRunsNamedAsTheForks) {

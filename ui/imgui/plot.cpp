@@ -175,8 +175,19 @@ void column_line(const PlotArea& a, const std::vector<XY>& columns, ImU32 colour
     // tall as the spread: llvmpipe pays for a thin triangle by its length.
     std::vector<ImVec2> middles;
     middles.reserve(columns.size() / 2 + 1);
+    // A column of NaN points is a gap in the line: the part before it is drawn alone.
+    auto draw_middles = [&] {
+        if (middles.size() == 1) a.draw->AddCircleFilled(middles[0], thickness * 1.5f, colour);
+        if (middles.size() >= 2)
+            a.draw->AddPolyline(middles.data(), static_cast<int>(middles.size()), colour, ImDrawFlags_None, thickness);
+        middles.clear();
+    };
     for (std::size_t i = 0; i < columns.size(); i += 2) {
         const std::size_t j = std::min(i + 1, columns.size() - 1);
+        if (std::isnan(columns[i].y) || std::isnan(columns[j].y)) {
+            draw_middles();
+            continue;
+        }
         const ImVec2 p = a.at(columns[i].x, columns[i].y), q = a.at(columns[j].x, columns[j].y);
         const float top = std::min(p.y, q.y), bottom = std::max(p.y, q.y);
         if (bottom - top > thickness) a.draw->AddRectFilled({p.x - half, top - half}, {p.x + half, bottom + half}, colour);
@@ -185,9 +196,7 @@ void column_line(const PlotArea& a, const std::vector<XY>& columns, ImU32 colour
         if (middles.empty() || std::fabs(m.x - middles.back().x) >= 0.5f || std::fabs(m.y - middles.back().y) >= 0.5f)
             middles.push_back(m);
     }
-    if (middles.size() == 1) a.draw->AddCircleFilled(middles[0], thickness * 1.5f, colour);
-    if (middles.size() >= 2)
-        a.draw->AddPolyline(middles.data(), static_cast<int>(middles.size()), colour, ImDrawFlags_None, thickness);
+    draw_middles();
 }
 
 void dashed_polyline(const PlotArea& a, const std::vector<XY>& points, ImU32 colour, float thickness, float dash) {

@@ -1,5 +1,6 @@
 #include "ui/present/loss_curves.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -157,12 +158,41 @@ std::string loss_summary(const RunLogView& log, bool twin, bool language_model) 
     return text;
 }
 
+// A column polyline broken where the loss left the axis: between two drawn
+// columns with a column between them that held only losses off the axis, a
+// column of two NaN points, so that the line does not join the losses on
+// either side of a stretch it cannot show. (Columns empty for want of
+// steps, on a short run, are no gap.)
+std::vector<XY> break_at_off_axis(const std::vector<XY>& line, const std::vector<SeriesPoint>& series,
+                                  MinMax SeriesPoint::*field, const StepAxis& axis, int columns) {
+    const double range = axis.max - axis.min;
+    auto column_of = [&](double x) { return std::min(columns - 1, static_cast<int>((x - axis.min) * columns / range)); };
+    std::vector<int> off;  // increasing: the series is in step order
+    for (const SeriesPoint& p : series)
+        if (off_axis(p.*field) != OffAxis::none) off.push_back(column_of(series_x(p)));
+    if (off.empty()) return line;
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    std::vector<XY> out;
+    out.reserve(line.size() + 2 * off.size());
+    int last = -1;  // the previous drawn column
+    for (std::size_t i = 0; i < line.size(); i += 2) {
+        const int column = column_of(line[i].x);
+        const auto between = std::upper_bound(off.begin(), off.end(), last);
+        if (last >= 0 && between != off.end() && *between < column) out.insert(out.end(), {{nan, nan}, {nan, nan}});
+        out.insert(out.end(), line.begin() + static_cast<std::ptrdiff_t>(i),
+                   line.begin() + static_cast<std::ptrdiff_t>(std::min(i + 2, line.size())));
+        last = column;
+    }
+    return out;
+}
+
 void fill_curves(LossCurves& c, const std::vector<SeriesPoint>& series, bool twin, int columns) {
     const StepAxis axis = step_axis(series);
     c.step_min = axis.min;
     c.step_max = axis.max;
     const auto train = [&](MinMax SeriesPoint::*field) {
-        return column_polyline(series_columns(series, field, plotted_loss, axis, columns));
+        return break_at_off_axis(column_polyline(series_columns(series, field, plotted_loss, axis, columns)), series,
+                                 field, axis, columns);
     };
     std::size_t i = 0;
     c.loss[i++].points = train(&SeriesPoint::loss);

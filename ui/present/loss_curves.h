@@ -14,7 +14,10 @@ struct Curve {
     std::string name;  // "train (AMP)", "train (FP32 twin)", "test (AMP)", ...
     bool twin = false;
     bool test = false;
-    std::vector<XY> points;  // train: column_polyline of min/max; test: one point per evaluation
+    // train: column_polyline of min/max, broken by a column of two NaN points
+    // where the loss left the log axis between two columns; test: one point
+    // per evaluation.
+    std::vector<XY> points;
 };
 
 // Where a train loss the log axis cannot show (NaN, Inf, 0) begins: a mark

@@ -94,6 +94,25 @@ QRectF SeriesItem::boundingRect() const {
     return chart_->plotArea().adjusted(-pad, -pad, pad, pad);
 }
 
+namespace {
+
+// The line's runs of finite points, each drawn alone: a NaN point is a gap.
+template <typename Draw>
+void for_each_finite_run(const QPolygonF& line, Draw&& draw) {
+    QPolygonF run;
+    for (const QPointF& p : line) {
+        if (std::isfinite(p.x()) && std::isfinite(p.y())) {
+            run.append(p);
+            continue;
+        }
+        if (!run.isEmpty()) draw(run);
+        run.clear();
+    }
+    if (!run.isEmpty()) draw(run);
+}
+
+}  // namespace
+
 void SeriesItem::map_points() {
     pixels_.clear();
     const QAbstractAxis* x_axis = nullptr;
@@ -114,10 +133,22 @@ void SeriesItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
     painter->setPen(series_->pen());
     if (style_ == Style::line) {
         painter->setClipRect(chart_->plotArea());
-        if (const int width = square_brush_width(series_->pen(), *painter))
-            draw_square_brush_line(*painter, pixels_, series_->pen(), width);
-        else
-            painter->drawPolyline(pixels_);
+        const int width = square_brush_width(series_->pen(), *painter);
+        for_each_finite_run(pixels_, [&](const QPolygonF& run) {
+            const QRectF span = run.boundingRect();
+            if (span.width() < 1 && span.height() < 1) {
+                // A lone drawable step between gaps: a dot, where a line would have no length.
+                const double r = std::max(3.0, series_->pen().widthF() * 1.5);
+                painter->save();
+                painter->setPen(Qt::NoPen);
+                painter->setBrush(series_->pen().color());
+                painter->drawEllipse(span.center(), r, r);
+                painter->restore();
+            } else if (width)
+                draw_square_brush_line(*painter, run, series_->pen(), width);
+            else
+                painter->drawPolyline(run);
+        });
     } else {
         // One marker drawn once, then copied to every point: stroking an
         // ellipse per point costs far more with a thousand evaluation dots
