@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
         plab::FramePacing pacing;
         while (!window->should_close()) {
             window->begin_frame(pacing.may_wait());
-            pacing.note_frame(window->take_input_seen(), app.session().snapshot()->playing);
+            pacing.note_frame(window->take_input_seen(), app.busy());
             app.frame();
             window->render();
             window->swap();

@@ -59,6 +59,17 @@ protected:
         return snap;
     }
 
+    // The app's snapshot, drawing a frame every millisecond until `done`.
+    std::shared_ptr<const SessionSnapshot> frames_until(const std::function<bool(const SessionSnapshot&)>& done) {
+        auto snap = app_->snapshot();
+        for (int i = 0; i < 5000 && !done(*snap); ++i) {
+            frame();
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            snap = app_->snapshot();
+        }
+        return snap;
+    }
+
     std::unique_ptr<GlWindow> window_;
     std::unique_ptr<LiveApp> app_;
 };
@@ -70,16 +81,22 @@ TEST_F(LiveKeysInAWindow, SStepsOnce) {
     EXPECT_EQ(session().snapshot()->step, 2);
 }
 
+// Play at the default pace: the frames queue its steps, so they are drawn
+// while the test waits; the app says it is playing between them too.
 TEST_F(LiveKeysInAWindow, SpacePlaysAndPauses) {
     press(GLFW_KEY_SPACE);
-    EXPECT_TRUE(until([](const SessionSnapshot& s) { return s.playing && s.step > 0; })->playing);
+    EXPECT_TRUE(frames_until([](const SessionSnapshot& s) { return s.playing && s.step > 0; })->playing);
     press(GLFW_KEY_SPACE);
     const auto paused = until([](const SessionSnapshot& s) { return !s.playing; });
     EXPECT_FALSE(paused->playing);
     session().wait_until_idle();
     const std::int64_t at = session().snapshot()->step;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < 10; ++i) {
+        frame();
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     EXPECT_EQ(session().snapshot()->step, at);  // it stays paused
+    EXPECT_FALSE(app_->snapshot()->playing);
 }
 
 TEST_F(LiveKeysInAWindow, UpAndDownScaleTheNextStepsLossScale) {

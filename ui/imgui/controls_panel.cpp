@@ -5,6 +5,7 @@
 
 #include "engine/common/number_text.h"
 #include "ui/imgui/plot.h"
+#include "ui/present/play_pace.h"
 #include "ui/present/scaler_snippet.h"
 
 namespace plab::imgui {
@@ -73,6 +74,17 @@ void ControlsPanel::draw(const SessionSnapshot& snapshot, const Look& look, cons
     if (key_button("Reset", "R")) context.perform(live_action(LiveKey::r));
     ImGui::SameLine();
     if (key_button("Fork", "F")) context.perform(live_action(LiveKey::f));
+    if (context.pace) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetTextLineHeight() * 7);
+        const auto choices = pace_choices();
+        if (ImGui::BeginCombo("##pace", choices[*context.pace].label)) {
+            for (std::size_t i = 0; i < choices.size(); ++i)
+                if (ImGui::Selectable(choices[i].label, i == *context.pace)) *context.pace = i;
+            ImGui::EndCombo();
+        }
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("How fast Play trains: steps a second, or as fast as the CPU can");
+    }
 
     ImGui::TextDisabled("recipe (a new run):");
     for (std::size_t i = 0; i < std::size(kAllRecipes); ++i) {

@@ -75,6 +75,7 @@ LiveApp::LiveApp(std::string preset, const RunConfig& config, const Fonts& fonts
         if (!record_) session_->trace(step);  // a record's own nan line stands for the trace
     };
     context_.inspect = [this](float x) { bits_.set_value(x); };
+    context_.pace = &pace_choice_;
     set_projector(false);
 }
 
@@ -97,6 +98,7 @@ void LiveApp::say(std::string message, bool error) {
 void LiveApp::restart(const RunConfig& config, const std::string& what) {
     try {
         session_ = make_session(config);  // the first run validates the config (plab::Error)
+        paced_play_ = false;
         base_config_ = config;
         record_.reset();
         record_snapshot_.reset();
@@ -108,8 +110,39 @@ void LiveApp::restart(const RunConfig& config, const std::string& what) {
     }
 }
 
+// A paced play is playing between the frames that queue its steps too, so
+// that Space pauses it and the panels say "training".
 std::shared_ptr<const SessionSnapshot> LiveApp::snapshot() const {
-    return record_ ? record_snapshot_ : session_->snapshot();
+    if (record_) return record_snapshot_;
+    std::shared_ptr<const SessionSnapshot> s = session_->snapshot();
+    if (!paced_play_ || s->playing) return s;
+    auto playing = std::make_shared<SessionSnapshot>(*s);
+    playing->playing = true;
+    return playing;
+}
+
+void LiveApp::play() {
+    const double rate = pace_choices()[pace_choice_].steps_per_second;
+    if (rate == 0) {
+        session_->play();
+        return;
+    }
+    paced_play_ = true;
+    pace_.start(ImGui::GetTime());
+}
+
+// Queues the steps the pace owes once the last frame's are done; ends the
+// paced play when no live run is short of its planned steps.
+void LiveApp::pace_frame() {
+    if (!paced_play_ || record_) return;
+    const auto s = session_->snapshot();
+    if (s->playing) return;
+    if (!s->play_has_steps()) {
+        paced_play_ = false;
+        return;
+    }
+    if (const std::int64_t due = pace_.steps_due(ImGui::GetTime(), pace_choices()[pace_choice_].steps_per_second))
+        session_->play(due);
 }
 
 void LiveApp::open_record(const std::string& file) {
@@ -174,8 +207,11 @@ void LiveApp::fork(std::int64_t at, const std::vector<std::string>& changes) {
 void LiveApp::carry_out(const SessionRequest& r) {
     if (record_ && carry_out_on_record(r)) return;
     using Kind = SessionRequest::Kind;
+    // Anything but a live edit or a fork ends a paced play (pause, step, reset, a new run).
+    if (r.kind != Kind::play && r.kind != Kind::notice && r.kind != Kind::set && r.kind != Kind::fork)
+        paced_play_ = false;
     switch (r.kind) {
-        case Kind::play: session_->play(); break;
+        case Kind::play: play(); break;
         case Kind::pause: session_->pause(); break;
         case Kind::step: session_->step(r.at); break;
         case Kind::reset: session_->reset(); break;
@@ -334,6 +370,7 @@ void LiveApp::frame() {
         ImGui::GetStyle().Colors[ImGuiCol_ModalWindowDimBg] = ImVec4(0, 0, 0, 0.6f);
         style_set_ = true;
     }
+    pace_frame();
     shown_ = snapshot();
     const SessionSnapshot& s = *shown_;
     if (look_.font) ImGui::PushFont(look_.font);

@@ -16,6 +16,7 @@
 #include "ui/imgui/nan_panel.h"
 #include "ui/imgui/samples_panel.h"
 #include "ui/imgui/scale_panel.h"
+#include "ui/present/play_pace.h"
 #include "ui/records/opened_record.h"
 
 namespace plab::imgui {
@@ -36,6 +37,8 @@ public:
     // What the panels show: the session's latest snapshot, or the record's.
     std::shared_ptr<const SessionSnapshot> snapshot() const;
     void frame();  // between ImGui::NewFrame and ImGui::Render
+    // Whether a run trains (playing, a step(n), or a paced play between its frames).
+    bool busy() const { return paced_play_ || session_->snapshot()->playing; }
 
     bool projector() const { return look_.projector; }
     void set_projector(bool on);
@@ -45,6 +48,8 @@ private:
     void handle_keys(const SessionSnapshot& snapshot);
     void perform(const LiveAction& action);
     void carry_out(const SessionRequest& request);
+    void play();        // at the chosen pace
+    void pace_frame();  // a paced play's steps for this frame
     void restart(const RunConfig& config, const std::string& what);
     void fork(std::int64_t at, const std::vector<std::string>& changes);
     void say(std::string message, bool error = false);
@@ -71,6 +76,9 @@ private:
     std::unique_ptr<OpenedRecord> record_;  // shown in place of the session when set
     std::vector<std::string> what_if_;
     std::shared_ptr<const SessionSnapshot> record_snapshot_;
+    std::size_t pace_choice_ = default_pace_choice();
+    PlayPace pace_;
+    bool paced_play_ = false;  // Play at a pace below max: each frame queues the steps it owes
 
     HistogramPanel histograms_;
     BitsPanel bits_;

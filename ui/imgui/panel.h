@@ -21,6 +21,7 @@ struct LiveContext {
     std::function<void(std::int64_t, const std::vector<std::string>&)> fork;  // at a step, with changes
     std::function<void(float)> inspect;              // show a value in the bit layout panel
     std::function<void(std::int64_t)> trace;         // trace a step op by op (Session::trace)
+    std::size_t* pace = nullptr;                     // Play's pace: an entry of pace_choices()
 };
 
 // A child region of `size` with a border and `title` in the heading font;
