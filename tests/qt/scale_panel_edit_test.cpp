@@ -48,6 +48,35 @@ TEST(ScalePanelEdit, GrowthIntervalTypedInThePanelReachesTheRunningScaler) {
     EXPECT_EQ(snap->main.log.latest()->growth_tracker, 2);
 }
 
+// Qt finishes a spin box edit on Enter and again when the focus leaves:
+// the run must see (and log) the edit once, and a field the focus merely
+// passes through must send nothing.
+TEST(ScalePanelEdit, AnEditIsLoggedOnceAndAnUnchangedFieldNotAtAll) {
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    window.show();
+    window.activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
+    plab::Session& session = window.session();
+    window.refresh();
+
+    QSpinBox* box = window.scale_panel()->growth_interval_box();
+    box->setFocus();
+    ASSERT_TRUE(box->hasFocus());
+    QTest::keyClick(box, Qt::Key_Tab);  // in and out with no change
+    box->setFocus();
+    box->selectAll();
+    QTest::keyClicks(box, "3");
+    QTest::keyClick(box, Qt::Key_Return);
+    QTest::keyClick(box, Qt::Key_Tab);  // the focus leaves: editingFinished again
+    ASSERT_FALSE(box->hasFocus());
+    session.step(1);
+    session.wait_until_idle();
+
+    const auto snap = session.snapshot();
+    ASSERT_EQ(snap->main.log.edits.size(), 1u);
+    EXPECT_EQ(snap->main.log.edits[0].assignment, "scaler.growth_interval=3");
+}
+
 }  // namespace
 
 namespace {

@@ -31,12 +31,6 @@ QScatterSeries* marker_series(const QString& name, const QColor& colour, QScatte
     return s;
 }
 
-// A spin box edit is sent when it is finished (Enter or focus out), not per keystroke.
-template <typename Box, typename Fn>
-void on_finished(Box* box, Fn fn) {
-    QObject::connect(box, &Box::editingFinished, box, fn);
-}
-
 }  // namespace
 
 // The growth tracker's bar. QProgressBar::setValue repaints at once (a
@@ -216,14 +210,18 @@ QWidget* ScalePanel::make_controls() {
     tracker_->setToolTip("clean steps since the last growth or backoff, of growth_interval");
     form->addRow("to next growth", tracker_);
 
+    fields_ = {
+        {init_log2_, "init_scale", [this] { return shortest_text(std::ldexp(1.0, init_log2_->value())); }},
+        {growth_factor_, "growth_factor", [this] { return shortest_text(growth_factor_->value()); }},
+        {backoff_factor_, "backoff_factor", [this] { return shortest_text(backoff_factor_->value()); }},
+        {growth_interval_, "growth_interval", [this] { return std::to_string(growth_interval_->value()); }},
+        {hysteresis_, "hysteresis", [this] { return std::to_string(hysteresis_->value()); }},
+        {min_scale_, "min_scale", [this] { return shortest_text(min_scale_->value()); }},
+        {max_scale_, "max_scale", [this] { return shortest_text(max_scale_->value()); }}};
     connect(kind_, &QComboBox::activated, this, [this](int i) { send("kind", kind_->itemText(i).toStdString()); });
-    on_finished(init_log2_, [this] { send("init_scale", shortest_text(std::ldexp(1.0, init_log2_->value()))); });
-    on_finished(growth_factor_, [this] { send("growth_factor", shortest_text(growth_factor_->value())); });
-    on_finished(backoff_factor_, [this] { send("backoff_factor", shortest_text(backoff_factor_->value())); });
-    on_finished(growth_interval_, [this] { send("growth_interval", std::to_string(growth_interval_->value())); });
-    on_finished(hysteresis_, [this] { send("hysteresis", std::to_string(hysteresis_->value())); });
-    on_finished(min_scale_, [this] { send("min_scale", shortest_text(min_scale_->value())); });
-    on_finished(max_scale_, [this] { send("max_scale", shortest_text(max_scale_->value())); });
+    // A spin box edit is sent when it is finished (Enter or focus out), not per keystroke.
+    for (const Field& f : fields_)
+        connect(f.box, &QAbstractSpinBox::editingFinished, this, [this, f] { send(f.name, f.text()); });
     box->setMaximumWidth(260);
     return box;
 }
@@ -241,18 +239,18 @@ void ScalePanel::hovered(ScaleEventKind kind, const QPointF& point, bool state) 
     if (nearest) QToolTip::showText(QCursor::pos(), QString::fromStdString(nearest->text));
 }
 
-void ScalePanel::send(const std::string& field, const std::string& value) { set_("scaler." + field + "=" + value); }
+// Enter and the focus out that follows both finish an edit: the gate lets
+// through the first, and none where the value did not change.
+void ScalePanel::send(const std::string& field, const std::string& value) {
+    if (edits_.finished(field, value)) set_("scaler." + field + "=" + value);
+}
 
 // A field the run's kind does not read is disabled, its tooltip naming the kinds that do.
 void ScalePanel::show_field_use(ScalerKind kind) {
-    const std::pair<QWidget*, const char*> fields[] = {
-        {init_log2_, "init_scale"},           {growth_factor_, "growth_factor"}, {backoff_factor_, "backoff_factor"},
-        {growth_interval_, "growth_interval"}, {hysteresis_, "hysteresis"},       {min_scale_, "min_scale"},
-        {max_scale_, "max_scale"}};
-    for (const auto& [widget, field] : fields) {
-        const std::string note = scaler_field_note(kind, field);
-        widget->setEnabled(note.empty());
-        widget->setToolTip(QString::fromStdString(note));
+    for (const Field& f : fields_) {
+        const std::string note = scaler_field_note(kind, f.name);
+        f.box->setEnabled(note.empty());
+        f.box->setToolTip(QString::fromStdString(note));
     }
 }
 
@@ -272,6 +270,10 @@ void ScalePanel::show_config(const ScalerConfig& s) {
     if (quiet(hysteresis_)) hysteresis_->setValue(s.hysteresis);
     if (quiet(min_scale_)) min_scale_->setValue(s.min_scale);
     if (quiet(max_scale_)) max_scale_->setValue(s.max_scale);
+    // What each control now shows is what a finished edit is compared with.
+    if (quiet(kind_)) edits_.shown("kind", kind_->currentText().toStdString());
+    for (const Field& f : fields_)
+        if (quiet(f.box)) edits_.shown(f.name, f.text());
     show_field_use(s.kind);
 }
 

@@ -12,7 +12,9 @@
 #include <QSpinBox>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "ui/present/edit_gate.h"
 #include "ui/present/scale_trajectory.h"
 #include "ui/present/steady_axis.h"
 #include "ui/qt/chart_kit.h"
@@ -70,6 +72,14 @@ private:
     QSpinBox* hysteresis_ = nullptr;
     ScaleSpinBox* min_scale_ = nullptr;
     ScaleSpinBox* max_scale_ = nullptr;
+    // A numeric control, the ScalerConfig field it edits and the value it shows, as an assignment takes it.
+    struct Field {
+        QAbstractSpinBox* box;
+        std::string name;
+        std::function<std::string()> text;
+    };
+    std::vector<Field> fields_;
+    EditGate edits_;
     TrackerBar* tracker_ = nullptr;
     LiveText* summary_ = nullptr;
     QLabel* key_ = nullptr;
