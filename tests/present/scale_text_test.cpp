@@ -46,5 +46,27 @@ TEST(ParseScaleText, ReadsBackWhatScaleTextWrites) {
         EXPECT_EQ(*parse_scale_text(scale_text(v)), v) << scale_text(v);
 }
 
+TEST(ParsePowerOfTwoScale, TakesPowersAndDecimalsWhole) {
+    EXPECT_EQ(parse_power_of_two_scale("2^24"), 16777216.0);
+    EXPECT_EQ(parse_power_of_two_scale("2^-24"), std::ldexp(1.0, -24));
+    EXPECT_EQ(parse_power_of_two_scale("65536"), 65536.0);
+    EXPECT_EQ(parse_power_of_two_scale("0.125"), 0.125);
+    EXPECT_EQ(parse_power_of_two_scale("2^64"), std::ldexp(1.0, 64));
+}
+
+TEST(ParsePowerOfTwoScale, RoundsOtherValuesToTheNearestPowerInLog2) {
+    EXPECT_EQ(parse_power_of_two_scale("6.5e4"), 65536.0);
+    EXPECT_EQ(parse_power_of_two_scale("5e4"), 65536.0);  // log2 15.61
+    EXPECT_EQ(parse_power_of_two_scale("4e4"), 32768.0);  // log2 15.29
+    EXPECT_EQ(parse_power_of_two_scale("1000"), 1024.0);
+    EXPECT_EQ(parse_power_of_two_scale("3"), 4.0);  // log2 1.58
+    EXPECT_EQ(parse_power_of_two_scale("0.3"), 0.25);  // log2 -1.74
+}
+
+TEST(ParsePowerOfTwoScale, RejectsWhatIsNoPositiveScale) {
+    for (const char* text : {"0", "-65536", "2^", "2^1.5", "2^2^4", "inf", "1e-8x"})
+        EXPECT_FALSE(parse_power_of_two_scale(text)) << text;
+}
+
 }  // namespace
 }  // namespace plab

@@ -100,3 +100,35 @@ TEST(ScaleSpinBox, ShowsTakesAndStepsScalesOfAnySize) {
 }
 
 }  // namespace
+
+namespace {
+
+// init_scale as a person types it after Ctrl+A: the whole text is replaced,
+// and a value between powers of two rounds to the nearest.
+double typed_init_scale(plab::qt::ScaleSpinBox& box, const char* text) {
+    QTest::keyClick(&box, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(&box, text);
+    QTest::keyClick(&box, Qt::Key_Return);
+    return box.value();
+}
+
+TEST(ScaleSpinBox, InitScaleTakesPowersDecimalsAndRoundsTheRest) {
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    window.show();
+    window.refresh();
+    plab::qt::ScaleSpinBox& box = *window.scale_panel()->init_scale_box();
+    ASSERT_EQ(box.value(), 65536.0);  // the preset's
+    EXPECT_EQ(typed_init_scale(box, "2^24"), 16777216.0);
+    EXPECT_EQ(box.text().toStdString(), "2^24");
+    EXPECT_EQ(typed_init_scale(box, "65536"), 65536.0);
+    EXPECT_EQ(typed_init_scale(box, "2^20"), 1048576.0);
+    EXPECT_EQ(typed_init_scale(box, "6.5e4"), 65536.0);
+    EXPECT_EQ(box.text().toStdString(), "2^16");
+    EXPECT_EQ(typed_init_scale(box, "1000"), 1024.0);
+    EXPECT_EQ(typed_init_scale(box, "2^65"), 1024.0);  // out of range: the last value stays
+    EXPECT_EQ(box.text().toStdString(), "2^10");
+    box.stepBy(-1);
+    EXPECT_EQ(box.value(), 512.0);
+}
+
+}  // namespace

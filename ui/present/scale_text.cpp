@@ -47,4 +47,10 @@ std::optional<double> parse_scale_text(std::string_view text) {
     return v;
 }
 
+std::optional<double> parse_power_of_two_scale(std::string_view text) {
+    const std::optional<double> v = parse_scale_text(text);
+    if (!v || *v <= 0.0) return std::nullopt;
+    return std::ldexp(1.0, static_cast<int>(std::lround(std::log2(*v))));
+}
+
 }  // namespace plab

@@ -17,4 +17,11 @@ std::string scale_text(double scale);
 // decimal ("1e-8", "0.25", "65536"); none for anything else or trailing text.
 std::optional<double> parse_scale_text(std::string_view text);
 
+// A scale typed where only powers of two belong (init_scale): any text
+// parse_scale_text() reads, a value in between rounded to the nearest power
+// of two in log2 ("6.5e4" and "5e4" give 2^16, "4e4" gives 2^15). A power of
+// two multiplies and divides every gradient exactly; any other scale rounds
+// them twice. None for what is not a positive scale.
+std::optional<double> parse_power_of_two_scale(std::string_view text);
+
 }  // namespace plab

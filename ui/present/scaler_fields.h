@@ -18,4 +18,14 @@ bool scaler_uses(ScalerKind kind, std::string_view field);
 // run's kind, dynamic, ignores it".
 std::string scaler_field_note(ScalerKind kind, std::string_view field);
 
+// The init_scale control's range, as powers of two: FP16's whole scale range
+// and far beyond, all of it finite in FP32.
+inline constexpr int kInitScaleLog2Min = -24;
+inline constexpr int kInitScaleLog2Max = 64;
+
+// The tooltip of a field's control: scaler_field_note() where the kind
+// ignores the field, else what the field takes where that needs saying
+// (init_scale's rounding to powers of two), else empty.
+std::string scaler_field_tooltip(ScalerKind kind, std::string_view field);
+
 }  // namespace plab

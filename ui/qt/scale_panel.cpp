@@ -182,10 +182,9 @@ QWidget* ScalePanel::make_controls() {
     kind_ = new QComboBox(box);
     for (ScalerKind k : kAllScalerKinds) kind_->addItem(QString::fromUtf8(std::string(scaler_kind_name(k)).c_str()));
     form->addRow("kind", kind_);
-    init_log2_ = new QSpinBox(box);
-    init_log2_->setRange(-24, 64);
-    init_log2_->setPrefix("2^");
-    form->addRow("init_scale", init_log2_);
+    init_scale_ = new ScaleSpinBox(std::ldexp(1.0, kInitScaleLog2Min), std::ldexp(1.0, kInitScaleLog2Max), {}, box,
+                                   ScaleSpinBox::Values::powers_of_two);
+    form->addRow("init_scale", init_scale_);
     growth_factor_ = new QDoubleSpinBox(box);
     growth_factor_->setRange(1.0, 1024.0);
     growth_factor_->setDecimals(3);
@@ -211,7 +210,7 @@ QWidget* ScalePanel::make_controls() {
     form->addRow("to next growth", tracker_);
 
     fields_ = {
-        {init_log2_, "init_scale", [this] { return shortest_text(std::ldexp(1.0, init_log2_->value())); }},
+        {init_scale_, "init_scale", [this] { return shortest_text(init_scale_->value()); }},
         {growth_factor_, "growth_factor", [this] { return shortest_text(growth_factor_->value()); }},
         {backoff_factor_, "backoff_factor", [this] { return shortest_text(backoff_factor_->value()); }},
         {growth_interval_, "growth_interval", [this] { return std::to_string(growth_interval_->value()); }},
@@ -248,22 +247,21 @@ void ScalePanel::send(const std::string& field, const std::string& value) {
 // A field the run's kind does not read is disabled, its tooltip naming the kinds that do.
 void ScalePanel::show_field_use(ScalerKind kind) {
     for (const Field& f : fields_) {
-        const std::string note = scaler_field_note(kind, f.name);
-        f.box->setEnabled(note.empty());
-        f.box->setToolTip(QString::fromStdString(note));
+        f.box->setEnabled(scaler_uses(kind, f.name));
+        f.box->setToolTip(QString::fromStdString(scaler_field_tooltip(kind, f.name)));
     }
 }
 
 void ScalePanel::show_config(const ScalerConfig& s) {
     // A field being edited keeps what the person is typing.
     auto quiet = [](QWidget* w) { return !w->hasFocus(); };
-    const QSignalBlocker blocks[] = {QSignalBlocker(kind_),           QSignalBlocker(init_log2_),
+    const QSignalBlocker blocks[] = {QSignalBlocker(kind_),           QSignalBlocker(init_scale_),
                                      QSignalBlocker(growth_factor_),  QSignalBlocker(backoff_factor_),
                                      QSignalBlocker(growth_interval_), QSignalBlocker(hysteresis_),
                                      QSignalBlocker(min_scale_),       QSignalBlocker(max_scale_)};
     (void)blocks;
     if (quiet(kind_)) kind_->setCurrentIndex(static_cast<int>(s.kind));
-    if (quiet(init_log2_)) init_log2_->setValue(static_cast<int>(std::lround(std::log2(s.init_scale))));
+    if (quiet(init_scale_)) init_scale_->setValue(s.init_scale);
     if (quiet(growth_factor_)) growth_factor_->setValue(s.growth_factor);
     if (quiet(backoff_factor_)) backoff_factor_->setValue(s.backoff_factor);
     if (quiet(growth_interval_)) growth_interval_->setValue(s.growth_interval);

@@ -36,6 +36,7 @@ public:
 
     // The controls, for tests (a QTest edits them as a person would).
     QSpinBox* growth_interval_box() const { return growth_interval_; }
+    ScaleSpinBox* init_scale_box() const { return init_scale_; }
     // What the growth tracker's bar reads, e.g. "600 / 2000".
     QString tracker_text() const;
     // Whether the dashed line is a record's what-if (its scaler replayed), not a fork.
@@ -65,7 +66,7 @@ private:
     SeriesItem* fork_overflow_item_ = nullptr;
     SeriesItem* marker_items_[4] = {};  // draw the four marker series, in ScaleEventKind order
     QComboBox* kind_ = nullptr;
-    QSpinBox* init_log2_ = nullptr;
+    ScaleSpinBox* init_scale_ = nullptr;
     QDoubleSpinBox* growth_factor_ = nullptr;
     QDoubleSpinBox* backoff_factor_ = nullptr;
     QSpinBox* growth_interval_ = nullptr;

@@ -7,19 +7,29 @@
 
 namespace plab::qt {
 
-ScaleSpinBox::ScaleSpinBox(double lo, double hi, const QString& at_lo, QWidget* parent) : QDoubleSpinBox(parent) {
+ScaleSpinBox::ScaleSpinBox(double lo, double hi, const QString& at_lo, QWidget* parent, Values values)
+    : QDoubleSpinBox(parent), values_(values) {
     // QDoubleSpinBox rounds every value to its decimals: enough of them for
     // the smallest FP32 subnormal (2^-149, about 1.4e-45) to survive.
     setDecimals(64);
     setRange(lo, hi);
     setSpecialValueText(at_lo);
+    // The value follows the text only when the edit ends: what is typed on the
+    // way to "1e30" ("1e3") is no value, and a text out of range goes back to
+    // the value before the edit, not to one of its own prefixes.
+    setKeyboardTracking(false);
 }
 
 QString ScaleSpinBox::textFromValue(double value) const { return QString::fromStdString(scale_text(value)); }
 
 double ScaleSpinBox::valueFromText(const QString& text) const {
     if (!specialValueText().isEmpty() && text == specialValueText()) return minimum();
-    return parse_scale_text(text.toStdString()).value_or(value());
+    return read(text).value_or(value());
+}
+
+std::optional<double> ScaleSpinBox::read(const QString& text) const {
+    const std::string t = text.toStdString();
+    return values_ == Values::powers_of_two ? parse_power_of_two_scale(t) : parse_scale_text(t);
 }
 
 // A text that reads as a scale in range is acceptable; anything else may be
@@ -27,7 +37,7 @@ double ScaleSpinBox::valueFromText(const QString& text) const {
 // is still not one when the edit ends.
 QValidator::State ScaleSpinBox::validate(QString& text, int&) const {
     if (!specialValueText().isEmpty() && text == specialValueText()) return QValidator::Acceptable;
-    const std::optional<double> v = parse_scale_text(text.toStdString());
+    const std::optional<double> v = read(text);
     return v && *v >= minimum() && *v <= maximum() ? QValidator::Acceptable : QValidator::Intermediate;
 }
 
