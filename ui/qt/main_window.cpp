@@ -105,6 +105,10 @@ MainWindow::MainWindow(const std::string& preset, bool use_settings, QWidget* pa
     });
     frame_timer_.start(16);  // ~60 frames per second
     refresh();
+    // The window itself holds the focus when it opens, not the first field of
+    // the tab order (the bit layout's Value box, which would take a Space as
+    // text): the first key pressed reaches the toolbar's shortcuts.
+    setFocus();
 }
 
 MainWindow::~MainWindow() {
