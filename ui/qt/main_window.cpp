@@ -24,6 +24,7 @@
 #include "ui/present/histogram_view.h"
 #include "ui/present/live_keys.h"
 #include "ui/present/loss_curves.h"
+#include "ui/present/preset_about.h"
 #include "ui/present/record_notes.h"
 #include "ui/present/run_progress.h"
 #include "ui/present/scaler_snippet.h"
@@ -66,6 +67,10 @@ struct OpeningCancelled : Error {
 };
 
 QString text_of(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+// A tooltip of a long line, as rich text so that Qt wraps it instead of
+// stretching it across the screen.
+QString wrapped_tip(const std::string& text) { return "<p>" + QString::fromStdString(text).toHtmlEscaped() + "</p>"; }
 
 // Whether any of the widget is inside its window. A dock on a tab behind
 // another is not hidden: QMainWindow moves it out of the window instead, so
@@ -240,9 +245,10 @@ void MainWindow::make_toolbar() {
     bar->setObjectName("toolbar-run");
     bar->addWidget(new QLabel(" Preset ", bar));
     presets_ = new QComboBox(bar);
+    // Each entry of the list tells what its preset shows, on hover.
     for (const PresetInfo& p : list_presets()) {
         presets_->addItem(QString::fromStdString(p.name));
-        presets_->setItemData(presets_->count() - 1, QString::fromStdString(p.description), Qt::ToolTipRole);
+        presets_->setItemData(presets_->count() - 1, wrapped_tip(preset_about(p)), Qt::ToolTipRole);
     }
     presets_->setCurrentText(QString::fromStdString(preset_));
     connect(presets_, &QComboBox::activated, this, [this](int i) { load(presets_->itemText(i).toStdString()); });
@@ -313,6 +319,11 @@ void MainWindow::show_config_in_toolbar() {
     recipe_->setCurrentText(text_of(recipe_name(base_config_.precision.recipe)));
     seed_->setValue(static_cast<int>(base_config_.seed));
     presets_->setCurrentText(QString::fromStdString(preset_));
+    // The closed chooser tells what the current preset shows: its tooltip, and
+    // the status bar while the pointer is over it.
+    const std::string about = preset_line(preset_, base_config_.description);
+    presets_->setToolTip(wrapped_tip(about));
+    presets_->setStatusTip(QString::fromStdString(about));
 }
 
 // Paced play: the frame timer queues a frame's play once the worker has
@@ -460,7 +471,7 @@ void MainWindow::load(const std::string& preset) {
         const RunConfig config = load_preset(preset);
         const std::string previous = preset_;
         preset_ = preset;
-        if (!start(config, QString::fromStdString(preset))) {
+        if (!start(config, QString::fromStdString(preset_line(preset, config.description)))) {
             preset_ = previous;
             show_config_in_toolbar();
             return;

@@ -57,6 +57,8 @@ public:
     Panel* panel(const QString& id) const;
     const std::vector<Panel*>& panels() const { return panels_; }
     ScalePanel* scale_panel() const { return scale_; }
+    // The toolbar's preset chooser, for tests.
+    QComboBox* preset_box() const { return presets_; }
     // Brings a panel's dock to the front (shown, its tab raised).
     void show_panel(Panel* panel);
     // Light or dark palette for the application and every panel, at once.
