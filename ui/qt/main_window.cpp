@@ -108,6 +108,7 @@ MainWindow::MainWindow(const std::string& preset, bool use_settings, QWidget* pa
         pace();
         refresh();
     });
+    play_clock_.start();
     frame_timer_.start(16);  // ~60 frames per second
     refresh();
     // The window itself holds the focus when it opens, not the first field of
@@ -282,17 +283,29 @@ void MainWindow::make_toolbar() {
         connect(a, &QAction::triggered, this, fn);
         return a;
     };
-    run_actions_.push_back(add("▶ Play", QKeySequence(Qt::Key_Space), "Train until the preset's steps", [this] {
-        paced_play_ = pace_->currentIndex() != pace_->count() - 1;
-        if (!paced_play_) session_->play();
-    }));
+    play_ = add("▶ Play", QKeySequence(Qt::Key_Space), "Train until the preset's steps, at the pace beside it", [this] {
+        const double rate = pace_choices()[static_cast<std::size_t>(pace_->currentIndex())].steps_per_second;
+        paced_play_ = rate > 0;
+        if (paced_play_)
+            play_pace_.start(play_clock_.elapsed() / 1000.0);
+        else
+            session_->play();
+    });
+    // Checked while a run trains: the button shows the playing state.
+    play_->setCheckable(true);
+    run_actions_.push_back(play_);
     run_actions_.push_back(add("Pause", QKeySequence(Qt::Key_P), "Pause at the next step boundary", [this] {
         paced_play_ = false;
         session_->pause();
     }));
-    run_actions_.push_back(add("Step", QKeySequence(Qt::Key_S), "One optimizer step", [this] { session_->step(1); }));
+    // A step command stops play (Session::step), a paced one too.
+    auto step = [this](std::int64_t n) {
+        paced_play_ = false;
+        session_->step(n);
+    };
+    run_actions_.push_back(add("Step", QKeySequence(Qt::Key_S), "One optimizer step", [step] { step(1); }));
     run_actions_.push_back(add("Step 100", QKeySequence(Qt::SHIFT | Qt::Key_S), "A hundred optimizer steps",
-                               [this] { session_->step(100); }));
+                               [step] { step(100); }));
     reset_ = add("⟲ Reset", QKeySequence(Qt::CTRL | Qt::Key_R), "Back to step 0 of this run's config", [this] {
         if (record_) {
             set_what_if({});
@@ -304,11 +317,14 @@ void MainWindow::make_toolbar() {
     });
     run_actions_.push_back(add("Fork", QKeySequence(Qt::CTRL | Qt::Key_F), "A second run from this step, trained alongside",
                                [this] { session_->fork(session_->snapshot()->step); }));
-    bar->addWidget(new QLabel(" Steps/frame ", bar));
+    bar->addWidget(new QLabel(" Pace ", bar));
     pace_ = new QComboBox(bar);
-    for (const char* p : {"1", "10", "100", "max"}) pace_->addItem(p);
-    pace_->setCurrentIndex(pace_->count() - 1);
-    pace_->setToolTip("How fast Play goes: steps per frame (60 frames a second), or as fast as the CPU can");
+    for (const PaceChoice& c : pace_choices()) pace_->addItem(c.label);
+    pace_->setCurrentIndex(static_cast<int>(remembered_pace()));
+    pace_->setToolTip("How fast Play trains: steps a second (a teaching pace), or as fast as the CPU can");
+    connect(pace_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (use_settings_) QSettings().setValue("run/pace", QString(pace_choices()[static_cast<std::size_t>(i)].label));
+    });
     bar->addWidget(pace_);
     run_widgets_ = {recipe_, seed_, backend_, pace_};
     show_config_in_toolbar();
@@ -326,9 +342,17 @@ void MainWindow::show_config_in_toolbar() {
     presets_->setStatusTip(QString::fromStdString(about));
 }
 
-// Paced play: the frame timer queues a frame's play once the worker has
-// done the previous one, so the UI never waits and the queue never grows.
-// Each run stops at its own planned steps, a fork going on after the main run.
+// The pace chosen last time (QSettings), else the teaching default.
+std::size_t MainWindow::remembered_pace() const {
+    if (!use_settings_) return default_pace_choice();
+    const auto found = find_pace_choice(QSettings().value("run/pace").toString().toStdString());
+    return found ? *found : default_pace_choice();
+}
+
+// Paced play: the frame timer queues the steps the pace owes once the
+// worker has done the previous ones, so the UI never waits and the queue
+// never grows. Each run stops at its own planned steps, a fork going on
+// after the main run.
 void MainWindow::pace() {
     if (!paced_play_) return;
     const auto s = session_->snapshot();
@@ -337,7 +361,12 @@ void MainWindow::pace() {
         paced_play_ = false;
         return;
     }
-    session_->play(pace_->currentText().toLongLong());
+    const double rate = pace_choices()[static_cast<std::size_t>(pace_->currentIndex())].steps_per_second;
+    if (rate == 0) {  // switched to max while playing
+        session_->play();
+        return;
+    }
+    if (const std::int64_t due = play_pace_.steps_due(play_clock_.elapsed() / 1000.0, rate)) session_->play(due);
 }
 
 void MainWindow::make_menus() {
@@ -554,6 +583,7 @@ void MainWindow::refresh() {
     std::shared_ptr<const SessionSnapshot> s = snapshot();
     // A run that comes to rest is shown again, its charts on their exact ranges.
     const bool live = s && (s->playing || paced_play_);
+    if (play_->isChecked() != live) play_->setChecked(live);
     if (!s || (s == shown_ && live == shown_live_)) return;
     shown_ = s;
     shown_live_ = live;

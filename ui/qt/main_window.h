@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QMainWindow>
 #include <QSpinBox>
@@ -15,6 +16,7 @@
 
 #include "engine/train/run_config.h"
 #include "engine/train/session.h"
+#include "ui/present/play_pace.h"
 #include "ui/qt/panel.h"
 #include "ui/records/opened_record.h"
 
@@ -86,6 +88,7 @@ private:
     bool start(const RunConfig& config, const QString& what);
     void show_config_in_toolbar();
     void pace();
+    std::size_t remembered_pace() const;
     void export_run();
     void export_plot(Panel* panel);
     void copy_snippet(bool deepspeed);
@@ -108,8 +111,11 @@ private:
     QComboBox* presets_ = nullptr;
     QComboBox* recipe_ = nullptr;
     QSpinBox* seed_ = nullptr;
-    QComboBox* pace_ = nullptr;  // steps per frame: "max" plays flat out on the worker
+    QComboBox* pace_ = nullptr;  // steps a second (pace_choices()); "max" plays flat out on the worker
     bool paced_play_ = false;    // playing at a chosen pace: the frame timer queues the steps
+    PlayPace play_pace_;
+    QElapsedTimer play_clock_;   // the pace's clock, started with the window
+    QAction* play_ = nullptr;
     LiveText* status_ = nullptr;
     QTimer frame_timer_;
     std::shared_ptr<const SessionSnapshot> shown_;

@@ -1,0 +1,56 @@
+// Play at the pace chooser's rate: 30 steps/s on a fresh install, the Play
+// button checked while the run trains, and a paced run trains no faster
+// than its pace.
+#include <gtest/gtest.h>
+
+#include <QAction>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QTest>
+
+#include "ui/present/play_pace.h"
+#include "ui/qt/main_window.h"
+
+namespace {
+
+QComboBox* pace_box(plab::qt::MainWindow& window) {
+    for (QComboBox* box : window.findChildren<QComboBox*>())
+        if (box->findText("max") >= 0 && box->findText("30 steps/s") >= 0) return box;
+    return nullptr;
+}
+
+QAction* play_action(plab::qt::MainWindow& window) {
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text().contains("Play")) return a;
+    return nullptr;
+}
+
+TEST(PaceChooser, PlaysAtTheChosenPaceAndShowsItsState) {
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    QComboBox* box = pace_box(window);
+    ASSERT_NE(box, nullptr);
+    ASSERT_EQ(box->count(), static_cast<int>(plab::pace_choices().size()));
+    EXPECT_EQ(box->currentText(), "30 steps/s");
+    box->setCurrentText("10 steps/s");
+    QAction* play = play_action(window);
+    ASSERT_NE(play, nullptr);
+    EXPECT_FALSE(play->isChecked());
+
+    plab::Session& session = window.session();
+    QElapsedTimer clock;
+    clock.start();
+    play->trigger();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return session.snapshot()->step >= 3; }, 5000));
+    const double seconds = clock.elapsed() / 1000.0;
+    const std::int64_t steps = session.snapshot()->step;
+    EXPECT_TRUE(play->isChecked());
+    // 10 a second, plus what a quarter-second stall may owe and the step under way.
+    EXPECT_LE(steps, static_cast<std::int64_t>(10 * seconds + 2.5 + 1)) << seconds << " s";
+
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text() == "Pause") a->trigger();
+    session.wait_until_idle();
+    EXPECT_TRUE(QTest::qWaitFor([&] { return !play->isChecked(); }, 2000));
+}
+
+}  // namespace
