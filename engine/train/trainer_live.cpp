@@ -59,7 +59,11 @@ void Trainer::apply(std::string_view assignment) {
     validate(next);
     const std::string_view fixed = fixed_part_changed(config_, next);
     if (!fixed.empty()) reject_live(assignment, fixed);
+    const bool new_init_scale = next.scaler.init_scale != config_.scaler.init_scale;
     apply_live(next);
+    // A person who types a new init_scale into a live run means the scale to
+    // train with from here: the scale restarts at it, as at step 0.
+    if (new_init_scale) scaler_.set_scale(next.scaler.init_scale);
 }
 
 void Trainer::apply_live(const RunConfig& next) {

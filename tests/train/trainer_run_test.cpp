@@ -112,6 +112,25 @@ TEST(TrainerApply, LiveScaleIsUsedByTheNextStep) {
     EXPECT_EQ(untouched->step().scale, scale);
 }
 
+// An init_scale typed into a live run restarts the scale at it; a clone
+// taken before the edit keeps its own scale.
+TEST(TrainerApply, AnInitScaleEditRestartsTheLiveScale) {
+    CpuBackend backend;
+    Trainer trainer(backend, run_config());
+    trainer.step();
+    const std::unique_ptr<plab::Run> untouched = trainer.clone();
+    const float scale = trainer.scaler().scale();
+    ASSERT_NE(scale, 1024.0f);
+    trainer.apply("scaler.init_scale=1024");
+    EXPECT_EQ(trainer.config().scaler.init_scale, 1024.0f);
+    EXPECT_EQ(trainer.scaler().scale(), 1024.0f);
+    EXPECT_EQ(trainer.step().scale, 1024.0f);
+    EXPECT_EQ(untouched->step().scale, scale);
+    const float now = trainer.scaler().scale();
+    trainer.apply("scaler.growth_interval=7");  // other scaler fields leave the scale alone
+    EXPECT_EQ(trainer.scaler().scale(), now);
+}
+
 TEST(TrainerApply, LiveConfigEditChangesConfigAndRecord) {
     CpuBackend backend;
     Trainer trainer(backend, run_config());
