@@ -2,6 +2,7 @@
 // the scaler of the running training, which then grows on the new schedule.
 #include <gtest/gtest.h>
 
+#include <QPushButton>
 #include <QSpinBox>
 #include <QTest>
 #include <cmath>
@@ -129,6 +130,36 @@ TEST(ScaleSpinBox, InitScaleTakesPowersDecimalsAndRoundsTheRest) {
     EXPECT_EQ(box.text().toStdString(), "2^10");
     box.stepBy(-1);
     EXPECT_EQ(box.value(), 512.0);
+}
+
+// The live scale's ÷2 and ×2: the next step trains at half or twice the
+// scale the last one left, and the edit is logged as the live scale's.
+TEST(ScalePanelEdit, HalvingAndDoublingTheLiveScaleReachTheNextStep) {
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    window.show();
+    plab::Session& session = window.session();
+    session.step(2);
+    session.wait_until_idle();
+    window.refresh();
+    const float before = session.snapshot()->main.log.latest()->scale_after;
+
+    QPushButton* halve = window.scale_panel()->live_scale_button(0);
+    QPushButton* twice = window.scale_panel()->live_scale_button(1);
+    ASSERT_TRUE(halve->isEnabled());
+    QTest::mouseClick(halve, Qt::LeftButton);
+    session.step(1);
+    session.wait_until_idle();
+    EXPECT_EQ(session.snapshot()->main.log.latest()->scale, before / 2);
+
+    window.refresh();
+    const float now = session.snapshot()->main.log.latest()->scale_after;
+    QTest::mouseClick(twice, Qt::LeftButton);
+    session.step(1);
+    session.wait_until_idle();
+    const auto snap = session.snapshot();
+    EXPECT_EQ(snap->main.log.latest()->scale, now * 2);
+    ASSERT_EQ(snap->main.log.edits.size(), 2u);
+    EXPECT_EQ(snap->main.log.edits[0].assignment.rfind("scaler.scale=", 0), 0u);
 }
 
 }  // namespace

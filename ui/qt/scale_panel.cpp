@@ -13,6 +13,8 @@
 
 #include "engine/common/number_text.h"
 #include "ui/present/axis_ticks.h"
+#include "ui/present/live_keys.h"
+#include "ui/present/scale_text.h"
 #include "ui/present/scale_trajectory.h"
 #include "ui/present/scaler_fields.h"
 
@@ -205,6 +207,7 @@ QWidget* ScalePanel::make_controls() {
     form->addRow("min_scale", min_scale_);
     max_scale_ = new ScaleSpinBox(0.0, std::ldexp(1.0, 127), "none", box);
     form->addRow("max_scale", max_scale_);
+    form->addRow("scale now", make_live_scale_row(box));
     tracker_ = new TrackerBar(box);
     tracker_->setToolTip("clean steps since the last growth or backoff, of growth_interval");
     form->addRow("to next growth", tracker_);
@@ -223,6 +226,42 @@ QWidget* ScalePanel::make_controls() {
         connect(f.box, &QAbstractSpinBox::editingFinished, this, [this, f] { send(f.name, f.text()); });
     box->setMaximumWidth(260);
     return box;
+}
+
+// The scale the next step uses, and what ÷2 and ×2 would do to it: the
+// live view's Down and Up keys' requests (a notice where no scale can
+// change: no scaler, a float's limit, a record).
+void ScalePanel::show_live_scale(const SessionSnapshot& snapshot) {
+    live_scale_->setText(QString::fromStdString(scale_text(live_loss_scale(snapshot.main))));
+    const LiveKey keys[] = {LiveKey::down, LiveKey::up};
+    for (std::size_t i = 0; i < 2; ++i) {
+        live_scale_requests_[i] = snapshot.record ? std::nullopt : session_request(live_action(keys[i]), snapshot);
+        const bool edit = live_scale_requests_[i] && live_scale_requests_[i]->kind == SessionRequest::Kind::set;
+        live_scale_buttons_[i]->setEnabled(edit);
+        live_scale_buttons_[i]->setToolTip(QString::fromStdString(
+            live_scale_requests_[i] ? live_scale_requests_[i]->said : "a record's scale is what it was"));
+    }
+}
+
+// The live scale with ÷2 and ×2: the scale the next step uses, changed now
+// (init_scale is where a run starts; an edit of it restarts the scale too).
+QWidget* ScalePanel::make_live_scale_row(QWidget* parent) {
+    auto* row = new QWidget(parent);
+    auto* h = new QHBoxLayout(row);
+    h->setContentsMargins(0, 0, 0, 0);
+    live_scale_ = new QLabel("—", row);
+    h->addWidget(live_scale_, 1);
+    for (std::size_t i = 0; i < 2; ++i) {
+        auto* b = new QPushButton(i == 0 ? "÷2" : "×2", row);
+        b->setMaximumWidth(40);
+        connect(b, &QPushButton::clicked, this, [this, i] {
+            if (live_scale_requests_[i] && live_scale_requests_[i]->kind == SessionRequest::Kind::set)
+                set_(live_scale_requests_[i]->assignment);
+        });
+        live_scale_buttons_[i] = b;
+        h->addWidget(b);
+    }
+    return row;
 }
 
 // The presenter's text of the marker of this kind nearest the hovered point.
@@ -317,6 +356,7 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
         kinds[static_cast<int>(m.kind)].push_back(
             {m.step, m.log2_scale + (m.kind == ScaleEventKind::overflow ? 0.45 : 0.0)});
     for (int k = 0; k < 4; ++k) marker_items_[k]->set_points(kinds[k]);
+    show_live_scale(snapshot);
     if (tracker_->isEnabled() != t.growth_note.empty()) tracker_->setEnabled(t.growth_note.empty());
     if (t.growth_note.empty())
         tracker_->show_progress(std::min(t.growth_tracker, t.growth_interval), t.growth_interval);

@@ -8,13 +8,17 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScatterSeries>
 #include <QSpinBox>
+#include <array>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ui/present/edit_gate.h"
+#include "ui/present/live_keys.h"
 #include "ui/present/scale_trajectory.h"
 #include "ui/present/steady_axis.h"
 #include "ui/qt/chart_kit.h"
@@ -35,10 +39,14 @@ public:
     void show_snapshot(const SessionSnapshot& snapshot) override;
 
     // The controls, for tests (a QTest edits them as a person would).
+    // ÷2 (0) and ×2 (1) of the live scale, for tests that press them.
+    QPushButton* live_scale_button(int i) const { return live_scale_buttons_[static_cast<std::size_t>(i)]; }
     QSpinBox* growth_interval_box() const { return growth_interval_; }
     ScaleSpinBox* init_scale_box() const { return init_scale_; }
     // What the growth tracker's bar reads, e.g. "600 / 2000".
     QString tracker_text() const;
+    QWidget* make_live_scale_row(QWidget* parent);
+    void show_live_scale(const SessionSnapshot& snapshot);
     // Whether the dashed line is a record's what-if (its scaler replayed), not a fork.
     bool what_if_shown() const;
 
@@ -82,6 +90,9 @@ private:
     std::vector<Field> fields_;
     EditGate edits_;
     TrackerBar* tracker_ = nullptr;
+    QLabel* live_scale_ = nullptr;  // the next step's scale
+    std::array<QPushButton*, 2> live_scale_buttons_{};  // ÷2, ×2
+    std::array<std::optional<SessionRequest>, 2> live_scale_requests_;  // what each would ask for now
     LiveText* summary_ = nullptr;
     QLabel* key_ = nullptr;
     std::vector<ScaleMarker> markers_;  // as last shown, for their tooltips
