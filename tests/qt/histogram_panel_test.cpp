@@ -140,4 +140,33 @@ TEST(HistogramPanel, ATransformersLayersGroupByBlockAndTheFilterNarrowsAllLayers
     panel.grab().save(QString::fromStdString(::testing::TempDir() + "histograms_attn_q.png"));
 }
 
+// After Reset nothing is left of the old run's histogram: no counters row,
+// no bars, only the caption saying why there is nothing yet.
+TEST(HistogramPanel, AResetLeavesNoStaleHistogramOrCounters) {
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    window.show();
+    plab::Session& session = window.session();
+    session.step(10);
+    session.wait_until_idle();
+    window.refresh();
+    plab::qt::Panel* panel = window.panel("histograms");
+    ASSERT_NE(panel, nullptr);
+    auto format_rows = [&] {
+        int n = 0;
+        for (QLabel* label : panel->findChildren<QLabel*>())
+            n += label->text() == "FP16" || label->text() == "BF16";
+        return n;
+    };
+    EXPECT_EQ(format_rows(), 2);
+    auto* chart = panel->findChildren<plab::qt::HistogramChart*>().value(0);
+    ASSERT_NE(chart, nullptr);
+    ASSERT_NE(chart->bar_count(), 0);
+
+    session.reset();
+    session.wait_until_idle();
+    window.refresh();
+    EXPECT_EQ(format_rows(), 0);
+    EXPECT_EQ(chart->bar_count(), 0);
+}
+
 }  // namespace

@@ -167,13 +167,13 @@ void HistogramPanel::redraw() {
     const std::optional<std::size_t> layer = layer_->chosen();
     const std::size_t layers = record_ ? std::min(record_->histograms->size(), layer_names_.size()) : 0;
     if (!chooser_.note.empty()) {
-        caption_->set_text(QString::fromStdString(chooser_.note));
+        show_nothing(QString::fromStdString(chooser_.note));
         return;
     }
     if (layers == 0 || !layer || (*layer != kAllLayers && *layer >= layers)) {
         const std::optional<std::int64_t> oldest =
             with_histograms_.empty() ? std::nullopt : std::optional<std::int64_t>(with_histograms_.front()->step);
-        caption_->set_text(QString::fromStdString(no_histogram_text(focus_, oldest, steps_held_, hist_every_)));
+        show_nothing(QString::fromStdString(no_histogram_text(focus_, oldest, steps_held_, hist_every_)));
         return;
     }
     const auto tensor = static_cast<HistTensor>(tensor_->currentIndex());
@@ -181,6 +181,17 @@ void HistogramPanel::redraw() {
         redraw_all(tensor, formats);
     else
         redraw_one(*layer, tensor, formats);
+}
+
+// Nothing to draw: an earlier record's bars and counters go (after Reset,
+// another preset), so that nothing stale stays under the caption saying why.
+void HistogramPanel::show_nothing(const QString& why) {
+    pages_->setCurrentIndex(0);
+    HistogramView empty;
+    empty.empty_note = "no histogram to show";
+    large_->show_view(empty, empty.x_min, empty.x_max, 1.0, live());
+    counters_->show_rows({});
+    caption_->set_text(why);
 }
 
 void HistogramPanel::add_counter_rows(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats,

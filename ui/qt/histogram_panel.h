@@ -49,6 +49,7 @@ private:
     QWidget* make_controls();
     HistogramChart* make_chart_widget(bool compact);
     void redraw();
+    void show_nothing(const QString& why);
     void redraw_one(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats);
     void redraw_all(HistTensor tensor, const std::vector<FormatId>& formats);
     void fill_layers();
