@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <QComboBox>
+#include <filesystem>
+#include <fstream>
 
 #include "ui/qt/main_window.h"
 
@@ -25,6 +27,21 @@ TEST(PresetBox, EachPresetShowsItsDescription) {
         const QString about = box->itemData(k, Qt::ToolTipRole).toString();
         EXPECT_FALSE(about.startsWith("<p>does not load") || about == "<p>(no description)</p>") << about.toStdString();
     }
+}
+
+// A preset opened from a file, not in the library's list, is what the
+// closed chooser names (it joins the list), not the preset shown before.
+TEST(PresetBox, APresetFileOpenedNamesItself) {
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / "plab-preset-box-test.json";
+    {
+        std::ofstream out(file);
+        out << R"({"name": "my-demo", "description": "a copy for the class", "steps": 10})";
+    }
+    plab::qt::MainWindow window(file.string(), false);
+    QComboBox* box = window.preset_box();
+    EXPECT_EQ(box->currentText().toStdString(), file.string());
+    EXPECT_GE(box->findText("spirals-amp-fp16"), 0);  // the library's presets are still there
+    std::filesystem::remove(file);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <QDockWidget>
 #include <QImage>
 
+#include "ui/qt/bit_layout_panel.h"
 #include "ui/qt/chart_kit.h"
 #include "ui/qt/main_window.h"
 
@@ -48,6 +49,22 @@ TEST(ThemeSwitch, ChartsFollowAtOnceInTheSameDocks) {
     window.apply_theme(false);
     QApplication::processEvents();
     EXPECT_GT(luminance(window.panel("loss")), light - 10);
+}
+
+// The bit layout panel is made again with the theme: the value a person was
+// inspecting stays.
+TEST(ThemeSwitch, TheBitLayoutKeepsItsValue) {
+    plab::qt::set_dark_theme(false);
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    auto* bits = dynamic_cast<plab::qt::BitLayoutPanel*>(window.panel("bits"));
+    ASSERT_NE(bits, nullptr);
+    bits->set_value(65504.0f);
+    window.apply_theme(true);
+    auto* after = dynamic_cast<plab::qt::BitLayoutPanel*>(window.panel("bits"));
+    ASSERT_NE(after, nullptr);
+    EXPECT_NE(after, bits);
+    EXPECT_EQ(after->value(), 65504.0f);
+    window.apply_theme(false);
 }
 
 }  // namespace

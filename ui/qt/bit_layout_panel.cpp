@@ -67,6 +67,7 @@ BitLayoutPanel::BitLayoutPanel(QWidget* parent) : Panel("bits", "Bit layout", pa
     layout->addLayout(top);
     error_ = new QLabel(this);
     error_->setStyleSheet("color:#d02020");
+    error_->setWordWrap(true);  // a long message wraps instead of widening the dock for good
     error_->hide();
     layout->addWidget(error_);
 

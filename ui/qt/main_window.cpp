@@ -201,7 +201,9 @@ void MainWindow::make_panels() {
 void MainWindow::apply_theme(bool dark) {
     set_dark_theme(dark);
     const std::vector<Panel*> old = panels_;
+    const float inspected = bits_->value();  // the value a person was looking at stays
     panels_ = make_panel_widgets();
+    bits_->set_value(inspected);
     for (std::size_t i = 0; i < old.size(); ++i) {
         old[i]->hide();
         dock_of(old[i])->setWidget(panels_[i]);
@@ -334,7 +336,11 @@ void MainWindow::show_config_in_toolbar() {
     const QSignalBlocker b1(recipe_), b2(seed_), b3(presets_);
     recipe_->setCurrentText(text_of(recipe_name(base_config_.precision.recipe)));
     seed_->setValue(static_cast<int>(base_config_.seed));
-    presets_->setCurrentText(QString::fromStdString(preset_));
+    // A preset opened from a file is not in the library's list: it joins it,
+    // so that the chooser names what runs (and can go back to it).
+    const QString name = QString::fromStdString(preset_);
+    if (presets_->findText(name) < 0) presets_->addItem(name);
+    presets_->setCurrentText(name);
     // The closed chooser tells what the current preset shows: its tooltip, and
     // the status bar while the pointer is over it.
     const std::string about = preset_line(preset_, base_config_.description);
