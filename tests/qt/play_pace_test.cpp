@@ -7,6 +7,8 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QTest>
+#include <filesystem>
+#include <fstream>
 
 #include "ui/present/play_pace.h"
 #include "ui/qt/main_window.h"
@@ -51,6 +53,33 @@ TEST(PaceChooser, PlaysAtTheChosenPaceAndShowsItsState) {
         if (a->text() == "Pause") a->trigger();
     session.wait_until_idle();
     EXPECT_TRUE(QTest::qWaitFor([&] { return !play->isChecked(); }, 2000));
+}
+
+// A "Try" after the run reached its planned steps: the fork trains from
+// step 0 to its own plan while the run stays at its own.
+TEST(PaceChooser, AForkMadeAfterThePlanTrainsToItsOwn) {
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / "plab-pace-fork-test.json";
+    {
+        std::ofstream out(file);
+        out << R"({"name": "short", "steps": 12})";
+    }
+    plab::qt::MainWindow window(file.string(), false);
+    pace_box(window)->setCurrentText("1000 steps/s");
+    plab::Session& session = window.session();
+    session.play();
+    session.wait_until_idle();
+    ASSERT_EQ(session.snapshot()->step, 12);
+
+    window.fork_and_train(0, {"optimizer.lr=0.05"});
+    const bool trained = QTest::qWaitFor(
+        [&] {
+            const auto s = session.snapshot();
+            return s->fork && s->fork->steps_done == 12 && !s->playing;
+        },
+        10000);
+    EXPECT_TRUE(trained);
+    EXPECT_EQ(session.snapshot()->step, 12);  // the run stays at its plan
+    std::filesystem::remove(file);
 }
 
 }  // namespace

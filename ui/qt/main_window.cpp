@@ -131,7 +131,7 @@ std::vector<Panel*> MainWindow::make_panel_widgets() {
     auto* events = new EventsPanel([this, hist](std::int64_t step) { jump_to(hist, step); }, this);
     auto* nan = new NanPanel(
         [this](std::int64_t at, const std::vector<std::string>& changes) {
-            session_->fork(at, changes);
+            fork_and_train(at, changes);
             report(QString("Forked at step %1%2: both runs train side by side.")
                        .arg(at)
                        .arg(changes.empty() ? QString() : " with " + QString::fromStdString(changes.front()) +
@@ -144,7 +144,7 @@ std::vector<Panel*> MainWindow::make_panel_widgets() {
     auto* decision = new DecisionPanel(kBoundaryEvery, this);
     auto* scenario = new ScenarioPanel(
         [this](std::int64_t at, const std::vector<std::string>& changes) {
-            session_->fork(at, changes);
+            fork_and_train(at, changes);
             report(QString("Trying %1 side by side: a fork from step %2.")
                        .arg(QString::fromStdString(changes.empty() ? std::string("no change") : changes.front()))
                        .arg(at));
@@ -346,6 +346,13 @@ void MainWindow::show_config_in_toolbar() {
     const std::string about = preset_line(preset_, base_config_.description);
     presets_->setToolTip(wrapped_tip(about));
     presets_->setStatusTip(QString::fromStdString(about));
+}
+
+// A remedy or a "Try" from a panel: the fork trains at once beside the run,
+// at the chosen pace, whether the run was playing, paused or done.
+void MainWindow::fork_and_train(std::int64_t at, const std::vector<std::string>& changes) {
+    session_->fork(at, changes);
+    if (!record_ && !paced_play_ && !session_->snapshot()->playing) play_->trigger();
 }
 
 // The pace chosen last time (QSettings), else the teaching default.

@@ -50,6 +50,9 @@ public:
     void set_what_if(std::vector<std::string> edits);
     // Takes the latest snapshot now and shows it in every panel (the timer does this at 60 Hz).
     void refresh();
+    // A fork from step `at` with `changes` (a remedy, a scenario's "Try"),
+    // trained at once beside the run: Play at the chosen pace unless playing.
+    void fork_and_train(std::int64_t at, const std::vector<std::string>& changes);
     // Shows the latest snapshot in every panel even when it was shown already (after a resize).
     void redraw() {
         shown_.reset();
