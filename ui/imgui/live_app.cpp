@@ -199,6 +199,7 @@ void LiveApp::fork(std::int64_t at, const std::vector<std::string>& changes) {
         return;
     }
     session_->fork(at, changes);
+    if (!busy()) play();  // a remedy's fork trains at once beside the run, as the message says
     std::string what = "forked at step " + std::to_string(at);
     for (std::size_t i = 0; i < changes.size(); ++i) what += (i ? ", " : " with ") + changes[i];
     say(what + ": both runs train side by side");
