@@ -275,5 +275,24 @@ TEST(LossCurves, EmptyLog) {
     EXPECT_EQ(c.summary, "no steps yet");
 }
 
+// A fork with no drawn loss yet leaves the run's axes alone; one with
+// losses widens them to hold both.
+TEST(LossCurves, AnEmptyForkLeavesTheRunsAxes) {
+    const LossCurves run = make_loss_curves(eight_step_log().view(), true, 4);
+    RunLog none;
+    const LossCurves empty = make_loss_curves(none.view(), false, 4);
+    const LossAxes a = loss_axes(run, empty);
+    EXPECT_EQ(a.step_max, run.step_max);
+    EXPECT_EQ(a.loss_min, run.loss_min);
+    EXPECT_EQ(a.loss_max, run.loss_max);
+    EXPECT_EQ(loss_axes(run, std::nullopt).loss_min, run.loss_min);
+    RunLog fork;
+    for (std::int64_t s = 5; s <= 12; ++s) fork.append(loss_step(s, 20.0f, 20.0f));
+    const LossAxes b = loss_axes(run, make_loss_curves(fork.view(), false, 4));
+    EXPECT_EQ(b.step_max, 12.0);
+    EXPECT_DOUBLE_EQ(b.loss_max, 100.0);  // 20 needs the decade up to 10^2
+    EXPECT_EQ(b.loss_min, run.loss_min);
+}
+
 }  // namespace
 }  // namespace plab

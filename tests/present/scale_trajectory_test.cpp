@@ -279,5 +279,29 @@ TEST(ScaleTrajectory, ZeroWidthPlotGetsOneColumn) {
     EXPECT_EQ(t.markers[3].text, "after steps 0-12: 2 edits: scaler.init_scale=65536; scaler.kind=none");
 }
 
+// A fork with no step yet leaves the run's axes alone (its empty-log
+// bounds would stretch a sawtooth at 2^14..2^17 down to 2^0); one with steps
+// widens them to hold both.
+TEST(ScaleTrajectory, AnEmptyForkLeavesTheRunsAxes) {
+    ScaleTrajectory run;
+    run.line = {{1, 16}, {1, 17}};
+    run.step_min = 0, run.step_max = 600, run.log2_min = 14, run.log2_max = 17;
+    const ScaleAxes alone = scale_axes(run, std::nullopt);
+    const ScaleAxes empty = scale_axes(run, ScaleTrajectory{});
+    for (const ScaleAxes& a : {alone, empty}) {
+        EXPECT_EQ(a.step_max, 600.0);
+        EXPECT_EQ(a.log2_min, 14.0);
+        EXPECT_EQ(a.log2_max, 17.0);
+    }
+    ScaleTrajectory fork;
+    fork.line = {{700, 10}, {700, 12}};
+    fork.step_max = 800, fork.log2_min = 10, fork.log2_max = 12;
+    const ScaleAxes both = scale_axes(run, fork);
+    EXPECT_EQ(both.step_min, 0.0);
+    EXPECT_EQ(both.step_max, 800.0);
+    EXPECT_EQ(both.log2_min, 10.0);
+    EXPECT_EQ(both.log2_max, 17.0);
+}
+
 }  // namespace
 }  // namespace plab

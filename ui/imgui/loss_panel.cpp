@@ -49,13 +49,9 @@ void LossPanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const int columns = line_columns(ImGui::GetContentRegionAvail().x, look);
     const LossCurves c = make_loss_curves(run.log, twin, columns, run.config->model.kind == ModelKind::gpt);
     std::optional<LossCurves> f;
-    double lo = c.loss_min, hi = c.loss_max, step_max = c.step_max;
-    if (fork) {
-        f = make_loss_curves(fork->log, false, columns);
-        lo = std::min(lo, f->loss_min);
-        hi = std::max(hi, f->loss_max);
-        step_max = std::max(step_max, f->step_max);
-    }
+    if (fork) f = make_loss_curves(fork->log, false, columns);
+    const LossAxes axes = loss_axes(c, f);
+    const double lo = axes.loss_min, hi = axes.loss_max, step_max = axes.step_max;
     ImGui::BeginChild("##lossplot", {0, -below}, false);
     const PlotArea a = begin_plot("##loss", {0, 0}, {c.step_min, step_max, AxisKind::steps, look.step_title()},
                                   {std::log10(lo), std::log10(hi), AxisKind::log10, "loss (log)"}, look);

@@ -66,9 +66,10 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     std::optional<ScaleTrajectory> f;
     if (snapshot.fork && snapshot.fork->config)
         f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns, std::max(1, static_cast<int>(width / 8)));
-    const double step_max = f ? std::max(t.step_max, f->step_max) : t.step_max;
-    const double lo = f ? std::min(t.log2_min, f->log2_min) : t.log2_min;
-    const double hi = (f ? std::max(t.log2_max, f->log2_max) : t.log2_max) + 0.5;  // room for overflow markers
+    const ScaleAxes axes = scale_axes(t, f);
+    const double step_max = axes.step_max;
+    const double lo = axes.log2_min;
+    const double hi = axes.log2_max + 0.5;  // room for overflow markers
     // Markers at the ends of the data stay whole inside the frame.
     const float pad = look.marker() * 1.5f + look.thin();
 

@@ -109,6 +109,17 @@ void add_marks(std::vector<LossMark>& marks, const std::vector<SeriesPoint>& ser
 
 }  // namespace
 
+LossAxes loss_axes(const LossCurves& run, const std::optional<LossCurves>& fork) {
+    LossAxes a{run.step_min, run.step_max, run.loss_min, run.loss_max};
+    const bool drawn = fork && std::any_of(fork->loss.begin(), fork->loss.end(),
+                                           [](const Curve& c) { return !c.points.empty(); });
+    if (!drawn) return a;
+    a.step_max = std::max(a.step_max, fork->step_max);
+    a.loss_min = std::min(a.loss_min, fork->loss_min);
+    a.loss_max = std::max(a.loss_max, fork->loss_max);
+    return a;
+}
+
 std::vector<LossMark> marks_with_fork(std::vector<LossMark> main, const std::vector<LossMark>& fork) {
     for (LossMark m : fork) {
         m.fork = true;

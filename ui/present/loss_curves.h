@@ -2,6 +2,7 @@
 // View model of the loss and accuracy panel: the mixed-precision run against
 // its FP32 twin, train loss every step and test loss / accuracy at each
 // evaluation, decimated for a plot `columns` pixels wide.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,14 @@ struct LossCurves {
 // cannot show them). `twin` says whether the run has a twin; a
 // `language_model`'s summary adds the test perplexity, e^(test loss).
 LossCurves make_loss_curves(const RunLogView& log, bool twin, int columns, bool language_model = false);
+
+// The axes that show a run and its fork (when there is one) together; a
+// fork with no drawn loss yet leaves the run's axes as they are (its default
+// bounds, 10^-3..1, would squeeze the run's curves).
+struct LossAxes {
+    double step_min = 0, step_max = 1, loss_min = 1e-3, loss_max = 1;
+};
+LossAxes loss_axes(const LossCurves& run, const std::optional<LossCurves>& fork);
 
 // The main run's marks, then the fork's (its own curves' marks), flagged
 // and named as the fork's: "fork: 0 at steps 1-30". A fork whose every loss

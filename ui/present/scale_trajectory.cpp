@@ -222,4 +222,13 @@ ScaleTrajectory make_scale_trajectory(const RunLogView& log, const RunConfig& co
     return t;
 }
 
+ScaleAxes scale_axes(const ScaleTrajectory& run, const std::optional<ScaleTrajectory>& fork) {
+    ScaleAxes a{run.step_min, run.step_max, run.log2_min, run.log2_max};
+    if (!fork || fork->line.empty()) return a;
+    a.step_max = std::max(a.step_max, fork->step_max);
+    a.log2_min = std::min(a.log2_min, fork->log2_min);
+    a.log2_max = std::max(a.log2_max, fork->log2_max);
+    return a;
+}
+
 }  // namespace plab

@@ -3,6 +3,7 @@
 // of a run, the scaler's events as markers, and its progress toward the next
 // growth. Built from a RunLogView (any length of run: it reads the decimated
 // series) for a plot `columns` pixels wide.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,13 @@ struct ScaleTrajectory {
 // a marker is several pixels wide, so a plot can ask for fewer marker columns than line columns.
 ScaleTrajectory make_scale_trajectory(const RunLogView& log, const RunConfig& config, int columns,
                                       int marker_columns = 0);
+
+// The axes that show a run and its fork (when there is one) together. A fork
+// with no step yet has nothing to show: it leaves the run's axes as they are
+// (its empty-log bounds, 0..1, would flatten a sawtooth at 2^16 to a line).
+struct ScaleAxes {
+    double step_min = 0, step_max = 1, log2_min = 0, log2_max = 1;
+};
+ScaleAxes scale_axes(const ScaleTrajectory& run, const std::optional<ScaleTrajectory>& fork);
 
 }  // namespace plab

@@ -132,20 +132,18 @@ void LossPanel::show_snapshot(const SessionSnapshot& snapshot) {
     const bool twin = run.config->twin;
     const LossCurves c =
         make_loss_curves(run.log, twin, plot_columns(view_), run.config->model.kind == ModelKind::gpt);
-    double loss_min = c.loss_min, loss_max = c.loss_max, step_max = c.step_max;
     std::optional<LossCurves> f;
     // A record's fork is its loss scaler replayed under other settings: it has no loss.
     if (snapshot.fork && !snapshot.record) {
         // The fork's train loss over the main run's, from the step it branched at.
         f = make_loss_curves(snapshot.fork->log, false, plot_columns(view_));
-        loss_min = std::min(loss_min, f->loss_min);
-        loss_max = std::max(loss_max, f->loss_max);
-        step_max = std::max(step_max, f->step_max);
         fork_summary_->set_text(
             QString("fork from step %1: %2").arg(snapshot.fork->forked_at).arg(QString::fromStdString(f->summary)));
     }
     // While training, the axes move in steps (the loss's in decades: its axis is logarithmic).
-    const AxisSpan steps = steps_.follow({c.step_min, step_max}, live());
+    const LossAxes axes = loss_axes(c, f);
+    const double loss_min = axes.loss_min, loss_max = axes.loss_max;
+    const AxisSpan steps = steps_.follow({axes.step_min, axes.step_max}, live());
     set_step_range(x_, steps.lo, steps.hi);
     const AxisSpan decades{std::log10(loss_min), std::log10(loss_max)};
     if (live() && std::isfinite(decades.lo) && std::isfinite(decades.hi)) {

@@ -332,9 +332,8 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     std::optional<ScaleTrajectory> f;
     if (snapshot.fork && snapshot.fork->config)
         f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns, std::max(1, columns / 4));
-    const double step_max = f ? std::max(t.step_max, f->step_max) : t.step_max;
-    const double log2_min = f ? std::min(t.log2_min, f->log2_min) : t.log2_min;
-    const double log2_max = f ? std::max(t.log2_max, f->log2_max) : t.log2_max;
+    const ScaleAxes axes = scale_axes(t, f);
+    const double step_max = axes.step_max, log2_min = axes.log2_min, log2_max = axes.log2_max;
     const AxisSpan steps = steps_.follow({t.step_min, step_max}, live());
     set_step_range(x_, steps.lo, steps.hi);
     // Room for the overflow markers above the line; ticks every 1, 2, 4, 8, ... binades.
