@@ -336,8 +336,9 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     const double step_max = axes.step_max, log2_min = axes.log2_min, log2_max = axes.log2_max;
     const AxisSpan steps = steps_.follow({t.step_min, step_max}, live());
     set_step_range(x_, steps.lo, steps.hi);
-    // Room for the overflow markers above the line; ticks every 1, 2, 4, 8, ... binades.
-    set_ticked_range(y_, log2_min, log2_max + 0.5, binade_interval(log2_min, log2_max + 0.5, 8));
+    // Room for the overflow markers above the line and for a marker on the
+    // lowest scale below it (whole, not cut by the axis); ticks every 1, 2, 4, 8, ... binades.
+    set_ticked_range(y_, log2_min - 0.3, log2_max + 0.5, binade_interval(log2_min, log2_max + 0.5, 8));
     line_item_->set_points(t.line);
     fork_line_->setVisible(f.has_value());
     fork_item_->set_points(f ? f->line : std::vector<XY>{});
