@@ -169,4 +169,28 @@ TEST(HistogramPanel, AResetLeavesNoStaleHistogramOrCounters) {
     EXPECT_EQ(chart->bar_count(), 0);
 }
 
+// While training, one layer's x range holds every histogram step shown so
+// far instead of jumping to each step's own bins.
+TEST(HistogramPanel, TheXRangeStaysSteadyWhileTraining) {
+    plab::qt::MainWindow window("scaler-sawtooth", false);
+    window.show();
+    plab::qt::Panel* panel = window.panel("histograms");
+    ASSERT_NE(panel, nullptr);
+    plab::Session& session = window.session();
+    std::pair<double, double> envelope{0, 0};
+    int jumps = 0;
+    for (int i = 0; i < 8; ++i) {
+        session.step(10);
+        session.wait_until_idle();
+        panel->set_live(true);  // as while training (the window sets it from the session)
+        panel->show_snapshot(*session.snapshot());
+        auto* chart = panel->findChildren<plab::qt::HistogramChart*>().value(0);
+        ASSERT_NE(chart, nullptr);
+        const auto [lo, hi] = chart->x_range();
+        if (i > 0 && (lo > envelope.first || hi < envelope.second)) ++jumps;  // narrower than before: it jumped
+        envelope = i == 0 ? std::pair{lo, hi} : std::pair{std::min(envelope.first, lo), std::max(envelope.second, hi)};
+    }
+    EXPECT_EQ(jumps, 0);
+}
+
 }  // namespace

@@ -36,6 +36,8 @@ public:
     // Draws `view` over x in [x_min, x_max] (binades), y up to `y_max`, with
     // the bands of view.bands. With `live`, the top of y moves in steps (see steady_axis.h).
     void show_view(const HistogramView& view, double x_min, double x_max, double y_max, bool live = false);
+    // The x range shown, in binades (for tests).
+    std::pair<double, double> x_range() const { return {x_->min(), x_->max()}; }
     // Bars of the view shown (for tests: a blank chart has none).
     std::size_t bar_count() const { return shown_.bars.size(); }
 

@@ -209,7 +209,16 @@ void HistogramPanel::redraw_one(std::size_t l, HistTensor tensor, const std::vec
     pages_->setCurrentIndex(0);
     const HistogramView shown = make_histogram_view((*record_->histograms)[l], layer_names_[l], tensor,
                                                     unscaled_->isChecked(), record_->scale, formats);
-    large_->show_view(shown, shown.x_min, shown.x_max, shown.y_max, live());
+    // While training, x moves in steps for one layer's one view: a range that
+    // jumped at every histogram step (-24..16, -2..16, -16..16) hid how the
+    // mass moves. Another layer, tensor or scaling starts it afresh.
+    const XRangeKey key{l, static_cast<int>(tensor), unscaled_->isChecked()};
+    if (key != x_key_) {
+        x_key_ = key;
+        x_steady_.reset();
+    }
+    const AxisSpan x = x_steady_.follow({shown.x_min, shown.x_max}, live());
+    large_->show_view(shown, x.lo, x.hi, shown.y_max, live());
     QString caption = QString(" at step %1, loss scale %2. Shaded: flush to zero (dark), subnormal (light), "
                               "overflow (dark) of each chosen format.")
                           .arg(record_->step)

@@ -15,9 +15,11 @@
 #include <QStackedWidget>
 #include <optional>
 #include <functional>
+#include <tuple>
 #include <vector>
 
 #include "ui/present/histogram_view.h"
+#include "ui/present/steady_axis.h"
 #include "ui/present/layer_chooser.h"
 #include "ui/qt/counters_table.h"
 #include "ui/qt/histogram_chart.h"
@@ -72,6 +74,10 @@ private:
     std::shared_ptr<const StepRecord> older_;  // with focus_: a record read again for it
     std::optional<std::int64_t> focus_;  // the step asked for, while not following
     std::vector<Band> bands_;
+    // The large chart's x while training: steady per layer, tensor and scaling.
+    using XRangeKey = std::tuple<std::size_t, int, bool>;
+    XRangeKey x_key_{static_cast<std::size_t>(-1), 0, false};
+    SteadyAxis x_steady_{SteadyRule{.lo_free = true, .hi_free = true, .headroom = 0.1, .min_fill = 0.5, .patience = 8}};
     QStackedWidget* pages_ = nullptr;  // one layer large, or all layers small
     HistogramChart* large_ = nullptr;
     QScrollArea* grid_ = nullptr;  // holds a page with the small charts in a grid
