@@ -62,8 +62,11 @@ void draw_settled(QApplication& app, plab::qt::MainWindow& window) {
 }
 
 int take_screenshot(QApplication& app, plab::qt::MainWindow& window, const Options& o) {
-    window.resize(1600, 1000);
+    // Sized after the first layout, as MainWindow::show_fitted does, but the
+    // same size whatever the screen: a screenshot is the same everywhere.
     window.show();
+    settle(app);
+    window.resize(1600, 1000);
     settle(app);
     if (o.steps > 0) {
         window.session().step(o.steps);
@@ -222,8 +225,7 @@ int main(int argc, char** argv) {
             if (!o.what_if.empty()) window.set_what_if(o.what_if);
         }
         if (!interactive) return take_screenshot(app, window, o);
-        window.resize(1600, 1000);
-        window.show();
+        window.show_fitted(QSize(1600, 1000));
         if (o.steps > 0) window.session().step(o.steps);
         return app.exec();
     } catch (const plab::Error& e) {

@@ -1,5 +1,7 @@
 #include "ui/qt/bit_layout_panel.h"
 
+#include <QScrollArea>
+
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QVBoxLayout>
@@ -80,8 +82,14 @@ BitLayoutPanel::BitLayoutPanel(QWidget* parent) : Panel("bits", "Bit layout", pa
         rows_.push_back(Row{f, {}, {}, nullptr});
         build_row(rows_.back(), grid_host, r++);
     }
-    layout->addWidget(grid_host);
-    layout->addStretch(1);
+    // Scrolled when the dock is short: the six formats' rows set no least
+    // height for the window (a small screen's column holds them in part).
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(grid_host);
+    scroll->setMinimumHeight(120);
+    layout->addWidget(scroll, 1);
     connect(input_, &QLineEdit::returnPressed, this, [this] { typed(); });
     connect(input_, &QLineEdit::editingFinished, this, [this] { typed(); });
     set_value(value_);
@@ -105,7 +113,7 @@ void BitLayoutPanel::build_row(Row& row, QWidget* host, int grid_row) {
     const std::size_t index = rows_.size() - 1;
     for (int i = 0; i < bits; ++i) {
         auto* b = new QPushButton(cells);
-        b->setFixedSize(18, 26);
+        b->setFixedSize(15, 24);  // FP32's 32 cells in under 500 pixels: the panel fits a small screen's column
         b->setFocusPolicy(Qt::NoFocus);
         const int position = bits - 1 - i;
         b->setToolTip(QString("bit %1: click to flip").arg(position));
@@ -117,6 +125,7 @@ void BitLayoutPanel::build_row(Row& row, QWidget* host, int grid_row) {
     grid->addWidget(cells, 2 * grid_row, 1);
     row.info = new QLabel(host);
     row.info->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    row.info->setWordWrap(true);  // wraps in a narrow column instead of setting the window's least width
     grid->addWidget(row.info, 2 * grid_row + 1, 1);
     grid->setColumnStretch(1, 1);
 }

@@ -95,7 +95,7 @@ QChart* make_chart() {
 QChartView* make_chart_view(QChart* chart, QWidget* parent) {
     auto* view = new QChartView(chart, parent);
     view->setRenderHint(QPainter::Antialiasing, false);
-    view->setMinimumSize(320, 200);
+    view->setMinimumSize(320, 160);  // two charts and their controls stack within a small screen
     return view;
 }
 

@@ -385,7 +385,7 @@ QWidget* DivergencePanel::make_lines_page() {
     dist_y_->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     dist->addAxis(dist_y_, Qt::AlignLeft);
     dist_view_ = make_chart_view(dist, page);
-    dist_view_->setMinimumHeight(150);
+    dist_view_->setMinimumHeight(110);
 
     QChart* cos = make_chart();
     cos->legend()->hide();
@@ -393,7 +393,7 @@ QWidget* DivergencePanel::make_lines_page() {
     cos_y_ = make_value_axis("grad cosine", cos, Qt::AlignLeft);
     cos_y_->setLabelFormat("%.2f");
     cos_view_ = make_chart_view(cos, page);
-    cos_view_->setMinimumHeight(150);
+    cos_view_->setMinimumHeight(110);
 
     // A line that is not finite is not drawn: these say whose, and when.
     dist_gaps_ = new PlotNote(dist, Qt::AlignTop | Qt::AlignLeft, 10.5, theme().overflow);

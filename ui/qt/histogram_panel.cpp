@@ -60,10 +60,17 @@ HistogramChart* HistogramPanel::make_chart_widget(bool compact) {
         [this](const HistBar& bar) { pick_(static_cast<float>(std::exp2(bar.log2_lo))); }, this);
 }
 
+// Two rows (what to show; how), so that the panel's least width stays a
+// third of a small screen's rather than the whole row's 1000 pixels.
 QWidget* HistogramPanel::make_controls() {
     auto* row = new QWidget(this);
-    auto* h = new QHBoxLayout(row);
-    h->setContentsMargins(0, 0, 0, 0);
+    auto* rows = new QVBoxLayout(row);
+    rows->setContentsMargins(0, 0, 0, 0);
+    rows->setSpacing(2);
+    auto* h = new QHBoxLayout;
+    auto* how = new QHBoxLayout;
+    rows->addLayout(h);
+    rows->addLayout(how);
     layer_ = new LayerCombo(row);
     filter_ = new QLineEdit(row);
     filter_->setPlaceholderText("filter");
@@ -79,16 +86,17 @@ QWidget* HistogramPanel::make_controls() {
     h->addWidget(layer_);
     h->addWidget(filter_);
     h->addWidget(tensor_);
-    h->addWidget(unscaled_);
-    h->addSpacing(12);
+    h->addStretch(1);
+    how->addWidget(unscaled_);
+    how->addSpacing(12);
     for (Band& b : bands_) {
         b.toggle = new QCheckBox(QString::fromUtf8(std::string(format_display_name(b.format)).c_str()), row);
         b.toggle->setChecked(b.format == FormatId::fp16 || b.format == FormatId::bf16);
         b.toggle->setStyleSheet(QString("QCheckBox{color:%1;font-weight:bold}").arg(band_colour(b.format).name()));
         connect(b.toggle, &QCheckBox::toggled, this, [this] { redraw(); });
-        h->addWidget(b.toggle);
+        how->addWidget(b.toggle);
     }
-    h->addStretch(1);
+    how->addStretch(1);
     latest_ = new QPushButton("latest", row);
     latest_->setToolTip("Follow the run again (after a jump to a step from the Events panel)");
     latest_->setEnabled(false);
@@ -98,7 +106,7 @@ QWidget* HistogramPanel::make_controls() {
         latest_->setEnabled(false);
         pick_record();
     });
-    h->addWidget(latest_);
+    how->addWidget(latest_);
     connect(layer_, &QComboBox::currentIndexChanged, this, [this] {
         want_ = layer_->chosen().value_or(want_);
         redraw();

@@ -9,6 +9,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressDialog>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardItemModel>
 #include <QStatusBar>
@@ -346,6 +347,13 @@ void MainWindow::show_config_in_toolbar() {
     const std::string about = preset_line(preset_, base_config_.description);
     presets_->setToolTip(wrapped_tip(about));
     presets_->setStatusTip(QString::fromStdString(about));
+}
+
+void MainWindow::show_fitted(QSize wanted) {
+    show();
+    QApplication::processEvents();
+    if (const QScreen* s = screen()) wanted = wanted.boundedTo(s->availableGeometry().size());
+    resize(wanted.expandedTo(minimumSizeHint()));
 }
 
 // A remedy or a "Try" from a panel: the fork trains at once beside the run,

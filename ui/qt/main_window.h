@@ -48,6 +48,11 @@ public:
     // The record's loss scaler replayed under these scaler edits, drawn as the
     // fork (none: no what-if); plab::Error on an edit the record cannot replay.
     void set_what_if(std::vector<std::string> edits);
+    // Shows the window at `wanted`, or at most the screen's available size
+    // (never less than the panels' least size). Sized after the first
+    // layout: before it, the docks not yet in their tabs count as stacked
+    // and would stretch the window past the screen.
+    void show_fitted(QSize wanted);
     // Takes the latest snapshot now and shows it in every panel (the timer does this at 60 Hz).
     void refresh();
     // A fork from step `at` with `changes` (a remedy, a scenario's "Try"),

@@ -3,6 +3,8 @@
 #include <QApplication>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QStyleOptionProgressBar>
 #include <QStylePainter>
@@ -165,7 +167,17 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
     key->setFont(f);
     left->addWidget(key);
     layout->addLayout(left, 1);
-    layout->addWidget(make_controls());
+    // Scrolled when the dock is short: ten rows of scaler fields set no
+    // least height for the window on a small screen.
+    auto* controls = new QScrollArea(this);
+    controls->setWidgetResizable(true);
+    controls->setFrameShape(QFrame::NoFrame);
+    controls->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    QWidget* form = make_controls();
+    controls->setWidget(form);
+    controls->setMinimumWidth(form->sizeHint().width() + controls->verticalScrollBar()->sizeHint().width());
+    controls->setMinimumHeight(140);
+    layout->addWidget(controls);
 }
 
 // The colour key under the chart (rich text, set only when a name changes).

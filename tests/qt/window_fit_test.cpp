@@ -1,0 +1,25 @@
+// The workbench fits a small screen (1280 x 800, less a taskbar and the
+// title): its least size is within 1280 x 740, and shown at that size it
+// stays there instead of growing to hold every dock stacked.
+#include <gtest/gtest.h>
+
+#include <QDockWidget>
+
+#include "ui/qt/main_window.h"
+
+namespace {
+
+TEST(WindowFit, ASmallScreensWindowHoldsEveryPanel) {
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    window.show_fitted(QSize(1280, 740));
+    const QSize least = window.minimumSizeHint();
+    EXPECT_LE(least.width(), 1280);
+    EXPECT_LE(least.height(), 740);
+    EXPECT_LE(window.width(), std::max(1280, least.width()));
+    EXPECT_LE(window.height(), std::max(740, least.height()));
+    int shown = 0;
+    for (QDockWidget* d : window.findChildren<QDockWidget*>()) shown += d->isVisible();
+    EXPECT_EQ(shown, 11);  // every panel still has its dock
+}
+
+}  // namespace
