@@ -22,8 +22,9 @@ const char* const kTensorNames[] = {"weights", "weight grads", "activations", "a
 // abreast fit a panel 900 pixels wide.
 constexpr QSize kSmallChartMin{140, 110};
 // All layers list a row of counters per layer and format; the table shows
-// this many and scrolls the rest, so that it never crowds out the charts.
-constexpr int kCounterRowsShown = 8;
+// this many and scrolls the rest, so that it never crowds out the charts
+// nor, on a small screen, stretches the window (six rows did by 10 px).
+constexpr int kCounterRowsShown = 4;
 
 QScrollArea* scroll_area(QWidget* parent) {
     auto* area = new QScrollArea(parent);
