@@ -82,4 +82,25 @@ TEST(PaceChooser, AForkMadeAfterThePlanTrainsToItsOwn) {
     std::filesystem::remove(file);
 }
 
+// A scenario's Start: the run from step 0 again, its fork gone, playing.
+TEST(PaceChooser, AScenariosStartTrainsAgainFromStepZero) {
+    plab::qt::MainWindow window("scaler-sawtooth", false);
+    plab::Session& session = window.session();
+    session.step(30);
+    session.fork(10, {"scaler.growth_interval=500"});
+    session.wait_until_idle();
+    ASSERT_TRUE(session.snapshot()->fork.has_value());
+    window.start_from_zero();
+    const bool restarted = QTest::qWaitFor(
+        [&] {
+            const auto s = session.snapshot();
+            return !s->fork && s->step > 0 && s->step < 30;
+        },
+        5000);
+    EXPECT_TRUE(restarted);
+    EXPECT_TRUE(play_action(window)->isChecked() || session.snapshot()->playing);
+    session.pause();
+    session.wait_until_idle();
+}
+
 }  // namespace

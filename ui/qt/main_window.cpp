@@ -150,7 +150,7 @@ std::vector<Panel*> MainWindow::make_panel_widgets() {
                        .arg(QString::fromStdString(changes.empty() ? std::string("no change") : changes.front()))
                        .arg(at));
         },
-        this);
+        [this] { start_from_zero(); }, this);
     auto* speed = new SpeedMemoryPanel(this);
     auto* samples = new SamplesPanel(this);
     return {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario, speed, samples};
@@ -356,6 +356,18 @@ void MainWindow::show_fitted(QSize wanted) {
     resize(wanted.expandedTo(minimumSizeHint()));
 }
 
+// A scenario's Start: the run again from step 0 (its fork gone), playing at
+// the chosen pace.
+void MainWindow::start_from_zero() {
+    if (record_) {
+        report("A record replays what it recorded: open a preset to train it again.");
+        return;
+    }
+    paced_play_ = false;
+    session_->reset();
+    play_->trigger();
+}
+
 // A remedy or a "Try" from a panel: the fork trains at once beside the run,
 // at the chosen pace, whether the run was playing, paused or done.
 void MainWindow::fork_and_train(std::int64_t at, const std::vector<std::string>& changes) {
@@ -527,6 +539,8 @@ void MainWindow::load(const std::string& preset) {
             return;
         }
         if (use_settings_) QSettings().setValue("run/preset", QString::fromStdString(preset));
+        // A scenario preset brings its guide forward, as the window opens on one.
+        if (!config.guide.empty()) show_panel(panel("scenario"));
     } catch (const Error& e) {
         QMessageBox::warning(this, "Preset not loaded", QString::fromStdString(e.what()));
         show_config_in_toolbar();

@@ -58,6 +58,8 @@ public:
     // A fork from step `at` with `changes` (a remedy, a scenario's "Try"),
     // trained at once beside the run: Play at the chosen pace unless playing.
     void fork_and_train(std::int64_t at, const std::vector<std::string>& changes);
+    // The run from step 0 again (its fork gone), playing at the chosen pace: a scenario's Start.
+    void start_from_zero();
     // Shows the latest snapshot in every panel even when it was shown already (after a resize).
     void redraw() {
         shown_.reset();

@@ -1,15 +1,24 @@
 #include "ui/qt/scenario_panel.h"
 
+#include <QHBoxLayout>
+
 #include "ui/present/fork_summary.h"
 #include "ui/present/scenario_view.h"
 #include "ui/qt/chart_kit.h"
 
 namespace plab::qt {
 
-ScenarioPanel::ScenarioPanel(Fork fork, QWidget* parent) : Panel("scenario", "Scenario", parent), fork_(std::move(fork)) {
+ScenarioPanel::ScenarioPanel(Fork fork, Start start, QWidget* parent)
+    : Panel("scenario", "Scenario", parent), fork_(std::move(fork)), start_(std::move(start)) {
     auto* layout = new QVBoxLayout(this);
+    auto* heading = new QHBoxLayout();
     title_ = heading_label(this);
-    layout->addWidget(title_);
+    heading->addWidget(title_, 1);
+    auto* start_button = new QPushButton("▶ Start", this);
+    start_button->setToolTip("The scenario from step 0, playing at the chosen pace (its forks go)");
+    connect(start_button, &QPushButton::clicked, this, [this] { start_(); });
+    heading->addWidget(start_button);
+    layout->addLayout(heading);
     // A long guide scrolls; the buttons below it stay in view.
     guide_ = new GuideText(this);
     guide_->setFont(body_font(guide_->font()));

@@ -18,11 +18,13 @@ namespace plab::qt {
 class ScenarioPanel : public Panel {
 public:
     using Fork = std::function<void(std::int64_t at_step, const std::vector<std::string>& changes)>;
-    explicit ScenarioPanel(Fork fork, QWidget* parent = nullptr);
+    using Start = std::function<void()>;  // the run from step 0, playing
+    ScenarioPanel(Fork fork, Start start, QWidget* parent = nullptr);
     void show_snapshot(const SessionSnapshot& snapshot) override;
 
 private:
     Fork fork_;
+    Start start_;
     QLabel* title_ = nullptr;
     GuideText* guide_ = nullptr;
     QVBoxLayout* buttons_ = nullptr;
