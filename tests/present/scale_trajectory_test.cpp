@@ -303,5 +303,13 @@ TEST(ScaleTrajectory, AnEmptyForkLeavesTheRunsAxes) {
     EXPECT_EQ(both.log2_max, 17.0);
 }
 
+// Markers about ten pixels wide, one column per 14 pixels: a 700-pixel plot
+// has 50 marker columns, never none.
+TEST(ScaleTrajectory, MarkerColumnsLeaveAGapBetweenMarkers) {
+    EXPECT_EQ(marker_columns_for(700), 50);
+    EXPECT_EQ(marker_columns_for(13), 1);
+    EXPECT_EQ(marker_columns_for(0), 1);
+}
+
 }  // namespace
 }  // namespace plab

@@ -54,7 +54,7 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const float width = ImGui::GetContentRegionAvail().x;
     const int columns = line_columns(width, look);
     // A marker is about ten pixels wide: one marker column per eight pixels is all the eye can separate.
-    const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, std::max(1, static_cast<int>(width / 8)));
+    const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, marker_columns_for(width));
     const std::vector<KeyEntry> key = {{"scale", colour::amp},
                                        key_of(t.overflow_key.c_str(), ScaleEventKind::overflow),
                                        key_of("backoff", ScaleEventKind::backoff),
@@ -65,7 +65,7 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     const float below = line_h * static_cast<float>(1 + key_lines(key, width)) + ImGui::GetFrameHeightWithSpacing();
     std::optional<ScaleTrajectory> f;
     if (snapshot.fork && snapshot.fork->config)
-        f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns, std::max(1, static_cast<int>(width / 8)));
+        f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns, marker_columns_for(width));
     const ScaleAxes axes = scale_axes(t, f);
     const double step_max = axes.step_max;
     const double lo = axes.log2_min;

@@ -231,4 +231,6 @@ ScaleAxes scale_axes(const ScaleTrajectory& run, const std::optional<ScaleTrajec
     return a;
 }
 
+int marker_columns_for(double width_px) { return std::max(1, static_cast<int>(width_px / kMarkerPitchPx)); }
+
 }  // namespace plab

@@ -44,6 +44,13 @@ struct ScaleTrajectory {
 ScaleTrajectory make_scale_trajectory(const RunLogView& log, const RunConfig& config, int columns,
                                       int marker_columns = 0);
 
+// Marker columns for a plot `width_px` wide: one per kMarkerPitchPx pixels,
+// so that markers about ten pixels wide stand apart with a gap between them
+// (one per eight pixels merged a long run's overflows into a solid band);
+// a column's marker stands for every event in it (its tooltip counts them).
+inline constexpr double kMarkerPitchPx = 14;
+int marker_columns_for(double width_px);
+
 // The axes that show a run and its fork (when there is one) together. A fork
 // with no step yet has nothing to show: it leaves the run's axes as they are
 // (its empty-log bounds, 0..1, would flatten a sawtooth at 2^16 to a line).

@@ -329,10 +329,10 @@ void ScalePanel::show_config(const ScalerConfig& s) {
 void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     const RunView& run = snapshot.main;
     if (!run.config) return;
-    // Markers are about ten pixels wide: one per eight pixels is all the eye can separate, and
-    // every scatter point costs Qt Charts an item of its own.
+    // Markers one per marker_columns_for() pitch: they stand apart, and every
+    // scatter point costs Qt Charts an item of its own.
     const int columns = plot_columns(view_);
-    const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, std::max(1, columns / 4));
+    const ScaleTrajectory t = make_scale_trajectory(run.log, *run.config, columns, marker_columns_for(view_->chart()->plotArea().width()));
     const QString overflow_key = QString::fromStdString(t.overflow_key);
     // On a record, the dashed line is its scaler replayed under the edited settings.
     const QString fork_key = snapshot.record ? "what-if (replayed)" : "fork";
@@ -343,7 +343,7 @@ void ScalePanel::show_snapshot(const SessionSnapshot& snapshot) {
     }
     std::optional<ScaleTrajectory> f;
     if (snapshot.fork && snapshot.fork->config)
-        f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns, std::max(1, columns / 4));
+        f = make_scale_trajectory(snapshot.fork->log, *snapshot.fork->config, columns, marker_columns_for(view_->chart()->plotArea().width()));
     const ScaleAxes axes = scale_axes(t, f);
     const double step_max = axes.step_max, log2_min = axes.log2_min, log2_max = axes.log2_max;
     const AxisSpan steps = steps_.follow({t.step_min, step_max}, live());
