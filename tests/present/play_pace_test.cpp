@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/train/preset_io.h"
+#include "engine/train/trainer_factory.h"
 #include "ui/present/play_pace.h"
 
 namespace plab {
@@ -43,6 +46,39 @@ TEST(PlayPace, ChoicesEndWithMaxAndStartAtThirtyStepsASecond) {
     EXPECT_EQ(find_pace_choice("100"), std::nullopt);
     for (std::size_t i = 1; i + 1 < choices.size(); ++i)
         EXPECT_LT(choices[i - 1].steps_per_second, choices[i].steps_per_second) << i;
+}
+
+// The play both front ends share: flat out at max; paced, each frame queues
+// the steps owed once the last frame's are done; a switch to max hands over
+// to a plain play; and it ends with every run at its plan.
+TEST(PacedPlay, QueuesTheStepsOwedAndEndsAtThePlan) {
+    RunConfig config = load_preset("spirals-amp-fp16");
+    apply_settings(config, {"steps=12"});
+    Session session(config, trainer_factory(std::make_shared<CpuBackend>()));
+    PacedPlay paced;
+    paced.play(session, 10, 0.0);
+    EXPECT_TRUE(paced.active());
+    paced.frame(session, 10, 0.2);  // 2 steps owed
+    session.wait_until_idle();
+    EXPECT_EQ(session.snapshot()->step, 2);
+    paced.frame(session, 10, 0.2);  // no time passed: nothing owed
+    session.wait_until_idle();
+    EXPECT_EQ(session.snapshot()->step, 2);
+    paced.frame(session, 0, 0.3);  // switched to max
+    EXPECT_FALSE(paced.active());
+    session.wait_until_idle();
+    EXPECT_EQ(session.snapshot()->step, 12);
+
+    session.fork(4, {"optimizer.lr=0.05"});
+    session.wait_until_idle();
+    paced.play(session, 1000, 1.0);
+    for (double now = 1.0; paced.active() && now < 10; now += 0.01) {
+        paced.frame(session, 1000, now);
+        session.wait_until_idle();
+    }
+    EXPECT_FALSE(paced.active());
+    EXPECT_EQ(session.snapshot()->step, 12);
+    EXPECT_EQ(session.snapshot()->fork->steps_done, 12);
 }
 
 }  // namespace

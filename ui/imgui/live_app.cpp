@@ -98,7 +98,7 @@ void LiveApp::say(std::string message, bool error) {
 void LiveApp::restart(const RunConfig& config, const std::string& what) {
     try {
         session_ = make_session(config);  // the first run validates the config (plab::Error)
-        paced_play_ = false;
+        paced_.stop();
         base_config_ = config;
         record_.reset();
         record_snapshot_.reset();
@@ -115,34 +115,17 @@ void LiveApp::restart(const RunConfig& config, const std::string& what) {
 std::shared_ptr<const SessionSnapshot> LiveApp::snapshot() const {
     if (record_) return record_snapshot_;
     std::shared_ptr<const SessionSnapshot> s = session_->snapshot();
-    if (!paced_play_ || s->playing) return s;
+    if (!paced_.active() || s->playing) return s;
     auto playing = std::make_shared<SessionSnapshot>(*s);
     playing->playing = true;
     return playing;
 }
 
-void LiveApp::play() {
-    const double rate = pace_choices()[pace_choice_].steps_per_second;
-    if (rate == 0) {
-        session_->play();
-        return;
-    }
-    paced_play_ = true;
-    pace_.start(ImGui::GetTime());
-}
+void LiveApp::play() { paced_.play(*session_, pace_choices()[pace_choice_].steps_per_second, ImGui::GetTime()); }
 
-// Queues the steps the pace owes once the last frame's are done; ends the
-// paced play when no live run is short of its planned steps.
+// Queues the steps the pace owes once the last frame's are done.
 void LiveApp::pace_frame() {
-    if (!paced_play_ || record_) return;
-    const auto s = session_->snapshot();
-    if (s->playing) return;
-    if (!s->play_has_steps()) {
-        paced_play_ = false;
-        return;
-    }
-    if (const std::int64_t due = pace_.steps_due(ImGui::GetTime(), pace_choices()[pace_choice_].steps_per_second))
-        session_->play(due);
+    if (!record_) paced_.frame(*session_, pace_choices()[pace_choice_].steps_per_second, ImGui::GetTime());
 }
 
 void LiveApp::open_record(const std::string& file) {
@@ -210,7 +193,7 @@ void LiveApp::carry_out(const SessionRequest& r) {
     using Kind = SessionRequest::Kind;
     // Anything but a live edit or a fork ends a paced play (pause, step, reset, a new run).
     if (r.kind != Kind::play && r.kind != Kind::notice && r.kind != Kind::set && r.kind != Kind::fork)
-        paced_play_ = false;
+        paced_.stop();
     switch (r.kind) {
         case Kind::play: play(); break;
         case Kind::pause: session_->pause(); break;

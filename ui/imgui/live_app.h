@@ -38,7 +38,7 @@ public:
     std::shared_ptr<const SessionSnapshot> snapshot() const;
     void frame();  // between ImGui::NewFrame and ImGui::Render
     // Whether a run trains (playing, a step(n), or a paced play between its frames).
-    bool busy() const { return paced_play_ || session_->snapshot()->playing; }
+    bool busy() const { return paced_.active() || session_->snapshot()->playing; }
 
     bool projector() const { return look_.projector; }
     void set_projector(bool on);
@@ -77,8 +77,7 @@ private:
     std::vector<std::string> what_if_;
     std::shared_ptr<const SessionSnapshot> record_snapshot_;
     std::size_t pace_choice_ = default_pace_choice();
-    PlayPace pace_;
-    bool paced_play_ = false;  // Play at a pace below max: each frame queues the steps it owes
+    PacedPlay paced_;  // Play at a pace below max: each frame queues the steps it owes
 
     HistogramPanel histograms_;
     BitsPanel bits_;

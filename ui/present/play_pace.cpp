@@ -35,6 +35,29 @@ void PlayPace::start(double now) {
     carry_ = 0;
 }
 
+void PacedPlay::play(Session& session, double steps_per_second, double now) {
+    active_ = steps_per_second > 0;
+    if (active_)
+        pace_.start(now);
+    else
+        session.play();
+}
+
+void PacedPlay::frame(Session& session, double steps_per_second, double now) {
+    if (!active_) return;
+    const auto s = session.snapshot();
+    if (s->playing) return;  // still working through the last frame's steps
+    if (!s->play_has_steps()) {
+        active_ = false;
+        return;
+    }
+    if (steps_per_second == 0) {
+        play(session, 0, now);
+        return;
+    }
+    if (const std::int64_t due = pace_.steps_due(now, steps_per_second)) session.play(due);
+}
+
 std::int64_t PlayPace::steps_due(double now, double steps_per_second) {
     const double elapsed = std::clamp(now - last_, 0.0, kMostOwedSeconds);
     last_ = now;

@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 
+#include "engine/train/session.h"
+
 namespace plab {
 
 struct PaceChoice {
@@ -37,6 +39,26 @@ public:
 private:
     double last_ = 0;
     double carry_ = 0;  // steps owed but not yet whole
+};
+
+// Play as both front ends do it: flat out (Session::play) at a rate of 0,
+// else a paced play whose frames queue the steps owed (Session::play(n)).
+class PacedPlay {
+public:
+    // Play pressed at `now` (seconds) with the chosen rate.
+    void play(Session& session, double steps_per_second, double now);
+    // Once a frame: the steps owed, queued once the last frame's are done.
+    // The paced play ends when no live run is short of its planned steps;
+    // a rate switched to max hands over to a plain play.
+    void frame(Session& session, double steps_per_second, double now);
+    // Pause, step, reset, a new run: the frames queue nothing more.
+    void stop() { active_ = false; }
+    // Playing at a pace (between its frames too, when the session is idle).
+    bool active() const { return active_; }
+
+private:
+    PlayPace pace_;
+    bool active_ = false;
 };
 
 }  // namespace plab

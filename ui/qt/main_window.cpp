@@ -287,23 +287,18 @@ void MainWindow::make_toolbar() {
         return a;
     };
     play_ = add("▶ Play", QKeySequence(Qt::Key_Space), "Train until the preset's steps, at the pace beside it", [this] {
-        const double rate = pace_choices()[static_cast<std::size_t>(pace_->currentIndex())].steps_per_second;
-        paced_play_ = rate > 0;
-        if (paced_play_)
-            play_pace_.start(play_clock_.elapsed() / 1000.0);
-        else
-            session_->play();
+        paced_.play(*session_, pace_rate(), play_clock_.elapsed() / 1000.0);
     });
     // Checked while a run trains: the button shows the playing state.
     play_->setCheckable(true);
     run_actions_.push_back(play_);
     run_actions_.push_back(add("Pause", QKeySequence(Qt::Key_P), "Pause at the next step boundary", [this] {
-        paced_play_ = false;
+        paced_.stop();
         session_->pause();
     }));
     // A step command stops play (Session::step), a paced one too.
     auto step = [this](std::int64_t n) {
-        paced_play_ = false;
+        paced_.stop();
         session_->step(n);
     };
     run_actions_.push_back(add("Step", QKeySequence(Qt::Key_S), "One optimizer step", [step] { step(1); }));
@@ -315,7 +310,7 @@ void MainWindow::make_toolbar() {
             report("The recorded run alone again: the what-if is cleared.");
             return;
         }
-        paced_play_ = false;
+        paced_.stop();
         session_->reset();
     });
     run_actions_.push_back(add("Fork", QKeySequence(Qt::CTRL | Qt::Key_F), "A second run from this step, trained alongside",
@@ -363,7 +358,7 @@ void MainWindow::start_from_zero() {
         report("A record replays what it recorded: open a preset to train it again.");
         return;
     }
-    paced_play_ = false;
+    paced_.stop();
     session_->reset();
     play_->trigger();
 }
@@ -372,7 +367,11 @@ void MainWindow::start_from_zero() {
 // at the chosen pace, whether the run was playing, paused or done.
 void MainWindow::fork_and_train(std::int64_t at, const std::vector<std::string>& changes) {
     session_->fork(at, changes);
-    if (!record_ && !paced_play_ && !session_->snapshot()->playing) play_->trigger();
+    if (!record_ && !paced_.active() && !session_->snapshot()->playing) play_->trigger();
+}
+
+double MainWindow::pace_rate() const {
+    return pace_choices()[static_cast<std::size_t>(pace_->currentIndex())].steps_per_second;
 }
 
 // The pace chosen last time (QSettings), else the teaching default.
@@ -387,19 +386,7 @@ std::size_t MainWindow::remembered_pace() const {
 // never grows. Each run stops at its own planned steps, a fork going on
 // after the main run.
 void MainWindow::pace() {
-    if (!paced_play_) return;
-    const auto s = session_->snapshot();
-    if (s->playing) return;  // still working through the last frame's steps
-    if (!s->play_has_steps()) {
-        paced_play_ = false;
-        return;
-    }
-    const double rate = pace_choices()[static_cast<std::size_t>(pace_->currentIndex())].steps_per_second;
-    if (rate == 0) {  // switched to max while playing
-        session_->play();
-        return;
-    }
-    if (const std::int64_t due = play_pace_.steps_due(play_clock_.elapsed() / 1000.0, rate)) session_->play(due);
+    paced_.frame(*session_, pace_rate(), play_clock_.elapsed() / 1000.0);
 }
 
 void MainWindow::make_menus() {
@@ -516,7 +503,7 @@ bool MainWindow::start(const RunConfig& config, const QString& what) {
         record_snapshot_.reset();
         what_if_.clear();
         show_record_mode();
-        paced_play_ = false;
+        paced_.stop();
         shown_.reset();
         show_config_in_toolbar();
         report("New run: " + what + ".");
@@ -617,7 +604,7 @@ void MainWindow::report(const QString& message) { statusBar()->showMessage(messa
 void MainWindow::refresh() {
     std::shared_ptr<const SessionSnapshot> s = snapshot();
     // A run that comes to rest is shown again, its charts on their exact ranges.
-    const bool live = s && (s->playing || paced_play_);
+    const bool live = s && (s->playing || paced_.active());
     if (play_->isChecked() != live) play_->setChecked(live);
     if (!s || (s == shown_ && live == shown_live_)) return;
     shown_ = s;
@@ -640,7 +627,7 @@ QString MainWindow::status_text(const SessionSnapshot& s) const {
     QString text = QString("%1 · %2 · %3 · %4")
                        .arg(QString::fromStdString(preset_), text_of(recipe_name(base_config_.precision.recipe)),
                             QString::fromStdString(run_progress_text(s.step, run.config ? run.config->steps : 0)),
-                            s.playing || paced_play_ ? "training" : "paused");
+                            s.playing || paced_.active() ? "training" : "paused");
     if (const StepRecord* last = run.log.latest())
         text += QString(" · loss %1").arg(QString::fromStdString(loss_text(last->loss, 4)));  // "NaN", never "nan"
     if (s.fork) text += QString(" · fork from step %1").arg(s.fork->forked_at);
@@ -696,7 +683,7 @@ void MainWindow::open_run(const std::string& file, bool progress) {
     if (dialog) dialog->setValue(1000);
     std::shared_ptr<const SessionSnapshot> shown = record_snapshot(*opened);
     session_->pause();
-    paced_play_ = false;
+    paced_.stop();
     record_ = std::move(opened);
     record_snapshot_ = std::move(shown);
     what_if_.clear();

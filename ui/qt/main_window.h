@@ -99,6 +99,7 @@ private:
     void show_config_in_toolbar();
     void pace();
     std::size_t remembered_pace() const;
+    double pace_rate() const;  // the chooser's steps a second (0: max)
     void export_run();
     void export_plot(Panel* panel);
     void copy_snippet(bool deepspeed);
@@ -122,8 +123,7 @@ private:
     QComboBox* recipe_ = nullptr;
     QSpinBox* seed_ = nullptr;
     QComboBox* pace_ = nullptr;  // steps a second (pace_choices()); "max" plays flat out on the worker
-    bool paced_play_ = false;    // playing at a chosen pace: the frame timer queues the steps
-    PlayPace play_pace_;
+    PacedPlay paced_;            // playing at a chosen pace: the frame timer queues the steps
     QElapsedTimer play_clock_;   // the pace's clock, started with the window
     QAction* play_ = nullptr;
     LiveText* status_ = nullptr;
