@@ -12,13 +12,19 @@
 
 namespace {
 
-TEST(ScalePanelEdit, GrowthIntervalTypedInThePanelReachesTheRunningScaler) {
-    plab::qt::MainWindow window("spirals-amp-fp16", false);
+// The window shown after `steps` steps, its panels showing them.
+plab::Session& shown_after_steps(plab::qt::MainWindow& window, std::int64_t steps) {
     window.show();
     plab::Session& session = window.session();
-    session.step(2);
+    session.step(steps);
     session.wait_until_idle();
     window.refresh();
+    return session;
+}
+
+TEST(ScalePanelEdit, GrowthIntervalTypedInThePanelReachesTheRunningScaler) {
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    plab::Session& session = shown_after_steps(window, 2);
 
     QSpinBox* box = window.scale_panel()->growth_interval_box();
     ASSERT_EQ(box->value(), 2000);  // the preset's, shown by the panel
@@ -136,11 +142,7 @@ TEST(ScaleSpinBox, InitScaleTakesPowersDecimalsAndRoundsTheRest) {
 // scale the last one left, and the edit is logged as the live scale's.
 TEST(ScalePanelEdit, HalvingAndDoublingTheLiveScaleReachTheNextStep) {
     plab::qt::MainWindow window("spirals-amp-fp16", false);
-    window.show();
-    plab::Session& session = window.session();
-    session.step(2);
-    session.wait_until_idle();
-    window.refresh();
+    plab::Session& session = shown_after_steps(window, 2);
     const float before = session.snapshot()->main.log.latest()->scale_after;
 
     QPushButton* halve = window.scale_panel()->live_scale_button(0);
