@@ -98,10 +98,11 @@ public:
     void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
 
     // cuda_layer_norm_ops.cu
-    void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
-                            Tensor& mean, Tensor& rstd) override;
+    void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                            FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd) override;
     void layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
-                             const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
+                             const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma,
+                             Tensor& dbeta) override;
 
     // cuda_attention_ops.cu
     void token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) override;

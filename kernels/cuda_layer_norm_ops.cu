@@ -1,5 +1,6 @@
-// LayerNorm on the CUDA backend, FP32 (autocast's FP32 list), with the CPU's
-// formulas and order (cpu_loss_ops.cpp): one warp per row for the row
+// LayerNorm on the CUDA backend, in FP32 on autocast's FP32 list and in the
+// compute format's arithmetic off it, with the CPU's formulas
+// (layer_norm_math.h) and order (cpu_loss_ops.cpp): one warp per row for the row
 // statistics and dx (coalesced reads, sums in index order: cuda_common.cuh's
 // ordered_warp_fold), one thread per column for dgamma and dbeta (rows in
 // order; neighbouring threads read neighbouring columns). Every sum runs in
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "engine/common/field_check.h"
+#include "engine/backend/layer_norm_math.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"
 
@@ -18,8 +20,8 @@ using gpu::device_floats;
 using gpu::device_values;
 using gpu::require;
 
-void CudaBackend::layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
-                                     Tensor& mean, Tensor& rstd) {
+void CudaBackend::layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                                     FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd) {
     constexpr const char* op = "layer_norm_forward";
     checks::require_layer_norm_forward(x, gamma, beta, eps, y, mean, rstd);
     const gpu::Values in = device_values(x, op);
@@ -30,26 +32,27 @@ void CudaBackend::layer_norm_forward(const Tensor& x, const Tensor& gamma, const
     float* rstd_out = device_floats(rstd, op);
     const int cols = x.cols();
     const float n = static_cast<float>(cols);
+    const ComputeArithmetic a{compute};
     // Every element of a row is read (the sums) before any is written: y may alias x.
     gpu::for_each_warp(static_cast<std::size_t>(x.rows()), stream_, op, [=] __device__(std::size_t r, int lane) {
         const std::size_t first = r * cols;
         const auto xr = [=](int j) { return in[first + j]; };
-        const float m = gpu::ordered_warp_sum(cols, xr) / n;
-        const float squares = gpu::ordered_warp_sum(cols, [=](int j) {
-            const float c = xr(j) - m;
-            return c * c;
-        });
-        const float s = 1.0f / sqrtf(squares / n + eps);
+        const auto add = [=](float sum, float term) { return norm_add(a, sum, term); };
+        const float m = norm_mean(a, gpu::ordered_warp_fold(0, cols, 0.0f, xr, add), n);
+        const float squares = gpu::ordered_warp_fold(
+                0, cols, 0.0f, [=](int j) { return norm_square(a, norm_centred(a, xr(j), m)); }, add);
+        const float s = norm_rstd(a, squares, n, eps);
         if (lane == 0) {
             mean_out[r] = m;
             rstd_out[r] = s;
         }
-        for (int j = lane; j < cols; j += gpu::kWarp) out.store(first + j, (xr(j) - m) * s * g[j] + b[j]);
+        for (int j = lane; j < cols; j += gpu::kWarp)
+            out.store(first + j, norm_output(a, norm_xhat(a, xr(j), m, s), g[j], b[j]));
     });
 }
 
 void CudaBackend::layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
-                                      const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
+                                      const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
     constexpr const char* op = "layer_norm_backward";
     checks::require_layer_norm_backward(x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
     const gpu::Values in = device_values(x, op);
@@ -63,16 +66,18 @@ void CudaBackend::layer_norm_backward(const Tensor& x, const Tensor& gamma, cons
     const int rows = x.rows();
     const int cols = x.cols();
     const auto stride = static_cast<std::size_t>(cols);
+    const ComputeArithmetic a{compute};
 
     // The parameter gradients first: dx may alias x or dy, which they read.
-    // Each column accumulates over rows in row order in FP32 and is rounded once.
+    // Each column accumulates over rows in row order and is rounded once more,
+    // to its dtype.
     gpu::for_each(stride, stream_, op, [=] __device__(std::size_t j) {
         float sum_dgamma = 0.0f, sum_dbeta = 0.0f;
         for (int i = 0; i < rows; ++i) {
             const std::size_t at = static_cast<std::size_t>(i) * stride + j;
-            const float xhat = (in[at] - mu[i]) * rs[i];
-            sum_dbeta += grad[at];
-            sum_dgamma += grad[at] * xhat;
+            const float xhat = norm_xhat(a, in[at], mu[i], rs[i]);
+            sum_dbeta = norm_add(a, sum_dbeta, grad[at]);
+            sum_dgamma = norm_add(a, sum_dgamma, a(grad[at] * xhat));
         }
         dg.store(j, sum_dgamma);
         db.store(j, sum_dbeta);
@@ -81,25 +86,17 @@ void CudaBackend::layer_norm_backward(const Tensor& x, const Tensor& gamma, cons
     const float n = static_cast<float>(cols);
     gpu::for_each_warp(static_cast<std::size_t>(rows), stream_, op, [=] __device__(std::size_t r, int lane) {
         const std::size_t first = r * stride;
-        const auto xr = [=](int j) { return in[first + j]; };
-        const auto dyr = [=](int j) { return grad[first + j]; };
         const float mean_r = mu[r], rstd_r = rs[r];
+        const auto xhat = [=](int j) { return norm_xhat(a, in[first + j], mean_r, rstd_r); };
+        const auto gj = [=](int j) { return a(grad[first + j] * g[j]); };
         // Both sums in one pass, each in index order.
         const float2 sums = gpu::ordered_warp_fold(
-            0, cols, make_float2(0.0f, 0.0f),
-            [=](int j) {
-                const float xhat = (xr(j) - mean_r) * rstd_r;
-                const float gj = dyr(j) * g[j];
-                return make_float2(gj, gj * xhat);
-            },
-            [](float2 a, float2 t) { return make_float2(a.x + t.x, a.y + t.y); });
-        const float mean_g = sums.x / n;
-        const float mean_g_xhat = sums.y / n;
-        for (int j = lane; j < cols; j += gpu::kWarp) {
-            const float xhat = (xr(j) - mean_r) * rstd_r;
-            const float gj = dyr(j) * g[j];
-            out.store(first + j, rstd_r * (gj - mean_g - xhat * mean_g_xhat));
-        }
+            0, cols, make_float2(0.0f, 0.0f), [=](int j) { return make_float2(gj(j), a(gj(j) * xhat(j))); },
+            [=](float2 s, float2 t) { return make_float2(norm_add(a, s.x, t.x), norm_add(a, s.y, t.y)); });
+        const float mean_g = norm_mean(a, sums.x, n);
+        const float mean_g_xhat = norm_mean(a, sums.y, n);
+        for (int j = lane; j < cols; j += gpu::kWarp)
+            out.store(first + j, norm_grad_input(a, rstd_r, gj(j), mean_g, xhat(j), mean_g_xhat));
     });
 }
 

@@ -64,15 +64,19 @@ public:
     // dpred = 2 (pred - target) * scale / size, rounded to dpred's dtype.
     virtual void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) = 0;
 
-    // Layer normalisation over each row, in FP32 (autocast's FP32 list):
-    // y = (x - mean) * rstd * gamma + beta with rstd = 1 / sqrt(var + eps) and
-    // the biased variance; y rounded to its dtype. mean and rstd (rows x 1,
-    // FP32) are kept for backward. gamma and beta are 1 x cols.
-    virtual void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
-                                    Tensor& mean, Tensor& rstd) = 0;
-    // dx rounded to its dtype; dgamma, dbeta (1 x cols) to theirs.
+    // Layer normalisation over each row: y = (x - mean) * rstd * gamma + beta
+    // with rstd = 1 / sqrt(var + eps) and the biased variance; y rounded to
+    // its dtype. `compute` is FP32 on autocast's FP32 list; off it, every
+    // intermediate and partial sum is rounded to `compute`
+    // (layer_norm_math.h). mean and rstd (rows x 1, FP32 tensors holding
+    // compute-format values) are kept for backward. gamma and beta are 1 x cols.
+    virtual void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                                    FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd) = 0;
+    // In `compute` as the forward; dx rounded to its dtype, dgamma and dbeta
+    // (1 x cols) to theirs.
     virtual void layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
-                                     const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) = 0;
+                                     const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma,
+                                     Tensor& dbeta) = 0;
 
     // --- single-head self-attention over the tokens of a row (model/attention.h) ---
     // Each row of q, k, v, out (rows x tokens*width) holds `tokens` tokens of

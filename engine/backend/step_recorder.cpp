@@ -173,13 +173,14 @@ void StepRecorder::mse_loss_into(const Tensor& pred, const Tensor& target, Tenso
 void StepRecorder::mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) {
     pass(&Backend::mse_loss_backward, pred, target, scale, dpred);
 }
-void StepRecorder::layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
-                                      Tensor& mean, Tensor& rstd) {
-    pass(&Backend::layer_norm_forward, x, gamma, beta, eps, y, mean, rstd);
+void StepRecorder::layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                                      FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd) {
+    pass(&Backend::layer_norm_forward, x, gamma, beta, eps, compute, y, mean, rstd);
 }
 void StepRecorder::layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
-                                       const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
-    pass(&Backend::layer_norm_backward, x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
+                                       const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma,
+                                       Tensor& dbeta) {
+    pass(&Backend::layer_norm_backward, x, gamma, mean, rstd, dy, compute, dx, dgamma, dbeta);
 }
 void StepRecorder::token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) {
     pass(&Backend::token_scores, q, k, tokens, scores);

@@ -37,10 +37,11 @@ public:
                                     Tensor& loss) override;
     void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) override;
     void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
-    void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
-                            Tensor& mean, Tensor& rstd) override;
+    void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                            FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd) override;
     void layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
-                             const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
+                             const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma,
+                             Tensor& dbeta) override;
     void token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) override;
     void token_scores_backward(const Tensor& q, const Tensor& k, const Tensor& dscores, int tokens, Tensor& dq,
                                Tensor& dk) override;

@@ -14,19 +14,20 @@ LayerNorm::LayerNorm(Backend& backend, std::string name, int features, FormatId 
     set_parameter(backend, gamma, ones.data());
 }
 
-void LayerNorm::forward(Backend& backend, const Tensor& x, Tensor& y) {
+void LayerNorm::forward(Backend& backend, const Tensor& x, FormatId compute, Tensor& y) {
     RowStats& s = stats_.use(x.rows(), [&](int rows) {
         return RowStats{backend.allocate({rows, 1}, FormatId::fp32), backend.allocate({rows, 1}, FormatId::fp32)};
     });
-    backend.layer_norm_forward(x, gamma.value, beta.value, kEps, y, s.mean, s.rstd);
+    backend.layer_norm_forward(x, gamma.value, beta.value, kEps, compute, y, s.mean, s.rstd);
 }
 
-void LayerNorm::backward(Backend& backend, const Tensor& x, const Tensor& dy, Tensor& dx, FormatId grad_format) {
+void LayerNorm::backward(Backend& backend, const Tensor& x, const Tensor& dy, FormatId compute, Tensor& dx,
+                         FormatId grad_format) {
     const RowStats* s = stats_.current();
     if (!s || s->mean.rows() != x.rows()) throw Error(name_ + ": backward without a forward on this batch");
     ensure_grad(backend, gamma, grad_format);
     ensure_grad(backend, beta, grad_format);
-    backend.layer_norm_backward(x, gamma.value, s->mean, s->rstd, dy, dx, gamma.grad, beta.grad);
+    backend.layer_norm_backward(x, gamma.value, s->mean, s->rstd, dy, compute, dx, gamma.grad, beta.grad);
 }
 
 }  // namespace plab

@@ -1,7 +1,8 @@
 #pragma once
-// Layer normalisation over each row with a learned gain and shift. It is on
-// autocast's FP32 list: the backend computes it in FP32 whatever its inputs,
-// and the policy decides the format its output is stored in.
+// Layer normalisation over each row with a learned gain and shift. On
+// autocast's FP32 list the backend computes it in FP32 whatever its inputs;
+// off it, in the compute format the policy gives (its statistics too), and
+// the policy decides the format its output is stored in.
 #include <functional>
 #include <string>
 
@@ -18,10 +19,12 @@ public:
     LayerNorm(Backend& backend, std::string name, int features, FormatId weight_format, bool master_weights);
 
     const std::string& name() const { return name_; }
-    // y = normalised x, rounded to y's dtype; keeps the row statistics for backward.
-    void forward(Backend& backend, const Tensor& x, Tensor& y);
-    // dx rounded to its dtype; gamma.grad and beta.grad in `grad_format`.
-    void backward(Backend& backend, const Tensor& x, const Tensor& dy, Tensor& dx, FormatId grad_format);
+    // y = normalised x computed in `compute`, rounded to y's dtype; keeps the
+    // row statistics for backward.
+    void forward(Backend& backend, const Tensor& x, FormatId compute, Tensor& y);
+    // In `compute`; dx rounded to its dtype; gamma.grad and beta.grad in `grad_format`.
+    void backward(Backend& backend, const Tensor& x, const Tensor& dy, FormatId compute, Tensor& dx,
+                  FormatId grad_format);
 
     Parameter gamma;  // 1 x features, initialised to 1
     Parameter beta;   // 1 x features, initialised to 0
@@ -36,7 +39,7 @@ public:
 
 private:
     struct RowStats {
-        Tensor mean, rstd;  // rows x 1, FP32
+        Tensor mean, rstd;  // rows x 1, FP32 tensors
     };
     std::string name_;
     BufferSets<int, RowStats> stats_;  // per batch rows; the current one is the last forward's

@@ -127,7 +127,7 @@ const Tensor& Mlp::forward_layers(Backend& backend, const Tensor& x, const PassF
         if (i + 1 == layer_count()) break;
         const Tensor* act_in = &b.pre;
         if (!norms_.empty()) {
-            norms_[u].forward(backend, b.pre, b.normed);
+            norms_[u].forward(backend, b.pre, norm_format(i, formats), b.normed);
             notify(observer, Phase::forward, norms_[u].name(), "layer_norm", b.normed, &b.pre, 1.0f);
             act_in = &b.normed;
         }
@@ -192,7 +192,8 @@ void Mlp::backward(Backend& backend, const Tensor& x, const Tensor& targets, flo
         backend.activation_backward(spec_.activation, below.normed, below.d_post, below.d_normed);
         notify(observer, Phase::backward, below_name, "activation_grad", below.d_normed, &below.d_post, loss_scale);
         LayerNorm& norm = norms_[u - 1];
-        norm.backward(backend, below.pre, below.d_normed, below.d_pre, norm_format(i - 1, formats));
+        const FormatId norm_compute = norm_format(i - 1, formats);
+        norm.backward(backend, below.pre, below.d_normed, norm_compute, below.d_pre, norm_compute);
         notify(observer, Phase::backward, norm.name(), "layer_norm_grad", below.d_pre, &below.d_normed, loss_scale);
     }
 }

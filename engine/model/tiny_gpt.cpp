@@ -197,7 +197,7 @@ void TinyGpt::forward_into(Backend& backend, const Tensor& ids, const Tensor& ta
     for (std::size_t i = 0; i < blocks_.size(); ++i)
         blocks_[i].forward(backend, b.stream[i], b.stream[i + 1], b.blocks[i], block_fp8(static_cast<int>(i), formats),
                            observer);
-    ln_f_.forward(backend, b.stream.back(), b.h_f);
+    ln_f_.forward(backend, b.stream.back(), final_norm_format(formats), b.h_f);
     notify(observer, Phase::forward, "ln_f", "layer_norm", b.h_f, &b.stream.back(), 1.0f);
     const FormatId head = head_compute(formats);
     if (head_)
@@ -227,7 +227,8 @@ void TinyGpt::backward(Backend& backend, const Tensor& ids, const Tensor& target
     notify(observer, Phase::backward, "loss", "loss_grad", b.d_logits, &b.probs, loss_scale);
     head_backward(backend, b, formats);
     notify(observer, Phase::backward, "head", "input_grad", b.d_h_f, &b.d_logits, loss_scale);
-    ln_f_.backward(backend, b.stream.back(), b.d_h_f, b.d_stream.back(), final_norm_format(formats));
+    const FormatId norm_compute = final_norm_format(formats);
+    ln_f_.backward(backend, b.stream.back(), b.d_h_f, norm_compute, b.d_stream.back(), norm_compute);
     notify(observer, Phase::backward, "ln_f", "layer_norm_grad", b.d_stream.back(), &b.d_h_f, loss_scale);
     for (std::size_t i = blocks_.size(); i-- > 0;)
         blocks_[i].backward(backend, b.stream[i], b.d_stream[i + 1], b.d_stream[i],

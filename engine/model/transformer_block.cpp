@@ -136,13 +136,13 @@ void TransformerBlock::forward(Backend& backend, const Tensor& x, Tensor& out, c
         throw Error(name_ + ": " + std::to_string(x.rows()) + " rows are not whole sequences of " +
                     std::to_string(shape_.context));
     Buffers& b = buffers_.use(Key{x.rows(), formats}, [&](const Key& key) { return make_buffers(backend, key); });
-    ln1_.forward(backend, x, b.h1);
+    ln1_.forward(backend, x, formats.norm1, b.h1);
     notify(observer, Phase::forward, "ln1", "layer_norm", b.h1, &x, 1.0f);
     attention_forward(backend, b, formats, fp8, observer);
     backend.convert(x, b.mid);
     backend.accumulate(b.attn_out, b.mid, false);
     notify(observer, Phase::forward, "attn", "residual", b.mid, &b.attn_out, 1.0f);
-    ln2_.forward(backend, b.mid, b.h2);
+    ln2_.forward(backend, b.mid, formats.norm2, b.h2);
     notify(observer, Phase::forward, "ln2", "layer_norm", b.h2, &b.mid, 1.0f);
     mlp_forward(backend, b, formats, fp8, observer);
     backend.convert(b.mid, out);
@@ -190,13 +190,13 @@ void TransformerBlock::backward(Backend& backend, const Tensor& x, const Tensor&
     // The residual passes dout straight to mid; the MLP branch adds its share.
     backend.convert(dout, b.d_mlp_out);
     mlp_backward(backend, b, f, fp8, loss_scale, observer);
-    ln2_.backward(backend, b.mid, b.d_h2, b.d_mid_part, f.norm2);
+    ln2_.backward(backend, b.mid, b.d_h2, f.norm2, b.d_mid_part, f.norm2);
     notify(observer, Phase::backward, "ln2", "layer_norm_grad", b.d_mid_part, &b.d_h2, loss_scale);
     backend.convert(dout, b.d_mid);
     backend.accumulate(b.d_mid_part, b.d_mid, false);
     backend.convert(b.d_mid, b.d_attn_out);
     attention_backward(backend, b, f, fp8, loss_scale, observer);
-    ln1_.backward(backend, x, b.d_h1, b.d_x_part, f.norm1);
+    ln1_.backward(backend, x, b.d_h1, f.norm1, b.d_x_part, f.norm1);
     notify(observer, Phase::backward, "ln1", "layer_norm_grad", b.d_x_part, &b.d_h1, loss_scale);
     backend.convert(b.d_mid, dx);
     backend.accumulate(b.d_x_part, dx, false);

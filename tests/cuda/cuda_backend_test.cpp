@@ -598,35 +598,42 @@ TEST_F(CudaBackendTest, MseMatchesTheCpu) {
 
 // Bit for bit: a warp per row folds the mean, the squares and dx's two sums
 // in the CPU's index order, a thread per column sums dgamma and dbeta over
-// the rows in order; sqrt and division are IEEE, no FMA.
+// the rows in order; sqrt and division are IEEE, no FMA. In FP32 (on the
+// FP32 list) and with every step rounded to FP16 or BF16 (off it).
 TEST_F(CudaBackendTest, LayerNormIsTheCpusBitForBit) {
-    const int rows = 37, cols = 64;
-    const Both x = random({rows, cols}, FormatId::fp16, 26, 4.0f);
-    const Both gamma = random({1, cols}, FormatId::fp32, 27), beta = random({1, cols}, FormatId::fp32, 28);
-    Both y = zeros({rows, cols}, FormatId::fp16);
-    Both mean = zeros({rows, 1}, FormatId::fp32), rstd = zeros({rows, 1}, FormatId::fp32);
-    cpu_.layer_norm_forward(x.cpu, gamma.cpu, beta.cpu, 1e-5f, y.cpu, mean.cpu, rstd.cpu);
-    gpu_->layer_norm_forward(x.gpu, gamma.gpu, beta.gpu, 1e-5f, y.gpu, mean.gpu, rstd.gpu);
-    expect_identical(y, "layer norm y");
-    expect_identical(mean, "layer norm mean");
-    expect_identical(rstd, "layer norm rstd");
+    for (FormatId compute : {FormatId::fp32, FormatId::fp16, FormatId::bf16}) {
+        SCOPED_TRACE(std::string("compute ") + std::string(format_name(compute)));
+        const int rows = 37, cols = 64;
+        const Both x = random({rows, cols}, FormatId::fp16, 26, 4.0f);
+        const Both gamma = random({1, cols}, FormatId::fp32, 27), beta = random({1, cols}, FormatId::fp32, 28);
+        Both y = zeros({rows, cols}, FormatId::fp16);
+        Both mean = zeros({rows, 1}, FormatId::fp32), rstd = zeros({rows, 1}, FormatId::fp32);
+        cpu_.layer_norm_forward(x.cpu, gamma.cpu, beta.cpu, 1e-5f, compute, y.cpu, mean.cpu, rstd.cpu);
+        gpu_->layer_norm_forward(x.gpu, gamma.gpu, beta.gpu, 1e-5f, compute, y.gpu, mean.gpu, rstd.gpu);
+        expect_identical(y, "layer norm y");
+        expect_identical(mean, "layer norm mean");
+        expect_identical(rstd, "layer norm rstd");
 
-    const Both dy = random({rows, cols}, FormatId::fp16, 29, 100.0f);
-    Both dx = zeros({rows, cols}, FormatId::fp16);
-    Both dgamma = zeros({1, cols}, FormatId::fp32), dbeta = zeros({1, cols}, FormatId::bf16);
-    cpu_.layer_norm_backward(x.cpu, gamma.cpu, mean.cpu, rstd.cpu, dy.cpu, dx.cpu, dgamma.cpu, dbeta.cpu);
-    gpu_->layer_norm_backward(x.gpu, gamma.gpu, mean.gpu, rstd.gpu, dy.gpu, dx.gpu, dgamma.gpu, dbeta.gpu);
-    expect_identical(dx, "layer norm dx");
-    expect_identical(dgamma, "layer norm dgamma");
-    expect_identical(dbeta, "layer norm dbeta");
+        const Both dy = random({rows, cols}, FormatId::fp16, 29, 100.0f);
+        Both dx = zeros({rows, cols}, FormatId::fp16);
+        Both dgamma = zeros({1, cols}, FormatId::fp32), dbeta = zeros({1, cols}, FormatId::bf16);
+        cpu_.layer_norm_backward(x.cpu, gamma.cpu, mean.cpu, rstd.cpu, dy.cpu, compute, dx.cpu, dgamma.cpu,
+                                 dbeta.cpu);
+        gpu_->layer_norm_backward(x.gpu, gamma.gpu, mean.gpu, rstd.gpu, dy.gpu, compute, dx.gpu, dgamma.gpu,
+                                  dbeta.gpu);
+        expect_identical(dx, "layer norm dx");
+        expect_identical(dgamma, "layer norm dgamma");
+        expect_identical(dbeta, "layer norm dbeta");
 
-    // dx may alias dy (the interface allows it): the same result in place.
-    Both in_place = make({rows, cols}, FormatId::fp16, host(dy.cpu));
-    cpu_.layer_norm_backward(x.cpu, gamma.cpu, mean.cpu, rstd.cpu, in_place.cpu, in_place.cpu, dgamma.cpu, dbeta.cpu);
-    gpu_->layer_norm_backward(x.gpu, gamma.gpu, mean.gpu, rstd.gpu, in_place.gpu, in_place.gpu, dgamma.gpu,
-                              dbeta.gpu);
-    expect_identical(in_place, "layer norm dx aliasing dy");
-    expect_identical(dgamma, "layer norm dgamma, dx aliasing dy");
+        // dx may alias dy (the interface allows it): the same result in place.
+        Both in_place = make({rows, cols}, FormatId::fp16, host(dy.cpu));
+        cpu_.layer_norm_backward(x.cpu, gamma.cpu, mean.cpu, rstd.cpu, in_place.cpu, compute, in_place.cpu,
+                                 dgamma.cpu, dbeta.cpu);
+        gpu_->layer_norm_backward(x.gpu, gamma.gpu, mean.gpu, rstd.gpu, in_place.gpu, compute, in_place.gpu,
+                                  dgamma.gpu, dbeta.gpu);
+        expect_identical(in_place, "layer norm dx aliasing dy");
+        expect_identical(dgamma, "layer norm dgamma, dx aliasing dy");
+    }
 }
 
 // ---- attention ---------------------------------------------------------------

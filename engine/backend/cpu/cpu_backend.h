@@ -36,10 +36,11 @@ public:
     // cpu_loss_ops.cpp
     void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) override;
     void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
-    void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, Tensor& y,
-                            Tensor& mean, Tensor& rstd) override;
+    void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                            FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd) override;
     void layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
-                             const Tensor& dy, Tensor& dx, Tensor& dgamma, Tensor& dbeta) override;
+                             const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma,
+                             Tensor& dbeta) override;
 
     // cpu_attention_ops.cpp
     void token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) override;
