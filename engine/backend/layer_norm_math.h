@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "engine/common/host_device.h"
-#include "engine/numeric/scalar_cast.h"
+#include "engine/numeric/fast_cast.h"
 
 namespace plab {
 
@@ -23,7 +23,7 @@ struct Fp32Arithmetic {
 // Each result rounded to `compute` (an IEEE format overflows to Inf).
 struct ComputeArithmetic {
     FormatId compute;
-    PLAB_HD float operator()(float v) const { return compute == FormatId::fp32 ? v : round_to(compute, v); }
+    PLAB_HD float operator()(float v) const { return round_fast(compute, v); }
 };
 
 // The next partial sum of a reduction that runs in index order.

@@ -38,6 +38,9 @@ void validate(const GptConfig& gpt) {
     check_int_field("model.layers", gpt.layers, 1, 48);
     check_number_field("model.logit_scale", gpt.logit_scale, std::isfinite(gpt.logit_scale) && gpt.logit_scale >= 0.0f,
                        "0 (1/sqrt(width/heads)) or a positive finite number");
+    check_number_field("model.embedding_std", gpt.embedding_std,
+                       std::isfinite(gpt.embedding_std) && gpt.embedding_std > 0.0f && gpt.embedding_std <= 1000.0f,
+                       "finite, > 0 and <= 1000");
 }
 
 namespace {

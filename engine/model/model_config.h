@@ -32,6 +32,11 @@ struct GptConfig {
     bool tied_head = true;
     // Multiplies Q.K inside the softmax; 0 means the usual 1/sqrt(width/heads).
     float logit_scale = 0.0f;
+    // The token and position embeddings' init, N(0, embedding_std^2) (times
+    // model.init_gain): GPT-2's 0.02 by default. Models that scale their
+    // embeddings up (by sqrt(d_model), as the original Transformer does) put
+    // a residual stream of tens to hundreds into LayerNorm.
+    float embedding_std = 0.02f;
 
     bool operator==(const GptConfig&) const = default;
 };

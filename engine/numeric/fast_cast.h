@@ -82,4 +82,16 @@ PLAB_HD float decode_bf16(std::uint16_t code) {
     return bits_float(static_cast<std::uint32_t>(code) << 16);
 }
 
+// x rounded to f, the same value as round_to(f, x): FP16, BF16 and TF32 by
+// the fast casts above, other formats by the shared cast.
+PLAB_HD float round_fast(FormatId f, float x) {
+    switch (f) {
+        case FormatId::fp32: return x;
+        case FormatId::fp16: return decode_fp16(encode_fp16(x));
+        case FormatId::bf16: return decode_bf16(encode_bf16(x));
+        case FormatId::tf32: return round_tf32(x);
+        default: return round_to(f, x);
+    }
+}
+
 }  // namespace plab

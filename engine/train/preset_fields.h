@@ -83,6 +83,7 @@ void visit_fields(RunConfig& c, Visitor&& v) {
     v("model", "layers", IntField{c.model.gpt.layers});
     v("model", "tied_head", c.model.gpt.tied_head);
     v("model", "logit_scale", c.model.gpt.logit_scale);
+    v("model", "embedding_std", c.model.gpt.embedding_std);
 
     v("precision", "recipe", EnumField<Recipe>{c.precision.recipe, recipe_name, parse_recipe, recipe_choices});
     v("precision", "master_weights", c.precision.master_weights);

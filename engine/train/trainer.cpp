@@ -208,9 +208,10 @@ void Trainer::initialise(Side& side, std::uint64_t seed) {
         }
 }
 
-// GPT-2's: weights and embeddings N(0, 0.02), the projections into the
-// residual stream N(0, 0.02 / sqrt(2 blocks)) so that its variance does not
-// grow with depth, biases 0, norms' gains 1; all times model.init_gain.
+// GPT-2's: weights N(0, 0.02), embeddings N(0, model.embedding_std = 0.02),
+// the projections into the residual stream N(0, 0.02 / sqrt(2 blocks)) so
+// that its variance does not grow with depth, biases 0, norms' gains 1; all
+// times model.init_gain.
 // Drawn in parameter order from the seed, so the twin starts from the very
 // weights the mixed run starts from (up to the FP16 rounding of fp16-pure).
 void Trainer::initialise_gpt(Side& side, std::uint64_t seed) {
@@ -221,7 +222,8 @@ void Trainer::initialise_gpt(Side& side, std::uint64_t seed) {
         const bool weight = p->name.ends_with(".weight") || p->name == "wte" || p->name == "wpe";
         if (!weight) continue;
         const bool into_stream = p->name.ends_with("attn.proj.weight") || p->name.ends_with("mlp.proj.weight");
-        const double std = gain * (into_stream ? residual : 0.02);
+        const bool embedding = p->name == "wte" || p->name == "wpe";
+        const double std = gain * (into_stream ? residual : embedding ? config_.model.gpt.embedding_std : 0.02);
         std::vector<float> v(p->value.size());
         for (float& x : v) x = static_cast<float>(std * rng.normal());
         set_parameter(backend_, *p, v.data());

@@ -2,12 +2,14 @@
 // (All 2^32 inputs are covered by the exhaustive suite.)
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
 
 #include "engine/common/error.h"
 #include "engine/numeric/cast_array.h"
+#include "engine/numeric/fast_cast.h"
 #include "engine/numeric/scalar_cast.h"
 
 namespace plab {
@@ -70,6 +72,18 @@ TEST(CastArray, DecodeAndRoundAgreeWithReference) {
             ASSERT_EQ(float_bits(in_place[i]), want) << format_name(f) << " i=" << i;
         }
     }
+}
+
+// round_fast picks each format's fast cast (exhaustively checked against the
+// shared cast for FP16, BF16 and TF32) or the shared cast itself: the same
+// value as round_to for every format, NaN payloads and overflow included.
+TEST(FastCast, RoundFastIsRoundToForEveryFormat) {
+    std::vector<float> in = random_floats(20000, 9);
+    for (float v : {0.0f, -0.0f, 65504.0f, 65520.0f, 1e-8f, 3e38f, INFINITY, -INFINITY, NAN}) in.push_back(v);
+    for (FormatId f : kAllFormats)
+        for (float x : in)
+            ASSERT_EQ(float_bits(round_fast(f, x)), float_bits(round_to(f, x)))
+                << format_name(f) << " " << float_bits(x);
 }
 
 TEST(CastArray, PathsAreChosenFromTheCpu) {

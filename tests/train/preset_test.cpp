@@ -191,7 +191,8 @@ TEST(PresetWrite, DefaultConfigPretty) {
     "heads": 4,
     "layers": 2,
     "tied_head": true,
-    "logit_scale": 0
+    "logit_scale": 0,
+    "embedding_std": 0.02
   },
   "precision": {
     "recipe": "amp-fp16",
