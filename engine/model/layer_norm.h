@@ -29,6 +29,13 @@ public:
     Parameter gamma;  // 1 x features, initialised to 1
     Parameter beta;   // 1 x features, initialised to 0
 
+    // Of the last forward: each row's 1 / sqrt(var + eps) (rows x 1, FP32
+    // tensor); null before the first. 0 marks a row whose variance was Inf.
+    const Tensor* last_rstd() const {
+        const RowStats* s = stats_.current();
+        return s ? &s->rstd : nullptr;
+    }
+
     // f(tensor) for the row statistics kept for each batch size.
     void for_each_row_stat(const std::function<void(const Tensor&)>& f) const {
         stats_.for_each([&](int, const RowStats& s) {

@@ -81,8 +81,10 @@ public:
     const Tensor& outputs() const override { return probs(); }
     Parameter& token_embedding() { return wte_; }
     Parameter& position_embedding() { return wpe_; }
+    const Parameter& token_embedding() const { return wte_; }
     std::vector<TransformerBlock>& blocks() { return blocks_; }
     const std::vector<TransformerBlock>& blocks() const { return blocks_; }
+    const LayerNorm& final_norm() const { return ln_f_; }
     // The untied head, or null when the head is wte transposed.
     Linear* head() { return head_ ? &*head_ : nullptr; }
     // Of the last forward: the softmax probabilities of every position (rows x vocabulary).

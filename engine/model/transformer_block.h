@@ -79,6 +79,8 @@ public:
     const Tensor& output_of(BlockLinear l) const;
     const Tensor& output_grad_of(BlockLinear l) const;
     const Tensor& attention_probs() const;
+    const LayerNorm& ln1() const { return ln1_; }
+    const LayerNorm& ln2() const { return ln2_; }
     // f(tensor) for every buffer the kept passes hold and the norms' row statistics.
     void for_each_buffer(const std::function<void(const Tensor&)>& f) const;
 

@@ -390,7 +390,7 @@ TEST(ApplySetting, SettingsValidateOnceAtTheEnd) {
 
 TEST(ApplySetting, PathsListEveryField) {
     const std::vector<std::string> paths = setting_paths();
-    ASSERT_EQ(paths.size(), 59u);  // 8 top-level, data 8, model 14, precision 7, scaler 8, optimizer 10, telemetry 4
+    ASSERT_EQ(paths.size(), 60u);  // 8 top-level, data 8, model 15, precision 7, scaler 8, optimizer 10, telemetry 4
     EXPECT_EQ(paths.front(), "name");
     EXPECT_EQ(paths[2], "guide");
     EXPECT_EQ(paths[8], "data.kind");
