@@ -73,6 +73,15 @@ void apply_settings(RunConfig& config, const std::vector<std::string>& assignmen
     validate(config);
 }
 
+RunConfig edited_config(RunConfig config, const PresetEdits& edits) {
+    apply_settings(config, edits.settings);
+    if (edits.steps) config.steps = *edits.steps;
+    if (edits.seed) config.seed = *edits.seed;
+    if (edits.hist_every) config.telemetry.hist_every = *edits.hist_every;
+    validate(config);
+    return config;
+}
+
 std::vector<std::string> setting_paths() {
     std::vector<std::string> paths;
     RunConfig scratch;

@@ -19,6 +19,8 @@
 //                  "clip_scaled", "accumulation"},
 //    "telemetry": {"enabled", "hist_every", "sample_every", "sample_chars"}}
 // The run's seed is also the data set's (data.seed is not a key).
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,12 +44,25 @@ std::string run_config_to_json(const RunConfig& config, bool pretty = true);
 // One "path=value" edit, e.g. "scaler.init_scale=1024", "model.hidden=[32,32]",
 // "twin=false", "precision.recipe=amp-bf16", "precision.layer_overrides.fc2=fp32",
 // "scaler={\"kind\":\"static\"}". The value is JSON; for string and name
-// fields it may be bare text. Checks the path and the value's type, not ranges
+// fields it may be bare text; a number may be written as a power of two, 2^K
+// ("scaler.init_scale=2^16"). Checks the path and the value's type, not ranges
 // or consistency: validate (or use apply_settings) once all edits are in. Only
 // the named field changes (a new recipe does not change scaler.kind).
 void apply_setting(RunConfig& config, std::string_view assignment);
 // Every edit in order, then validate(config).
 void apply_settings(RunConfig& config, const std::vector<std::string>& assignments);
+
+// What plab run's options change in a preset, in the order a user reads
+// them: each --set, then the dedicated flags.
+struct PresetEdits {
+    std::vector<std::string> settings;  // "path=value", as apply_setting takes them
+    std::optional<int> steps;
+    std::optional<std::uint64_t> seed;
+    std::optional<int> hist_every;
+};
+// `config` with `edits` applied, validated. plab run and each run of a sweep
+// resolve their config here, so the same edits train the same run.
+RunConfig edited_config(RunConfig config, const PresetEdits& edits);
 
 // Every path apply_setting accepts for a value, in file order ("name", ..., "telemetry.hist_every").
 std::vector<std::string> setting_paths();

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <optional>
 
 #include "engine/common/error.h"
 #include "engine/common/field_check.h"
@@ -228,8 +230,32 @@ void read_section(RunConfig& config, const JsonNode& node, std::string_view sect
     }
 }
 
+namespace {
+
+// "2^K": loss scales are powers of two and the lab prints them so (2^16), so
+// a value is accepted as written. The node carries the value's exact decimal
+// text, which the field reads like any number (an integer up to 2^62, so
+// integer fields take it too).
+std::optional<JsonNode> power_of_two_node(std::string_view text) {
+    if (text.substr(0, 2) != "2^") return std::nullopt;
+    const std::string_view exponent = text.substr(2);
+    int k = 0;
+    const auto [end, ec] = std::from_chars(exponent.data(), exponent.data() + exponent.size(), k);
+    if (ec != std::errc{} || end != exponent.data() + exponent.size()) return std::nullopt;
+    if (k >= 0 && k <= 62) return JsonNode{Kind::integer, false, std::to_string(std::int64_t{1} << k), {}, {}};
+    const double value = std::ldexp(1.0, k);
+    if (value == 0.0 || !std::isfinite(value)) return std::nullopt;
+    char digits[32];
+    return JsonNode{Kind::number, false, std::string(digits, std::to_chars(digits, digits + sizeof digits, value).ptr),
+                    {}, {}};
+}
+
+}  // namespace
+
 JsonNode setting_value(std::string_view text, bool bare_text_is_string) {
     const JsonNode bare{Kind::string, false, std::string(text), {}, {}};
+    if (!bare_text_is_string)
+        if (std::optional<JsonNode> power = power_of_two_node(text)) return *power;
     // A bare null means what it means in a preset file (refused for a text
     // field); the word itself is written in quotes, as in JSON.
     const bool json_only = text == "null" || (!text.empty() && text.front() == '"');

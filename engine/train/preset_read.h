@@ -28,6 +28,7 @@ bool set_field(RunConfig& config, std::string_view section, std::string_view key
 void set_layer_override(RunConfig& config, std::string_view layer, std::string_view text);
 // A --set value as JSON; bare text (and text that is not JSON) becomes a
 // string, so "amp-bf16" needs no quotes and "abc" for a number is a type error.
+// Where the field is no string, "2^K" is the number 2^K.
 JsonNode setting_value(std::string_view text, bool bare_text_is_string);
 
 }  // namespace plab::preset

@@ -378,6 +378,30 @@ TEST(ApplySetting, EachValueType) {
     EXPECT_NO_THROW(validate(c));
 }
 
+// Powers of two as the lab prints them: 2^K is the number, exactly, for any
+// numeric field; text fields keep the characters.
+TEST(ApplySetting, PowersOfTwoAsWritten) {
+    RunConfig c;
+    apply_setting(c, "scaler.init_scale=2^24");
+    EXPECT_EQ(c.scaler.init_scale, 16777216.0f);
+    apply_setting(c, "scaler.init_scale=2^-24");
+    EXPECT_EQ(c.scaler.init_scale, 0x1p-24f);
+    apply_setting(c, "scaler.max_scale=2^127");  // the largest float power of two
+    EXPECT_EQ(c.scaler.max_scale, 0x1p127f);
+    apply_setting(c, "scaler.growth_interval=2^10");  // an integer field
+    EXPECT_EQ(c.scaler.growth_interval, 1024);
+    apply_setting(c, "data.noise=2^-3");  // a double
+    EXPECT_EQ(c.data.noise, 0.125);
+    apply_setting(c, "seed=2^62");
+    EXPECT_EQ(c.seed, 4611686018427387904ull);
+    apply_setting(c, "name=2^8");
+    EXPECT_EQ(c.name, "2^8");
+    EXPECT_THROW(apply_setting(c, "scaler.growth_interval=2^40"), Error);  // beyond int
+    EXPECT_THROW(apply_setting(c, "scaler.init_scale=2^128"), Error);      // beyond float
+    EXPECT_THROW(apply_setting(c, "scaler.init_scale=2^"), Error);
+    EXPECT_THROW(apply_setting(c, "scaler.init_scale=2^1.5"), Error);
+}
+
 // Edits that are only consistent together: apply_settings validates at the end.
 TEST(ApplySetting, SettingsValidateOnceAtTheEnd) {
     RunConfig c;

@@ -34,13 +34,9 @@ namespace {
 // The preset with the command line's changes, in the order a user reads
 // them: the file, then each --set, then the dedicated flags.
 RunConfig resolve_config(const RunOptions& o) {
-    RunConfig config = load_preset(o.preset);
-    apply_settings(config, o.settings);
-    if (o.steps) config.steps = static_cast<int>(*o.steps);
-    if (o.seed) config.seed = *o.seed;
-    if (o.hist_every) config.telemetry.hist_every = *o.hist_every;
-    validate(config);
-    return config;
+    PresetEdits edits{o.settings, std::nullopt, o.seed, o.hist_every};
+    if (o.steps) edits.steps = static_cast<int>(*o.steps);
+    return edited_config(load_preset(o.preset), edits);
 }
 
 void check_options(const RunOptions& o) {
