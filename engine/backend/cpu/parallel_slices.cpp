@@ -13,23 +13,22 @@
 
 namespace plab::cpu {
 
-namespace {
-
-// The cores this process may run on (taskset, a container's cpuset), not all
-// the machine has: a helper without a core of its own only adds wake-ups.
 std::size_t usable_cores() {
 #if defined(__linux__)
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<std::size_t>(std::max(1, CPU_COUNT(&set)));
 #endif
     return std::max(1u, std::thread::hardware_concurrency());
 }
+
+namespace {
 
 // Helper threads that sleep until the next op is handed out (no spinning: on
 // a busy machine, or beside the GUI thread, a spinning helper would take the
 // core from the thread it waits for). C++20's atomic wait parks on a futex.
 class SlicePool {
 public:
+    // A helper without a core of its own only adds wake-ups.
     SlicePool() {
         for (std::size_t i = 1; i < std::min<std::size_t>(usable_cores(), kMostThreads); ++i)
             helpers_.emplace_back([this, i] { serve(i); });

@@ -8,6 +8,10 @@
 
 namespace plab::cpu {
 
+// The cores this process may run on (taskset, a container's cpuset), not
+// all the machine has.
+std::size_t usable_cores();
+
 // Cores the CPU backend's ops use (the calling thread and its helpers).
 std::size_t slice_threads();
 

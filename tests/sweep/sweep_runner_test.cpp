@@ -1,0 +1,73 @@
+// Runs trained side by side give each run's own numbers: the sweep's
+// measures and every record it hands out equal those of the same configs
+// trained one after another here, with the counts taken by this test.
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <vector>
+
+#include "engine/backend/cpu/cpu_backend.h"
+#include "engine/sweep/sweep_runner.h"
+#include "engine/train/trainer.h"
+
+namespace plab {
+namespace {
+
+SweepPlan small_plan() {
+    RunConfig base = load_preset("spirals-amp-fp16");
+    return plan_sweep(base, {{}, 60, {}, {}},
+                      {parse_sweep_axis("scaler.init_scale=2^16,2^24"), parse_sweep_axis("scaler.growth_interval=5,20")},
+                      {1, 2});
+}
+
+TEST(SweepRunner, EachRunAsIfTrainedAlone) {
+    const SweepPlan plan = small_plan();
+    std::vector<std::vector<float>> losses(plan.runs.size());
+    SweepRunOptions options;
+    options.threads = 3;
+    options.observer.step = [&](std::size_t run, const StepRecord& r) { losses[run].push_back(r.loss); };
+    const std::optional<std::vector<RunMeasures>> measures = run_sweep(plan, options);
+    ASSERT_TRUE(measures);
+    ASSERT_EQ(measures->size(), 8u);
+    for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+        CpuBackend backend;
+        Trainer trainer(backend, plan.runs[i].config);
+        std::int64_t skipped = 0, first_growth = 0;
+        std::vector<float> alone;
+        StepRecord r;
+        for (int s = 0; s < plan.runs[i].config.steps; ++s) {
+            r = trainer.step();
+            skipped += r.skipped;
+            if (r.growth && first_growth == 0) first_growth = r.step;
+            alone.push_back(r.loss);
+        }
+        const RunMeasures& m = (*measures)[i];
+        EXPECT_EQ(losses[i], alone) << "run " << i;
+        EXPECT_EQ(m.skipped, skipped) << "run " << i;
+        EXPECT_EQ(m.first_growth_step.value_or(0), first_growth) << "run " << i;
+        EXPECT_EQ(m.final_loss, r.loss);
+        EXPECT_EQ(m.acc, r.acc);
+    }
+    // The grid is chosen so the runs differ: 2^24 overflows at once and backs off.
+    EXPECT_GT((*measures)[4].skipped, 0);
+    EXPECT_EQ((*measures)[0].first_growth_step, 5);
+}
+
+TEST(SweepRunner, AnObserversErrorStopsTheSweepAndComesBack) {
+    const SweepPlan plan = small_plan();
+    SweepRunOptions options;
+    options.observer.step = [](std::size_t run, const StepRecord& r) {
+        if (run == 1 && r.step == 3) throw Error("disk full");
+    };
+    EXPECT_THROW(run_sweep(plan, options), Error);
+}
+
+TEST(SweepRunner, StopEndsItEarly) {
+    const SweepPlan plan = small_plan();
+    SweepRunOptions options;
+    options.stop = [] { return true; };
+    EXPECT_FALSE(run_sweep(plan, options));
+}
+
+}  // namespace
+}  // namespace plab
