@@ -2,6 +2,7 @@
 // The plab subcommands. Each add_* registers its subcommand and options on
 // the CLI11 app; the subcommand runs from its callback after parsing.
 // Problems with the user's input are thrown as plab::Error (exit code 2).
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -80,6 +81,22 @@ struct BenchOptions {
     std::string subnormals = "auto";  // with long_run: auto|hardware|exact-lanes
 };
 
+struct SweepOptions {
+    std::string preset = "spirals-amp-fp16";
+    std::vector<std::string> grids;     // --grid FIELD=V1,V2,..., one axis each
+    std::optional<std::string> seeds;   // --seeds 1-5; none: the preset's seed, once
+    std::optional<int> steps;
+    std::vector<std::string> settings;  // --set KEY.PATH=VALUE for every run, before the cell's values
+    bool json = false;
+    std::string records;                // a folder for every run's records; empty: none
+    std::size_t threads = 0;            // 0: one per core
+    bool yes = false;                   // train a grid past kSweepRunsWithoutYes runs
+    bool quiet = false;
+};
+// A grid of more runs than this is likely a typo (an axis with a zero too
+// many): it trains only with --yes.
+inline constexpr std::size_t kSweepRunsWithoutYes = 400;
+
 // A command that finished with a non-zero exit code that is not an error
 // message (plab run's 3 after --trace-nan found a NaN).
 
@@ -96,6 +113,7 @@ void add_presets_command(CLI::App& app);
 void add_scenario_command(CLI::App& app);
 void add_summary_command(CLI::App& app);
 void add_replay_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
 
 // The commands themselves, on explicit streams (tests call these directly).
 void run_bits(const BitsOptions& options, std::istream& in, std::ostream& out, bool color);
@@ -130,5 +148,9 @@ std::string summarise_record(const std::string& path, std::ostream& log, bool pr
 // summary to `log`; throws plab::Error on bad input, WriteError when the
 // records could not be written.
 int run_replay(const ReplayOptions& options, std::ostream& records, std::ostream& log);
+// plab sweep: trains the grid, prints the table (or JSON) to `out` and a
+// timing line to `log`. Returns 0, or 128 + the signal that stopped it;
+// throws plab::Error on bad input, WriteError when --records failed.
+int run_sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& log, bool progress);
 
 }  // namespace plab

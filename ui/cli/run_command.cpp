@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,7 +11,6 @@
 #include <functional>
 #include <iostream>
 #include <memory>
-#include <type_traits>
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
@@ -20,6 +18,7 @@
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer.h"
 #include "ui/cli/commands.h"
+#include "ui/cli/integer_option.h"
 #include "ui/cli/interrupt.h"
 #include "ui/records/init_export.h"
 #include "ui/records/output_file.h"
@@ -55,21 +54,6 @@ struct RawRunOptions {
     std::optional<std::string> steps, seed, hist_every;
     std::string format = "jsonl";
 };
-
-// `text` as an integer in lo..hi; the messages read like the preset checks'.
-template <typename Int>
-Int parse_integer_option(const std::string& flag, const std::string& text, Int lo, Int hi, const std::string& allowed) {
-    Int value{};
-    const char* end = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-    const bool negative_unsigned = std::is_unsigned_v<Int> && text.size() > 1 && text[0] == '-' &&
-                                   text.find_first_not_of("0123456789", 1) == std::string::npos;
-    if (negative_unsigned || ec == std::errc::result_out_of_range ||
-        (ec == std::errc() && ptr == end && (value < lo || value > hi)))
-        throw Error(flag + ": " + text + " is out of range; allowed " + allowed);
-    if (ec != std::errc() || ptr != end) throw Error(flag + ": '" + text + "' is not an integer; allowed " + allowed);
-    return value;
-}
 
 void parse_raw_options(const RawRunOptions& raw, RunOptions& o) {
     if (raw.steps) o.steps = parse_integer_option<long long>("--steps", *raw.steps, 1, 10000000, "1..10000000");
