@@ -35,7 +35,8 @@ RecipeTraits traits(Recipe r) {
             return {"FP32 everywhere: the reference run, no rounding below FP32", FormatId::fp32, FormatId::fp32,
                     ScalerKind::none};
         case Recipe::tf32:
-            return {"FP32 storage, matmul inputs rounded to TF32's 10-bit mantissa (the Ampere+ default)",
+            return {"FP32 storage, matmul inputs rounded to TF32's 10-bit mantissa (PyTorch: opt in with "
+                    "torch.backends.cuda.matmul.allow_tf32 = True; off by default since 1.12)",
                     FormatId::tf32, FormatId::fp32, ScalerKind::none};
         case Recipe::amp_fp16:
             return {"autocast FP16: FP32 master weights, FP16 matmuls and activations, dynamic loss scaling",
