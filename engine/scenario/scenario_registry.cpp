@@ -17,6 +17,7 @@ const ScenarioEntry kScenarios[] = {
     {"attention-softmax-overflow", check_attention_softmax_overflow},
     {"scaler-sawtooth", check_scaler_sawtooth},
     {"growth-interval-tradeoff", check_growth_interval_tradeoff},
+    {"growth-every-step", check_growth_every_step},
     {"clip-before-unscale", check_clip_before_unscale},
     {"grad-accumulation", check_grad_accumulation},
     {"fp8-delayed-scaling", check_fp8_delayed_scaling},
