@@ -18,6 +18,7 @@ const ScenarioEntry kScenarios[] = {
     {"scaler-sawtooth", check_scaler_sawtooth},
     {"growth-interval-tradeoff", check_growth_interval_tradeoff},
     {"growth-every-step", check_growth_every_step},
+    {"power-of-two-scaling", check_power_of_two_scaling},
     {"clip-before-unscale", check_clip_before_unscale},
     {"grad-accumulation", check_grad_accumulation},
     {"fp8-delayed-scaling", check_fp8_delayed_scaling},
