@@ -17,6 +17,7 @@ ScenarioReport check_attention_softmax_overflow(Backend& backend, const Scenario
 ScenarioReport check_growth_interval_tradeoff(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_growth_every_step(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_power_of_two_scaling(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_tf32_drift(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_clip_before_unscale(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_tiny_gpt_attention_overflow(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_tiny_gpt_fp8_delayed_scaling(Backend& backend, const ScenarioProgress& progress);
