@@ -1,6 +1,7 @@
 // gradient-census: the share of the FP32 twin's non-zero values that FP16
-// rounds to zero (|x| <= 2^-25, ties to even), counted here element by element
-// from downloaded tensors, independently of the telemetry's range fractions.
+// rounds to zero (|x| <= 2^-25, ties to even), and of all values the exact
+// zeros, counted here element by element from downloaded tensors,
+// independently of the telemetry's range fractions.
 #include "scenario/scenario_test_util.h"
 
 #include <cmath>
@@ -28,10 +29,12 @@ TEST(ScenarioGradientCensus, BruteForceCountOfTheTwinsValues) {
             if (!r.acc) act_grads.add(backend, twin.activation_grad(i));  // evaluation overwrites the pass
         }
     }
-    std::printf("[ measured ] FP16 flush share: activation grads %.4f, weights %.6f\n", act_grads.share(),
-                weights.share());
+    std::printf("[ measured ] FP16 flush share: activation grads %.4f, weights %.6f; of all activation grads "
+                "%.4f exact zeros + %.4f flushed\n",
+                act_grads.share(), weights.share(), act_grads.zero_share(), act_grads.flushed_of_all());
     EXPECT_GE(act_grads.share(), 0.25);
     EXPECT_LE(weights.share(), 0.0001);
+    EXPECT_GE(act_grads.zero_share() + act_grads.flushed_of_all(), 0.5);  // the zero bin of ReLU's gradients
 }
 
 }  // namespace

@@ -44,17 +44,21 @@ inline std::vector<StepRecord> train_records(const std::string& preset, const st
 // subnormal (2^-25 for FP16, 2^-134 for BF16; the tie rounds to even, zero).
 struct FlushTally {
     float limit = std::ldexp(1.0f, -25);
-    double flushed = 0, nonzero = 0;
+    double flushed = 0, nonzero = 0, values = 0;
     void add(Backend& backend, const Tensor& t) {
         std::vector<float> host(t.size());
         backend.download(t, host.data());
         for (float x : host) {
+            values += 1;
             if (x == 0.0f || !std::isfinite(x)) continue;
             nonzero += 1;
             flushed += std::fabs(x) <= limit;
         }
     }
     double share() const { return nonzero > 0 ? flushed / nonzero : 0.0; }
+    // Of all values: exact zeros, and those FP16 flushes.
+    double zero_share() const { return values > 0 ? (values - nonzero) / values : 0.0; }
+    double flushed_of_all() const { return values > 0 ? flushed / values : 0.0; }
 };
 
 }  // namespace plab::scenario_test
