@@ -203,3 +203,61 @@ TEST(DeepspeedFp16Block, InitialPowerBelowOne) {
 
 }  // namespace
 }  // namespace plab
+
+namespace plab {
+namespace {
+
+PrecisionConfig recipe(Recipe r, bool master_weights = true) {
+    PrecisionConfig p;
+    p.recipe = r;
+    p.master_weights = master_weights;
+    return p;
+}
+
+ScalerConfig no_scaler() {
+    ScalerConfig s;
+    s.kind = ScalerKind::none;
+    return s;
+}
+
+TEST(HuggingfaceTrainingArguments, EachRecipesFlag) {
+    EXPECT_EQ(huggingface_training_arguments(recipe(Recipe::fp32), no_scaler()).code,
+              "args = TrainingArguments(output_dir=\"out\")\n");
+    EXPECT_EQ(huggingface_training_arguments(recipe(Recipe::tf32), no_scaler()).code,
+              "args = TrainingArguments(output_dir=\"out\", tf32=True)\n");
+    EXPECT_EQ(huggingface_training_arguments(recipe(Recipe::amp_bf16), no_scaler()).code,
+              "args = TrainingArguments(output_dir=\"out\", bf16=True)\n");
+    const ScalerSnippet fp16 = huggingface_training_arguments(recipe(Recipe::amp_fp16), ScalerConfig{});
+    EXPECT_EQ(fp16.code, "args = TrainingArguments(output_dir=\"out\", fp16=True)\n");
+    EXPECT_EQ(fp16.note, "");
+}
+
+TEST(HuggingfaceTrainingArguments, PureFp16IsApexO2OrO3) {
+    const ScalerSnippet master = huggingface_training_arguments(recipe(Recipe::fp16_pure, true), ScalerConfig{});
+    EXPECT_EQ(master.code,
+              "# Weights stored in FP16 need NVIDIA Apex: O2 keeps FP32 master weights, O3 none.\n"
+              "args = TrainingArguments(\n"
+              "    output_dir=\"out\",\n"
+              "    fp16=True,\n"
+              "    half_precision_backend=\"apex\",\n"
+              "    fp16_opt_level=\"O2\",\n"
+              ")\n");
+    const ScalerSnippet bare = huggingface_training_arguments(recipe(Recipe::fp16_pure, false), ScalerConfig{});
+    EXPECT_NE(bare.code.find("fp16_opt_level=\"O3\""), std::string::npos);
+}
+
+TEST(HuggingfaceTrainingArguments, ScalerSettingsItCannotTakeGoToTheNote) {
+    ScalerConfig tuned;
+    tuned.growth_interval = 200;
+    const ScalerSnippet s = huggingface_training_arguments(recipe(Recipe::amp_fp16), tuned);
+    EXPECT_EQ(s.code.substr(0, 2), "# ");
+    EXPECT_NE(s.note.find("cannot set the loss scaler"), std::string::npos);
+    const ScalerSnippet bf16 = huggingface_training_arguments(recipe(Recipe::amp_bf16), ScalerConfig{});
+    EXPECT_EQ(bf16.note, "Without fp16 the Trainer scales no loss; this run's dynamic scaler has no counterpart.");
+    const ScalerSnippet fp8 = huggingface_training_arguments(recipe(Recipe::fp8), no_scaler());
+    EXPECT_NE(fp8.note.find("no FP8 switch"), std::string::npos);
+    EXPECT_NE(fp8.code.find("bf16=True"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plab

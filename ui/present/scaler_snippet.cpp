@@ -139,7 +139,57 @@ void hysteresis_notes(const ScalerConfig& s, std::vector<std::string>& notes) {
                     "min_loss_scale; the lab holds it there.");
 }
 
+constexpr const char* kTrainingArguments = "args = TrainingArguments";
+
+// The recipe's TrainingArguments flags (after output_dir), and what the
+// recipe does that no flag expresses.
+struct RecipeFlags {
+    std::vector<std::string> args;
+    std::vector<std::string> limits;
+};
+
+RecipeFlags recipe_flags(const PrecisionConfig& p) {
+    switch (p.recipe) {
+        case Recipe::fp32: return {{}, {}};
+        case Recipe::tf32: return {{"tf32=True"}, {}};
+        case Recipe::amp_fp16: return {{"fp16=True"}, {}};
+        case Recipe::amp_bf16: return {{"bf16=True"}, {}};
+        case Recipe::fp16_pure:
+            // Apex's O2 keeps FP16 weights with FP32 master copies, O3 FP16 alone.
+            return {{"fp16=True", "half_precision_backend=\"apex\"",
+                     std::string("fp16_opt_level=\"") + (p.master_weights ? "O2" : "O3") + "\""},
+                    {"Weights stored in FP16 need NVIDIA Apex: O2 keeps FP32 master weights, O3 none."}};
+        case Recipe::fp8:
+            return {{"bf16=True"},
+                    {"TrainingArguments has no FP8 switch: FP8 matmuls come from Accelerate's "
+                     "mixed_precision=\"fp8\" with Transformer Engine or torchao; the rest runs in BF16 here."}};
+    }
+    return {};
+}
+
+// Where the run's scaler differs from the one the Trainer builds for fp16.
+std::vector<std::string> trainer_scaler_limits(const PrecisionConfig& p, const ScalerConfig& s) {
+    const bool scales = p.recipe == Recipe::amp_fp16 || p.recipe == Recipe::fp16_pure;
+    if (!scales) {
+        if (s.kind == ScalerKind::none) return {};
+        return {"Without fp16 the Trainer scales no loss; this run's " + std::string(scaler_kind_name(s.kind)) +
+                " scaler has no counterpart."};
+    }
+    if (s == ScalerConfig{}) return {};
+    return {"TrainingArguments cannot set the loss scaler: the Trainer uses GradScaler's defaults (2^16, "
+            "growth every 2000 steps); for this run's settings use the GradScaler call in a loop of your "
+            "own, or the DeepSpeed fp16 block through TrainingArguments(deepspeed=...)."};
+}
+
 }  // namespace
+
+ScalerSnippet huggingface_training_arguments(const PrecisionConfig& p, const ScalerConfig& s) {
+    RecipeFlags flags = recipe_flags(p);
+    for (std::string& limit : trainer_scaler_limits(p, s)) flags.limits.push_back(std::move(limit));
+    std::vector<std::string> args{"output_dir=\"out\""};
+    args.insert(args.end(), flags.args.begin(), flags.args.end());
+    return {comment_lines(flags.limits) + python_call(kTrainingArguments, args), joined(flags.limits)};
+}
 
 ScalerSnippet pytorch_grad_scaler(const ScalerConfig& s) {
     switch (s.kind) {

@@ -440,9 +440,11 @@ void MainWindow::make_menus() {
                 [this, i] { export_plot(panels_[i]); });
     QMenu* snippets = file->addMenu("Export &scaler settings");
     connect(snippets->addAction("Copy as PyTorch torch.amp.GradScaler(…)"), &QAction::triggered, this,
-            [this] { copy_snippet(false); });
+            [this] { copy_snippet(Snippet::grad_scaler); });
     connect(snippets->addAction("Copy as DeepSpeed \"fp16\" JSON block"), &QAction::triggered, this,
-            [this] { copy_snippet(true); });
+            [this] { copy_snippet(Snippet::deepspeed); });
+    connect(snippets->addAction("Copy as Hugging Face TrainingArguments(…)"), &QAction::triggered, this,
+            [this] { copy_snippet(Snippet::training_arguments); });
     file->addSeparator();
     QAction* quit = file->addAction("&Quit");
     quit->setShortcut(QKeySequence::Quit);
@@ -587,16 +589,31 @@ void MainWindow::export_plot(Panel* panel) {
     report("Saved " + panel->title() + " to " + path);
 }
 
-void MainWindow::copy_snippet(bool deepspeed) {
+void MainWindow::copy_snippet(Snippet kind) {
     const auto s = snapshot();
     // A record's what-if, when there is one, is what a person tuned it to.
     const RunView& run = s->record && s->fork ? *s->fork : s->main;
-    const ScalerConfig& scaler = run.config ? run.config->scaler : base_config_.scaler;
-    const ScalerSnippet snippet = deepspeed ? deepspeed_fp16_block(scaler) : pytorch_grad_scaler(scaler);
+    const RunConfig& config = run.config ? *run.config : base_config_;
+    ScalerSnippet snippet;
+    QString title;
+    switch (kind) {
+        case Snippet::grad_scaler:
+            snippet = pytorch_grad_scaler(config.scaler);
+            title = "GradScaler copied";
+            break;
+        case Snippet::deepspeed:
+            snippet = deepspeed_fp16_block(config.scaler);
+            title = "DeepSpeed fp16 block copied";
+            break;
+        case Snippet::training_arguments:
+            snippet = huggingface_training_arguments(config.precision, config.scaler);
+            title = "TrainingArguments copied";
+            break;
+    }
     QApplication::clipboard()->setText(QString::fromStdString(snippet.code));
     QString message = QString::fromStdString(snippet.code);
     if (!snippet.note.empty()) message += "\n\nNote: " + QString::fromStdString(snippet.note);
-    QMessageBox::information(this, deepspeed ? "DeepSpeed fp16 block copied" : "GradScaler copied", message);
+    QMessageBox::information(this, title, message);
 }
 
 void MainWindow::report(const QString& message) { statusBar()->showMessage(message, 8000); }

@@ -102,7 +102,8 @@ private:
     double pace_rate() const;  // the chooser's steps a second (0: max)
     void export_run();
     void export_plot(Panel* panel);
-    void copy_snippet(bool deepspeed);
+    enum class Snippet { grad_scaler, deepspeed, training_arguments };
+    void copy_snippet(Snippet kind);
     void report(const QString& message);
     void edit(const std::string& assignment);
     void show_record_mode();
