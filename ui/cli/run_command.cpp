@@ -103,7 +103,7 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
     const auto writer = make_run_writer(o.format, records);
     writer->header(make_run_header(trainer, *backend));
     ProgressBar bar(log, config.steps, progress);
-    RunTotals totals;
+    SummaryTotals totals;
     const auto start = std::chrono::steady_clock::now();
     bool nan_reported = false;
     const InterruptGuard interrupts;

@@ -10,7 +10,7 @@ std::string percent(float x) { return significant_text(100.0 * x, 4) + "%"; }
 
 }  // namespace
 
-void RunTotals::add(const StepRecord& r) {
+void SummaryTotals::add(const StepRecord& r) {
     overflows += r.found_inf;
     skipped += r.skipped;
     backoffs += r.backoff;
@@ -20,7 +20,7 @@ void RunTotals::add(const StepRecord& r) {
     last = r;
 }
 
-std::string run_summary(const std::string& name, bool twin, const RunTotals& t, const std::string& headline,
+std::string run_summary(const std::string& name, bool twin, const SummaryTotals& t, const std::string& headline,
                         const std::string& records, const std::string& more) {
     std::string s = name + ": " + headline + "\n";
     s += "  loss " + significant_text(t.last.loss, 4);

@@ -11,7 +11,9 @@
 
 namespace plab {
 
-struct RunTotals {
+// The counts the run summary prints, added up record by record as the CLI
+// reads or writes them (engine/train/run_log.h's RunTotals is the log's own).
+struct SummaryTotals {
     std::int64_t overflows = 0, skipped = 0, backoffs = 0, growths = 0;
     StepRecord last;
     std::optional<float> acc, acc_ref;
@@ -22,7 +24,7 @@ struct RunTotals {
 // `headline`: the first line after the run's name ("600 steps in 0.4 s
 // (1500 steps/s) on CPU (exact emulation)"); `records`: where they are;
 // `more`: lines to add before that one, each ending in a newline.
-std::string run_summary(const std::string& name, bool twin, const RunTotals& t, const std::string& headline,
+std::string run_summary(const std::string& name, bool twin, const SummaryTotals& t, const std::string& headline,
                         const std::string& records, const std::string& more = "");
 
 }  // namespace plab

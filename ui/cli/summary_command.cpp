@@ -43,7 +43,7 @@ std::string summarise_record(const std::string& path, std::ostream& log, bool pr
     bar.finish();
     for (const std::string& w : run.warnings) log << "plab: " << w << '\n';
     if (run.steps.empty()) throw Error(path + ": a run record without steps (the run stopped before its first)");
-    RunTotals totals;
+    SummaryTotals totals;
     for (const StepRecord& r : run.steps) totals.add(r);
     std::string headline = std::to_string(run.steps.size()) + " steps on " + run.backend;
     if (!run.source.empty()) headline += ", recorded by " + run.source;
