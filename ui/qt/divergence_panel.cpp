@@ -437,7 +437,7 @@ int DivergencePanel::shown_columns() const {
 // columns (a panel is often laid out after its first snapshot); otherwise
 // only its labels are fitted to its new height.
 void DivergencePanel::plot_resized() {
-    if (have_run_ && shown_columns() != drawn_columns_)
+    if (have_run_ && !redrawing_ && shown_columns() != drawn_columns_)
         redraw();
     else
         fit_axes();
@@ -463,6 +463,11 @@ void DivergencePanel::show_snapshot(const SessionSnapshot& snapshot) {
 
 void DivergencePanel::redraw() {
     if (!have_run_) return;
+    redrawing_ = true;
+    const struct Done {
+        bool& flag;
+        ~Done() { flag = false; }
+    } done{redrawing_};
     const bool heat = heat_map_shown();
     const int columns = shown_columns();
     drawn_columns_ = columns;

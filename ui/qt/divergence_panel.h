@@ -72,6 +72,9 @@ private:
     std::string no_twin_text_;  // why a record without a twin shows nothing ("" otherwise)
     bool have_run_ = false;
     int drawn_columns_ = 0;  // the pixel columns the shown view was made for
+    // Set while redraw() runs: its new labels can move the plot area, whose
+    // change must not start another redraw (two widths can alternate forever).
+    bool redrawing_ = false;
     std::shared_ptr<const DivergenceView> lines_view_;  // what the line charts show; null while they are hidden
 };
 
