@@ -1,10 +1,35 @@
 #include "ui/present/scenario_view.h"
 
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
+
+#include "engine/train/preset_io.h"
 
 namespace {
 
 using plab::GuidePart;
+
+// The panels a guide's "Look at" names, in its order; mentions elsewhere in the guide do not count.
+TEST(ScenarioView, LookAtNamesItsPanelsInOrder) {
+    using plab::looked_at_panels;
+    EXPECT_EQ(looked_at_panels("Look at: the loss curves (the run and its forks), the loss scale panel and the Events "
+                               "table.\n\nTry: the histograms.\n\nWhat happens: the bit layout."),
+              (std::vector<std::string>{"loss", "scale", "events"}));
+    EXPECT_EQ(looked_at_panels("Look at: the Loss scale panel, then the loss scale again."),
+              (std::vector<std::string>{"scale"}));
+    EXPECT_TRUE(looked_at_panels("Try: the loss curves.").empty());
+}
+
+// Every shipped scenario's guide names at least one panel.
+TEST(ScenarioView, EveryShippedGuideNamesAPanel) {
+    for (const plab::PresetInfo& info : plab::list_presets()) {
+        const plab::RunConfig config = plab::load_preset(info.name);
+        if (config.guide.empty()) continue;
+        EXPECT_FALSE(plab::looked_at_panels(config.guide).empty()) << info.name;
+    }
+}
 
 TEST(ScenarioView, GuideSplitsIntoItsThreeHeadedParagraphs) {
     const auto parts = plab::split_guide(

@@ -137,6 +137,13 @@ TEST(RecordShot, SamplesOfARecordedLanguageModel) {
     expect_drawn(shoot("--open " + path + " --panel samples", "record-gpt-samples"), 250, 150);
 }
 
+// A scenario opens with the panels its guide names: tf32-drift's raises the
+// divergence panel at once, whose relabelled axis moved the plot area and
+// once made it redraw itself until the stack ran out.
+TEST(Screenshot, ScenarioWindowWithItsGuidedPanels) {
+    expect_drawn(screenshot("", "tf32-drift-window", "tf32-drift", 100), 1200, 700);
+}
+
 // Every panel of a run whose every step overflowed: the scale backs off to 0
 // (minus infinity on the log2 axis, NaN once mapped to pixels), the losses
 // are NaN. Markers at such points once crashed the raster engine.

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <string_view>
+#include <utility>
 
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer.h"
@@ -123,6 +125,53 @@ ScenarioView make_scenario_view(const RunConfig& config) {
         v.no_guide = "This preset has no guided text. The scenario presets (plab scenario --list) each come with one: "
                      "what to look at, what to try, and what happens.";
     return v;
+}
+
+namespace {
+
+// How guides name the panels (lower case); the counters are the histogram
+// panel's. A panel's first mention decides its place.
+struct PanelPhrase {
+    std::string_view phrase, panel;
+};
+constexpr std::array<PanelPhrase, 15> kPanelPhrases = {{{"loss scale", "scale"},
+                                                       {"loss curve", "loss"},
+                                                       {"training loss", "loss"},
+                                                       {"accuracy", "loss"},
+                                                       {"histogram", "histograms"},
+                                                       {"bit layout", "bits"},
+                                                       {"divergence", "divergence"},
+                                                       {"events", "events"},
+                                                       {"nan panel", "nan"},
+                                                       {"nan / overflow", "nan"},
+                                                       {"nan diagnosis", "nan"},
+                                                       {"decision", "decision"},
+                                                       {"samples", "samples"},
+                                                       {"speed", "speed"},
+                                                       {"counters", "histograms"}}};
+
+std::string lower(std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return text;
+}
+
+}  // namespace
+
+std::vector<std::string> looked_at_panels(const std::string& guide) {
+    std::string look;
+    for (const GuidePart& part : split_guide(guide))
+        if (part.heading == "Look at") look += lower(part.text) + "\n";
+    std::vector<std::pair<std::size_t, std::string>> found;  // (first mention, panel)
+    for (const PanelPhrase& p : kPanelPhrases) {
+        const std::size_t at = look.find(p.phrase);
+        if (at != std::string::npos) found.emplace_back(at, std::string(p.panel));
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> panels;
+    for (const auto& [at, panel] : found)
+        if (std::find(panels.begin(), panels.end(), panel) == panels.end()) panels.push_back(panel);
+    return panels;
 }
 
 }  // namespace plab

@@ -38,4 +38,8 @@ std::vector<GuidePart> split_guide(const std::string& guide);
 // a JSON list in brackets.
 std::vector<std::vector<std::string>> named_changes(const std::string& text);
 
+// The panels (their ids: "scale", "loss", "histograms", ...) a guide's
+// "Look at" part names, in the order it names them, without repeats.
+std::vector<std::string> looked_at_panels(const std::string& guide);
+
 }  // namespace plab

@@ -29,6 +29,7 @@
 #include "ui/present/record_notes.h"
 #include "ui/present/run_progress.h"
 #include "ui/present/scaler_snippet.h"
+#include "ui/present/scenario_view.h"
 #include "ui/qt/bit_layout_panel.h"
 #include "ui/qt/chart_kit.h"
 #include "ui/qt/decision_panel.h"
@@ -192,8 +193,20 @@ void MainWindow::make_panels() {
     tabifyDockWidget(dock_of(loss), dock_of(speed));
     tabifyDockWidget(dock_of(bits_), dock_of(samples));
     dock_of(loss)->raise();
-    // A scenario preset opens on its guide; any other on the bit layout.
-    dock_of(base_config_.guide.empty() ? static_cast<Panel*>(bits_) : scenario)->raise();
+    // A scenario preset opens on its guide and the panels it names; any other on the bit layout.
+    if (base_config_.guide.empty())
+        dock_of(bits_)->raise();
+    else
+        show_guided_panels(base_config_.guide);
+}
+
+// The panels a guide's "Look at" names, the first named on top of its tab
+// group, then the guide itself on top of its own.
+void MainWindow::show_guided_panels(const std::string& guide) {
+    const std::vector<std::string> named = looked_at_panels(guide);
+    for (auto it = named.rbegin(); it != named.rend(); ++it)
+        if (Panel* p = panel(QString::fromStdString(*it))) show_panel(p);
+    show_panel(panel("scenario"));
 }
 
 // Charts take the theme's colours when they are made, so a switch makes the
@@ -529,7 +542,7 @@ void MainWindow::load(const std::string& preset) {
         }
         if (use_settings_) QSettings().setValue("run/preset", QString::fromStdString(preset));
         // A scenario preset brings its guide forward, as the window opens on one.
-        if (!config.guide.empty()) show_panel(panel("scenario"));
+        if (!config.guide.empty()) show_guided_panels(config.guide);
     } catch (const Error& e) {
         QMessageBox::warning(this, "Preset not loaded", QString::fromStdString(e.what()));
         show_config_in_toolbar();

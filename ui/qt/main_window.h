@@ -73,6 +73,7 @@ public:
     QComboBox* preset_box() const { return presets_; }
     // Brings a panel's dock to the front (shown, its tab raised).
     void show_panel(Panel* panel);
+    void show_guided_panels(const std::string& guide);
     // Light or dark palette for the application and every panel, at once.
     void apply_theme(bool dark);
 
