@@ -69,8 +69,8 @@ private:
             if (observer_.step) observer_.step(run, record);
             ++steps_;
         }
-        if (observer_.finished) observer_.finished(run);
         measures_[run] = meter.result();
+        if (observer_.finished) observer_.finished(run, measures_[run]);
         ++runs_done_;
     }
 

@@ -23,7 +23,9 @@ class Trainer;
 struct SweepObserver {
     std::function<void(std::size_t run, const Trainer&, const Backend&)> started;
     std::function<void(std::size_t run, const StepRecord&)> step;
-    std::function<void(std::size_t run)> finished;
+    // The run's measures, as soon as it has them: a front end can show each
+    // cell while the others still train.
+    std::function<void(std::size_t run, const RunMeasures&)> finished;
 };
 
 struct SweepRunOptions {

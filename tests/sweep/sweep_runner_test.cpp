@@ -53,6 +53,29 @@ TEST(SweepRunner, EachRunAsIfTrainedAlone) {
     EXPECT_EQ((*measures)[0].first_growth_step, 5);
 }
 
+// Each run's measures reach the observer when that run ends, equal to the
+// ones the sweep returns at the end.
+TEST(SweepRunner, EachRunsMeasuresComeAsItFinishes) {
+    const SweepPlan plan = small_plan();
+    std::vector<std::optional<RunMeasures>> seen(plan.runs.size());
+    std::mutex mutex;
+    SweepRunOptions options;
+    options.threads = 2;
+    options.observer.finished = [&](std::size_t run, const RunMeasures& m) {
+        const std::lock_guard lock(mutex);
+        EXPECT_FALSE(seen[run]) << "run " << run << " reported twice";
+        seen[run] = m;
+    };
+    const std::optional<std::vector<RunMeasures>> measures = run_sweep(plan, options);
+    ASSERT_TRUE(measures);
+    for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+        ASSERT_TRUE(seen[i]) << "run " << i;
+        EXPECT_EQ(seen[i]->skipped, (*measures)[i].skipped) << "run " << i;
+        EXPECT_EQ(seen[i]->final_loss, (*measures)[i].final_loss) << "run " << i;
+        EXPECT_EQ(seen[i]->steps, plan.runs[i].config.steps) << "run " << i;
+    }
+}
+
 TEST(SweepRunner, AnObserversErrorStopsTheSweepAndComesBack) {
     const SweepPlan plan = small_plan();
     SweepRunOptions options;

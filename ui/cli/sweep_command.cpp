@@ -89,7 +89,7 @@ SweepObserver record_files(const SweepPlan& plan, const std::string& dir,
             files[run] = std::make_unique<RunRecordFile>(path, trainer, backend);
         },
         .step = [&files](std::size_t run, const StepRecord& r) { files[run]->step(r); },
-        .finished = [&files](std::size_t run) {
+        .finished = [&files](std::size_t run, const RunMeasures&) {
             files[run]->finish();
             files[run].reset();
         },
