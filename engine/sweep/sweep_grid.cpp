@@ -189,4 +189,12 @@ std::string sweep_run_name(const SweepPlan& plan, std::size_t run) {
     return index + "_" + name;
 }
 
+std::string grid_size_text(const SweepPlan& plan) {
+    std::string shape;
+    for (const SweepAxis& a : plan.axes) shape += (shape.empty() ? "" : " x ") + std::to_string(a.values.size());
+    shape += plan.axes.size() == 1 && plan.cells.size() == 1 ? " cell" : " cells";
+    if (!plan.seeds.empty()) shape += " x " + std::to_string(plan.seeds.size()) + (plan.seeds.size() == 1 ? " seed" : " seeds");
+    return std::to_string(plan.runs.size()) + (plan.runs.size() == 1 ? " run (" : " runs (") + shape + ")";
+}
+
 }  // namespace plab

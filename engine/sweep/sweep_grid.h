@@ -58,6 +58,14 @@ struct SweepPlan {
 SweepPlan plan_sweep(const RunConfig& base, const PresetEdits& edits, const std::vector<SweepAxis>& axes,
                      const std::vector<std::uint64_t>& seeds);
 
+// A grid of more runs than this is likely a typo (an axis with a zero too
+// many): the front ends train it only when a person confirms it (plab
+// sweep's --yes, the workbench's question).
+inline constexpr std::size_t kSweepRunsWithoutYes = 400;
+
+// "36 runs (6 x 6 cells x 5 seeds)"
+std::string grid_size_text(const SweepPlan& plan);
+
 // A name for the run that is safe as a file name, its index first so the
 // files sort in grid order: "03_scaler.init_scale=2^8,scaler.growth_interval=50,seed=1"
 // (the seed when the plan has seeds); characters a file name should not hold

@@ -70,6 +70,16 @@ TEST(SweepPlan, WithoutSeedsEachCellRunsThePresetsSeedOnce) {
     EXPECT_EQ(sweep_run_name(plan, 3), "4_seed=5,model.hidden=_4,4_");
 }
 
+// The size both front ends name when they ask before a large grid.
+TEST(SweepPlan, GridSizeText) {
+    const SweepPlan two_axes = plan_sweep(small_preset(), {}, {parse_sweep_axis("scaler.init_scale=2^8,2^16,2^24"),
+                                                               parse_sweep_axis("scaler.growth_interval=5,20")},
+                                          {1, 2});
+    EXPECT_EQ(grid_size_text(two_axes), "12 runs (3 x 2 cells x 2 seeds)");
+    const SweepPlan one = plan_sweep(small_preset(), {}, {parse_sweep_axis("scaler.init_scale=2^8")}, {});
+    EXPECT_EQ(grid_size_text(one), "1 run (1 cell)");
+}
+
 TEST(SweepPlan, RefusalsNameTheAxisAndTheAllowedValues) {
     const RunConfig base = small_preset();
     auto plan_error = [&](std::vector<std::string> grids, std::vector<std::uint64_t> seeds = {}) {

@@ -93,9 +93,6 @@ struct SweepOptions {
     bool yes = false;                   // train a grid past kSweepRunsWithoutYes runs
     bool quiet = false;
 };
-// A grid of more runs than this is likely a typo (an axis with a zero too
-// many): it trains only with --yes.
-inline constexpr std::size_t kSweepRunsWithoutYes = 400;
 
 // A command that finished with a non-zero exit code that is not an error
 // message (plab run's 3 after --trace-nan found a NaN).

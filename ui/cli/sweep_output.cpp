@@ -131,14 +131,6 @@ void write_cell(JsonLine& j, const SweepPlan& plan, const std::vector<RunMeasure
 
 }  // namespace
 
-std::string grid_size_text(const SweepPlan& plan) {
-    std::string shape;
-    for (const SweepAxis& a : plan.axes) shape += (shape.empty() ? "" : " x ") + std::to_string(a.values.size());
-    shape += plan.axes.size() == 1 && plan.cells.size() == 1 ? " cell" : " cells";
-    if (!plan.seeds.empty()) shape += " x " + std::to_string(plan.seeds.size()) + (plan.seeds.size() == 1 ? " seed" : " seeds");
-    return std::to_string(plan.runs.size()) + (plan.runs.size() == 1 ? " run (" : " runs (") + shape + ")";
-}
-
 std::string sweep_table(const SweepPlan& plan, const std::vector<RunMeasures>& measures) {
     std::vector<std::vector<std::string>> rows(1);
     for (const SweepAxis& a : plan.axes) rows[0].push_back(a.field);

@@ -10,9 +10,6 @@
 
 namespace plab {
 
-// "36 runs (6 x 6 cells x 5 seeds)"
-std::string grid_size_text(const SweepPlan& plan);
-
 // `measures` holds one entry per run of `plan`, in plan order.
 std::string sweep_table(const SweepPlan& plan, const std::vector<RunMeasures>& measures);
 std::string sweep_json(const SweepPlan& plan, const std::vector<RunMeasures>& measures);
