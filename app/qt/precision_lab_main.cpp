@@ -96,6 +96,8 @@ int take_screenshot(QApplication& app, plab::qt::MainWindow& window, const Optio
         }
         window.show_panel(panel);  // a tabbed panel comes to the front, laid out at its size
         settle(app);
+        panel->settle_for_screenshot();
+        settle(app);
         draw_settled(app, window);
         target = panel;
     }
@@ -142,7 +144,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{10000000}));
     CLI::Option* screenshot =
         cli.add_option("--screenshot", o.screenshot, "Render into this image file (PNG, ...) and exit");
-    cli.add_option("--panel", o.panel, "With --screenshot: only this panel (histograms|scale|loss|bits|divergence|events|nan|decision|scenario|speed|samples)");
+    cli.add_option("--panel", o.panel, "With --screenshot: only this panel (histograms|scale|loss|bits|divergence|events|nan|decision|scenario|speed|samples|sweep; sweep trains its default grid first)");
     CLI::Option* open = cli.add_option("--open", o.open,
                                        "Open a run record (plab run --out, File > Export run, or a PyTorch run "
                                        "recorded by plab_probe) in place of training a preset");

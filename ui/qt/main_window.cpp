@@ -44,6 +44,7 @@
 #include "ui/qt/scale_panel.h"
 #include "ui/qt/scenario_panel.h"
 #include "ui/qt/speed_memory_panel.h"
+#include "ui/qt/sweep_panel.h"
 
 namespace plab::qt {
 
@@ -154,7 +155,8 @@ std::vector<Panel*> MainWindow::make_panel_widgets() {
         [this] { start_from_zero(); }, this);
     auto* speed = new SpeedMemoryPanel(this);
     auto* samples = new SamplesPanel(this);
-    return {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario, speed, samples};
+    auto* sweep = new SweepPanel([this] { return base_config_; }, this);
+    return {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario, speed, samples, sweep};
 }
 
 void MainWindow::make_panels() {
@@ -167,10 +169,11 @@ void MainWindow::make_panels() {
     auto* scenario = panels_[8];
     auto* speed = panels_[9];
     auto* samples = panels_[10];
+    auto* sweep = panels_[11];
     const Qt::DockWidgetArea area[] = {Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::RightDockWidgetArea,
                                        Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea,
                                        Qt::RightDockWidgetArea, Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea,
-                                       Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea};
+                                       Qt::RightDockWidgetArea, Qt::LeftDockWidgetArea,  Qt::RightDockWidgetArea};
     for (std::size_t i = 0; i < panels_.size(); ++i) {
         // Tabs and menus read '&' as a shortcut mark: "&&" shows one.
         auto* dock = new QDockWidget(QString(panels_[i]->title()).replace("&", "&&"), this);
@@ -192,6 +195,7 @@ void MainWindow::make_panels() {
     tabifyDockWidget(dock_of(bits_), dock_of(scenario));
     tabifyDockWidget(dock_of(loss), dock_of(speed));
     tabifyDockWidget(dock_of(bits_), dock_of(samples));
+    tabifyDockWidget(dock_of(loss), dock_of(sweep));
     dock_of(loss)->raise();
     // A scenario preset opens on its guide and the panels it names; any other on the bit layout.
     if (base_config_.guide.empty())

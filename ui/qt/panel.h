@@ -21,6 +21,10 @@ public:
     // Called on the UI thread at most once a frame, only when the snapshot changed.
     virtual void show_snapshot(const SessionSnapshot& snapshot) = 0;
 
+    // Before a screenshot: finishes work the panel does on its own (the
+    // sweep's runs), so the image shows its result rather than its start.
+    virtual void settle_for_screenshot() {}
+
     // Whether the run is moving (playing, or stepping at a pace): a chart may
     // then move its axes in steps rather than every frame (steady_axis.h);
     // at rest it shows the data's exact ranges. Set before show_snapshot.
