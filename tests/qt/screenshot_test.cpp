@@ -73,7 +73,8 @@ TEST_P(PanelShot, IsDrawn) {
     // The diagnosis panel has something to show once a run has overflowed; the
     // decision panel once the first grid is taken (every 200 steps in the workbench);
     // the scenario panel on a scenario preset (its guide and its buttons); the
-    // samples panel once a language model wrote its first text (step 50).
+    // samples panel once a language model wrote its first text (step 50); the
+    // sweep panel trains its own default grid before the shot.
     const std::string panel = GetParam();
     const bool nan = panel == "nan", samples = panel == "samples";
     const int steps = nan ? 270 : (panel == "decision" ? 200 : samples ? 50 : 120);
@@ -123,9 +124,9 @@ TEST_P(RecordShot, IsDrawn) {
     EXPECT_GE(v.not_background, 0.002) << "no text drawn";
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryPanel, RecordShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario", "speed", "samples"));
+INSTANTIATE_TEST_SUITE_P(EveryPanel, RecordShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario", "speed", "samples", "sweep"));
 
-INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario", "speed", "samples"));
+INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histograms", "scale", "loss", "divergence", "events", "nan", "decision", "scenario", "speed", "samples", "sweep"));
 
 // A language model's record: the samples panel draws the text read back
 // from the record's samples lines.
@@ -155,7 +156,7 @@ TEST_P(DegenerateRunShot, IsDrawn) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPanel, DegenerateRunShot,
-                         ::testing::Values("histograms", "scale", "loss", "divergence", "events", "nan", "decision"));
+                         ::testing::Values("histograms", "scale", "loss", "divergence", "events", "nan", "decision", "sweep"));
 
 TEST(Screenshot, UnknownPanelIsAnErrorNamingTheAllowedOnes) {
     const Shot s = screenshot("--panel nope", "nope");
