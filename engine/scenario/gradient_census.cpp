@@ -52,7 +52,8 @@ private:
 Verdict zeros_and_flush(const ActivationGradCensus& c) {
     const double sum = c.zeros() + c.flushed(0);
     return make_verdict(sum >= kZerosAndFlushNeeded,
-                        "activation grads, of all values: " + percent_text(c.zeros()) + " exact zeros in FP32 (ReLU) + " +
+                        "activation grads, of all values: " + percent_text(c.zeros()) +
+                            " exact zeros in FP32 (ReLU) + " +
                             percent_text(c.flushed(0)) + " that FP16 flushes = " + percent_text(sum) +
                             " in the zero bin (needs >= " + percent_text(kZerosAndFlushNeeded, 0) + "; seed 004's " +
                             percent_text(kSeedFigure, 0) + " counts both)");

@@ -60,8 +60,8 @@ ScenarioReport check_growth_every_step(Backend& backend, const ScenarioProgress&
     const RunConfig config = scenario_config("growth-every-step", {"telemetry.hist_every=0"});
     ScenarioReport report{config.name, {}};
     const RunResult every = run_to_end(backend, config, run_options(progress, 0, 0.5, "growth_interval 1"));
-    const RunResult long_run = run_to_end(backend, scenario_config(config.name, {"telemetry.hist_every=0", kLongInterval}),
-                                          run_options(progress, 0.5, 1, kLongInterval));
+    const RunConfig long_config = scenario_config(config.name, {"telemetry.hist_every=0", kLongInterval});
+    const RunResult long_run = run_to_end(backend, long_config, run_options(progress, 0.5, 1, kLongInterval));
     report.verdicts.push_back(every_other_step_skipped(every));
     report.verdicts.push_back(long_interval_keeps_its_steps(long_run));
     report.verdicts.push_back(learns_more_slowly(every, long_run));

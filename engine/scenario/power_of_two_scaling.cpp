@@ -58,8 +58,8 @@ Verdict exhaustive_round_trips() {
 
 // Every layer's unscaled weight gradient after one step at a static scale.
 std::vector<float> first_step_gradients(Backend& backend, float scale) {
-    const RunConfig config =
-        scenario_config("power-of-two-scaling", {"telemetry.hist_every=0", "scaler.init_scale=" + shortest_number(scale)});
+    const std::string setting = "scaler.init_scale=" + shortest_number(scale);
+    const RunConfig config = scenario_config("power-of-two-scaling", {"telemetry.hist_every=0", setting});
     Trainer trainer(backend, config);
     trainer.step();
     std::vector<float> all;

@@ -67,7 +67,8 @@ public:
     Verdict verdict() const {
         const bool holds = first_.share() >= kCollapsedAtLeast && last_.share() >= kCollapsedAtLeast;
         return make_verdict(holds, "statistics in FP16: after step 1 every LayerNorm has rstd 0 (an Inf variance, the "
-                                   "row output is beta) in at least " + percent_text(first_.share()) + " of its rows (" +
+                                   "row output is beta) in at least " + percent_text(first_.share()) +
+                                   " of its rows (" +
                                    first_.norm + ": " + std::to_string(first_.rows) + " of " +
                                    std::to_string(first_.of_rows) + "), and at the last step in at least " +
                                    percent_text(last_.share()) + " (" + last_.norm + ") (needs >= " +
@@ -114,8 +115,8 @@ ScenarioReport check_tiny_gpt_layer_norm_fp16(Backend& backend, const ScenarioPr
     report.verdicts.push_back(
         test_loss_near_twin("LayerNorm on the FP32 list", final_test_loss(fp32.records), kNear));
 
-    const RunResult small = run_to_end(backend, scenario_config(config.name, {"telemetry.hist_every=0", kSmallEmbeddings}),
-                                       run_options(progress, 0.7, 1, kSmallEmbeddings));
+    const RunConfig small_config = scenario_config(config.name, {"telemetry.hist_every=0", kSmallEmbeddings});
+    const RunResult small = run_to_end(backend, small_config, run_options(progress, 0.7, 1, kSmallEmbeddings));
     report.verdicts.push_back(test_loss_near_twin(std::string(kSmallEmbeddings) + ", statistics in FP16",
                                                   final_test_loss(small.records), kNear));
     return report;
