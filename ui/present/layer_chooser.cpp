@@ -1,9 +1,9 @@
 #include "ui/present/layer_chooser.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "ui/present/layer_blocks.h"
+#include "ui/present/lower_case.h"
 
 namespace plab {
 
@@ -11,12 +11,6 @@ namespace {
 
 // Under its block's header a layer is named by the rest of its name.
 constexpr std::string_view kIndent = "    ";
-
-std::string lower(std::string_view text) {
-    std::string out(text);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-    return out;
-}
 
 // Every block's layers, or every layer as a block of one when none is in a
 // block (an MLP), so that one walk builds both lists.
@@ -45,11 +39,11 @@ void add_block(const std::vector<std::string>& names, const LayerBlock& block, c
 
 LayerChooser make_layer_chooser(const std::vector<std::string>& names, std::string_view filter, bool all_layers) {
     LayerChooser chooser;
-    const std::string wanted = lower(filter);
+    const std::string wanted = lower_case(filter);
     for (const LayerBlock& block : blocks_or_layers(names)) {
         std::vector<std::size_t> kept;
         for (std::size_t i = block.first; i < block.first + block.count; ++i)
-            if (lower(names[i]).find(wanted) != std::string::npos) kept.push_back(i);
+            if (lower_case(names[i]).find(wanted) != std::string::npos) kept.push_back(i);
         if (kept.empty()) continue;
         add_block(names, block, kept, chooser);
         chooser.layers.insert(chooser.layers.end(), kept.begin(), kept.end());

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string_view>
 #include <utility>
 
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer.h"
+#include "ui/present/lower_case.h"
 
 namespace plab {
 
@@ -150,18 +150,12 @@ constexpr std::array<PanelPhrase, 15> kPanelPhrases = {{{"loss scale", "scale"},
                                                        {"speed", "speed"},
                                                        {"counters", "histograms"}}};
 
-std::string lower(std::string text) {
-    std::transform(text.begin(), text.end(), text.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return text;
-}
-
 }  // namespace
 
 std::vector<std::string> looked_at_panels(const std::string& guide) {
     std::string look;
     for (const GuidePart& part : split_guide(guide))
-        if (part.heading == "Look at") look += lower(part.text) + "\n";
+        if (part.heading == "Look at") look += lower_case(part.text) + "\n";
     std::vector<std::pair<std::size_t, std::string>> found;  // (first mention, panel)
     for (const PanelPhrase& p : kPanelPhrases) {
         const std::size_t at = look.find(p.phrase);
