@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <iostream>
 #include <memory>
 
@@ -11,6 +10,7 @@
 #include "engine/scenario/scenario.h"
 #include "engine/train/preset_io.h"
 #include "ui/cli/commands.h"
+#include "ui/cli/progress_line.h"
 
 namespace plab {
 
@@ -45,39 +45,6 @@ void write_list(std::ostream& out) {
     }
     out << "\nplab scenario NAME runs one and prints its verdicts; plab presets --show NAME prints its preset.\n";
 }
-
-// One line on the log, redrawn in place (a terminal only), at most ten times a second.
-class ProgressLine {
-public:
-    ProgressLine(std::ostream& log, bool enabled) : log_(log), enabled_(enabled) {}
-    ~ProgressLine() { clear(); }
-    ProgressLine(const ProgressLine&) = delete;
-    ProgressLine& operator=(const ProgressLine&) = delete;
-
-    void update(double fraction, const std::string& what) {
-        if (!enabled_) return;
-        const auto now = std::chrono::steady_clock::now();
-        if (drawn_ && now - last_ < std::chrono::milliseconds(100) && fraction < 1.0) return;
-        last_ = now;
-        drawn_ = true;
-        constexpr int kWidth = 30;
-        const int filled = static_cast<int>(kWidth * std::clamp(fraction, 0.0, 1.0));
-        log_ << "\r[" << std::string(static_cast<std::size_t>(filled), '=')
-             << std::string(static_cast<std::size_t>(kWidth - filled), ' ') << "] "
-             << static_cast<int>(100 * fraction) << "%  " << what << "\033[K" << std::flush;
-    }
-    void clear() {
-        if (!drawn_) return;
-        log_ << "\r\033[K" << std::flush;
-        drawn_ = false;
-    }
-
-private:
-    std::ostream& log_;
-    bool enabled_;
-    bool drawn_ = false;
-    std::chrono::steady_clock::time_point last_;
-};
 
 }  // namespace
 
