@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
     plab::add_summary_command(app);
     plab::add_replay_command(app);
     plab::add_sweep_command(app);
+    plab::add_claims_command(app);
     try {
         if (argc > 1 && argv[1][0] != '-') reject_unknown_command(app, argv[1]);
         std::vector<std::string> args(argv + 1, argv + argc);

@@ -55,6 +55,13 @@ struct RunOptions {
     std::string export_init;  // a folder for the initial state as NumPy files (init_export.h); empty: none
 };
 
+struct ClaimsOptions {
+    std::vector<std::string> ids;  // empty: every claim
+    bool list = false;             // print the table, run nothing
+    bool markdown = false;         // print docs/claims.md, run nothing
+    std::string backend = "cpu";
+};
+
 struct ScenarioOptions {
     std::string name;  // a scenario's preset name
     bool list = false;
@@ -111,10 +118,13 @@ void add_scenario_command(CLI::App& app);
 void add_summary_command(CLI::App& app);
 void add_replay_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
+void add_claims_command(CLI::App& app);
 
 // The commands themselves, on explicit streams (tests call these directly).
 void run_bits(const BitsOptions& options, std::istream& in, std::ostream& out, bool color);
 void run_ranges(const RangesOptions& options, std::ostream& out);
+// plab claims: 0 every check that ran holds, 1 one does not.
+int run_claims(const ClaimsOptions& options, std::ostream& out, std::ostream& log, bool progress);
 void run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log);
 // plab bits' arguments (after "bits") with its values after a "--", in
 // their order, so that -inf and -nan reach it as values, not as options.
