@@ -92,9 +92,9 @@ public:
     void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                         Tensor& dlogits) override;
     float mse_loss(const Tensor& pred, const Tensor& target);
-    void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
+    void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, FormatId compute, Tensor& probs,
                                     Tensor& loss) override;
-    void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) override;
+    void mse_loss_into(const Tensor& pred, const Tensor& target, FormatId compute, Tensor& loss) override;
     void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
 
     // cuda_layer_norm_ops.cu

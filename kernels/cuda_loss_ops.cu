@@ -1,14 +1,17 @@
 // Losses on the CUDA backend: softmax cross-entropy and MSE, FP32 throughout
-// (autocast's FP32 list), with the CPU's formulas (cpu_backend.cpp,
+// on autocast's FP32 list, with the CPU's formulas (cpu_backend.cpp,
 // cpu_loss_ops.cpp). One warp per row for the softmax, each row's sums
 // folded in index order as on the CPU, with the CPU's exp and log
 // (numeric/portable_math.h): the probabilities, and so the gradients, are the
 // CPU's bit for bit. The per-row losses and the MSE sum go through the
 // deterministic reduction (not the CPU's order): the loss values are within
-// their summation bound of the CPU's.
+// their summation bound of the CPU's. Off the list every step is rounded to
+// the compute format (loss_math.h) in the CPU's order, one thread per row and
+// one for each total: slow, and the CPU's values bit for bit.
 #include <climits>
 #include <string>
 
+#include "engine/backend/loss_math.h"
 #include "engine/numeric/portable_math.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"
@@ -80,6 +83,52 @@ __global__ void mean_kernel(const float* total, std::size_t count, float* out) {
     *out = count ? *total / static_cast<float>(count) : 0.0f;
 }
 
+// Off the FP32 list: one thread per row walks it in the CPU's order with
+// every step rounded to `compute` (loss_math.h), writing the probabilities
+// and the row's term; then one thread sums the terms in row order, each
+// partial sum rounded, finds the first bad label, and writes the mean to
+// `loss`. Returns the summed terms (in the scratch `partials`).
+RowLosses* launch_softmax_rows_in(cudaStream_t stream, void* row_terms, void* partials, const Tensor& logits,
+                                  const Tensor& labels, FormatId compute, Tensor& probs, float* loss, const char* op) {
+    gpu::require_same_shape(logits, probs, op);
+    gpu::require(labels.rows() == logits.rows() && labels.cols() == 1, [&] {
+        return std::string(op) + ": labels " + shape_text(labels.shape()) + " for logits " + shape_text(logits.shape());
+    });
+    const gpu::Values z_all = device_values(logits, op);
+    const float* label_values = device_floats(labels, op);
+    const gpu::Values p_all = device_values(probs, op);
+    const int classes = logits.cols();
+    auto* terms = static_cast<RowLosses*>(row_terms);
+    const auto rows = static_cast<std::size_t>(logits.rows());
+    gpu::for_each(rows, stream, op, [=] __device__(std::size_t row) {
+        const ComputeArithmetic r{compute};
+        const std::size_t first = row * classes;
+        float top = z_all[first];
+        for (int j = 1; j < classes; ++j) top = top < z_all[first + j] ? z_all[first + j] : top;  // std::max's order
+        float sum = 0.0f;
+        for (int j = 0; j < classes; ++j) sum = loss_add(r, sum, softmax_exp(r, softmax_shifted(r, z_all[first + j], top)));
+        const float log_sum = softmax_log_sum(r, sum);
+        for (int j = 0; j < classes; ++j)
+            p_all.store(first + j, softmax_prob(r, softmax_shifted(r, z_all[first + j], top), log_sum));
+        const int label = label_index(label_values[row], classes);
+        terms[row] = label < 0 ? RowLosses{0.0f, static_cast<int>(row), label_values[row]}
+                               : RowLosses{cross_entropy_term(r, log_sum, softmax_shifted(r, z_all[first + label], top)),
+                                           INT_MAX, 0.0f};
+    });
+    auto* total = static_cast<RowLosses*>(partials);
+    gpu::for_each(1, stream, op, [=] __device__(std::size_t) {
+        const ComputeArithmetic r{compute};
+        RowLosses t{0.0f, INT_MAX, 0.0f};
+        for (std::size_t i = 0; i < rows; ++i) {
+            t.total = loss_add(r, t.total, terms[i].total);
+            if (terms[i].bad_row < t.bad_row) t = RowLosses{t.total, terms[i].bad_row, terms[i].bad_label};
+        }
+        *total = t;
+        *loss = loss_mean(r, t.total, static_cast<float>(rows));
+    });
+    return total;
+}
+
 }  // namespace
 
 std::string bad_label_message(float label, int row, int classes) {
@@ -100,15 +149,20 @@ float CudaBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& lab
 }
 
 // The loss stays on the device; the label check waits for the finish.
-void CudaBackend::softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
-                                             Tensor& loss) {
+void CudaBackend::softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, FormatId compute,
+                                             Tensor& probs, Tensor& loss) {
     constexpr const char* op = "softmax_cross_entropy_into";
     checks::require_scalar(loss, op, "the loss");
     void* terms = scratch(gpu::kRowTerms, logits.rows() * sizeof(RowLosses));
-    RowLosses* sum = launch_softmax_rows(stream_, terms, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes),
-                                         logits, labels, probs, op);
-    mean_kernel<<<1, 1, 0, stream_>>>(&sum->total, static_cast<std::size_t>(logits.rows()), device_floats(loss, op));
-    gpu::check_cuda(cudaGetLastError(), op);
+    void* partials = scratch(gpu::kReducePartials, gpu::kReduceScratchBytes);
+    RowLosses* sum = nullptr;
+    if (compute != FormatId::fp32) {
+        sum = launch_softmax_rows_in(stream_, terms, partials, logits, labels, compute, probs, device_floats(loss, op), op);
+    } else {
+        sum = launch_softmax_rows(stream_, terms, partials, logits, labels, probs, op);
+        mean_kernel<<<1, 1, 0, stream_>>>(&sum->total, static_cast<std::size_t>(logits.rows()), device_floats(loss, op));
+        gpu::check_cuda(cudaGetLastError(), op);
+    }
     PendingLabelCheck& check = telemetry_.label_checks.emplace_back();
     check.classes = logits.cols();
     static_assert(sizeof(RowLosses) == sizeof(PendingLabelCheck::Landed));
@@ -164,9 +218,23 @@ float CudaBackend::mse_loss(const Tensor& pred, const Tensor& target) {
     return pred.size() ? sum / static_cast<float>(pred.size()) : 0.0f;
 }
 
-void CudaBackend::mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) {
+void CudaBackend::mse_loss_into(const Tensor& pred, const Tensor& target, FormatId compute, Tensor& loss) {
     constexpr const char* op = "mse_loss_into";
     checks::require_scalar(loss, op, "the loss");
+    if (compute != FormatId::fp32) {  // one thread, the CPU's order, every step rounded (loss_math.h)
+        gpu::require_same_shape(pred, target, op);
+        const gpu::Values pp = device_values(pred, op);
+        const gpu::Values pt = device_values(target, op);
+        const std::size_t n = pred.size();
+        float* out = device_floats(loss, op);
+        gpu::for_each(1, stream_, op, [=] __device__(std::size_t) {
+            const ComputeArithmetic r{compute};
+            float total = 0.0f;
+            for (std::size_t i = 0; i < n; ++i) total = loss_add(r, total, squared_error(r, pp[i], pt[i]));
+            *out = loss_mean(r, total, static_cast<float>(n));
+        });
+        return;
+    }
     const float* sum =
         launch_squared_errors(stream_, scratch(gpu::kReducePartials, gpu::kReduceScratchBytes), pred, target, op);
     mean_kernel<<<1, 1, 0, stream_>>>(sum, pred.size(), device_floats(loss, op));

@@ -280,14 +280,14 @@ void expect_losses_into_tensors_are_the_returned_ones(Be& be) {
     Tensor loss = be.allocate({1, 1}, FormatId::fp32);
     const float returned = be.softmax_cross_entropy(logits, labels, probs);
     float landed = -1;
-    be.softmax_cross_entropy_into(logits, labels, probs_on_device, loss);
+    be.softmax_cross_entropy_into(logits, labels, FormatId::fp32, probs_on_device, loss);
     be.queue_download(loss, &landed);
     be.wait_for_queued();
     EXPECT_EQ(float_bits(landed), float_bits(returned));
     EXPECT_EQ(download_all(be, probs_on_device), download_all(be, probs));
 
     Tensor target = tensor_on(be, {rows, classes}, FormatId::fp32, random_floats(rows * classes, rng, 6.0f));
-    be.mse_loss_into(logits, target, loss);
+    be.mse_loss_into(logits, target, FormatId::fp32, loss);
     EXPECT_EQ(float_bits(scalar_on(be, loss)), float_bits(be.mse_loss(logits, target)));
 
     label_values[7] = 2.5f;
@@ -295,7 +295,7 @@ void expect_losses_into_tensors_are_the_returned_ones(Be& be) {
     be.upload(label_values.data(), labels);
     std::string error = "(no error)";
     try {
-        be.softmax_cross_entropy_into(logits, labels, probs_on_device, loss);
+        be.softmax_cross_entropy_into(logits, labels, FormatId::fp32, probs_on_device, loss);
         be.wait_for_queued();
     } catch (const Error& e) {
         error = e.what();

@@ -22,7 +22,8 @@ struct AttentionFormats {
 struct PassFormats {
     std::vector<FormatId> layer_compute;  // one per Linear
     bool fp32_layer_norm = true;
-    bool fp32_loss = true;
+    bool fp32_loss = true;  // softmax cross-entropy on the FP32 list
+    bool fp32_mse = true;
     // One per Linear, or empty for none: the layer's matmuls take FP8 inputs
     // scaled by the model's fp8_scales() (fp8_tensors.h); its outputs and
     // gradients are then stored in layer_compute.
@@ -30,7 +31,7 @@ struct PassFormats {
     AttentionFormats attention;  // read only with an attention block
 
     static PassFormats uniform(FormatId compute, int layers) {
-        return {std::vector<FormatId>(static_cast<std::size_t>(layers), compute), true, true, {}, {compute, true}};
+        return {std::vector<FormatId>(static_cast<std::size_t>(layers), compute), true, true, true, {}, {compute, true}};
     }
     bool fp8(std::size_t layer) const { return layer < layer_fp8.size() && layer_fp8[layer]; }
     bool operator==(const PassFormats&) const = default;

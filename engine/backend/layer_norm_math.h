@@ -10,21 +10,10 @@
 // their ULP passes the addend.
 #include <cmath>
 
+#include "engine/backend/compute_arithmetic.h"
 #include "engine/common/host_device.h"
-#include "engine/numeric/fast_cast.h"
 
 namespace plab {
-
-// Plain FP32 arithmetic: the CPU's fast path, free of any per-value branch.
-struct Fp32Arithmetic {
-    PLAB_HD float operator()(float v) const { return v; }
-};
-
-// Each result rounded to `compute` (an IEEE format overflows to Inf).
-struct ComputeArithmetic {
-    FormatId compute;
-    PLAB_HD float operator()(float v) const { return round_fast(compute, v); }
-};
 
 // The next partial sum of a reduction that runs in index order.
 template <typename R>

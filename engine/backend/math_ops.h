@@ -45,22 +45,27 @@ public:
     // dx = dy * f'(x)
     virtual void activation_backward(Activation a, const Tensor& x, const Tensor& dy, Tensor& dx) = 0;
 
-    // Softmax cross-entropy in FP32 (it is on every autocast FP32 list):
-    // probs = softmax(logits) row by row, and the mean over rows of
-    // -log probs[i, label_i] left in `loss` ({1, 1} FP32) on the backend, for
-    // queue_download: no host round trip on a GPU. `labels` is rows x 1 of
-    // class indices; a bad one is an error, thrown here or, on a GPU, by the
-    // next wait_for_queued().
-    virtual void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
-                                            Tensor& loss) = 0;
+    // Softmax cross-entropy: probs = softmax(logits) row by row, and the mean
+    // over rows of -log probs[i, label_i] left in `loss` ({1, 1} FP32 holding
+    // a compute-format value) on the backend, for queue_download: no host
+    // round trip on a GPU. `compute` is FP32 on autocast's FP32 list (FP32
+    // throughout, probs rounded once to their dtype); off it, every step and
+    // every partial sum, the rows' sum before the mean included, is rounded to
+    // `compute` in index order (loss_math.h). `labels` is rows x 1 of class
+    // indices; a bad one is an error, thrown here or, on a GPU, by the next
+    // wait_for_queued().
+    virtual void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, FormatId compute,
+                                            Tensor& probs, Tensor& loss) = 0;
     // dlogits = (probs - onehot(labels)) * scale / rows: the loss gradient,
     // multiplied by the loss scale, rounded to dlogits' dtype.
     virtual void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                                 Tensor& dlogits) = 0;
 
-    // Mean squared error over all elements, in FP32: mean((pred - target)^2),
-    // left in `loss` ({1, 1} FP32) on the backend.
-    virtual void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) = 0;
+    // Mean squared error over all elements, mean((pred - target)^2), left in
+    // `loss` ({1, 1} FP32) on the backend: in FP32 on autocast's FP32 list;
+    // off it (`compute` not FP32), each difference, square and partial sum
+    // rounded to `compute` in index order (loss_math.h).
+    virtual void mse_loss_into(const Tensor& pred, const Tensor& target, FormatId compute, Tensor& loss) = 0;
     // dpred = 2 (pred - target) * scale / size, rounded to dpred's dtype.
     virtual void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) = 0;
 

@@ -163,12 +163,12 @@ void StepRecorder::softmax_cross_entropy_backward(const Tensor& probs, const Ten
                                                   Tensor& dlogits) {
     pass(&Backend::softmax_cross_entropy_backward, probs, labels, scale, dlogits);
 }
-void StepRecorder::softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
-                                              Tensor& loss) {
-    pass(&Backend::softmax_cross_entropy_into, logits, labels, probs, loss);
+void StepRecorder::softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, FormatId compute,
+                                              Tensor& probs, Tensor& loss) {
+    pass(&Backend::softmax_cross_entropy_into, logits, labels, compute, probs, loss);
 }
-void StepRecorder::mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) {
-    pass(&Backend::mse_loss_into, pred, target, loss);
+void StepRecorder::mse_loss_into(const Tensor& pred, const Tensor& target, FormatId compute, Tensor& loss) {
+    pass(&Backend::mse_loss_into, pred, target, compute, loss);
 }
 void StepRecorder::mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) {
     pass(&Backend::mse_loss_backward, pred, target, scale, dpred);

@@ -33,9 +33,9 @@ public:
     void activation_backward(Activation a, const Tensor& x, const Tensor& dy, Tensor& dx) override;
     void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                         Tensor& dlogits) override;
-    void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
+    void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, FormatId compute, Tensor& probs,
                                     Tensor& loss) override;
-    void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) override;
+    void mse_loss_into(const Tensor& pred, const Tensor& target, FormatId compute, Tensor& loss) override;
     void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
     void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
                             FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd) override;

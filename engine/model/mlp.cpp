@@ -85,8 +85,7 @@ Mlp::PassBuffers Mlp::make_pass(Backend& backend, const PassKey& key) const {
         pass.attn_out = backend.allocate(s, formats.attention.compute);
         pass.attn_dout = backend.allocate(s, formats.layer_compute[1]);
     }
-    const FormatId out_format = formats.fp32_loss ? FormatId::fp32 : formats.layer_compute.back();
-    pass.probs = backend.allocate({key.rows, linears_.back().out_features()}, out_format);
+    pass.probs = backend.allocate({key.rows, linears_.back().out_features()}, loss_format(formats));
     return pass;
 }
 
@@ -107,6 +106,11 @@ void Mlp::for_each_buffer(const std::function<void(const Tensor&)>& f) const {
 Mlp::PassBuffers& Mlp::pass() const {
     if (!passes_.current()) throw Error("Mlp: no forward pass yet");
     return *passes_.current();
+}
+
+FormatId Mlp::loss_format(const PassFormats& formats) const {
+    const bool fp32 = spec_.loss == LossKind::cross_entropy ? formats.fp32_loss : formats.fp32_mse;
+    return fp32 ? FormatId::fp32 : formats.layer_compute.back();
 }
 
 void Mlp::notify(OpObserver* observer, Phase phase, std::string_view layer, std::string_view op, const Tensor& out,
@@ -146,12 +150,15 @@ void Mlp::forward_into(Backend& backend, const Tensor& x, const Tensor& targets,
                        Tensor& loss, OpObserver* observer) {
     const Tensor& logits = forward_layers(backend, x, formats, observer);
     Tensor& probs = pass().probs;
+    const FormatId compute = loss_format(formats);
     if (spec_.loss == LossKind::cross_entropy) {
-        backend.softmax_cross_entropy_into(logits, targets, probs, loss);
+        backend.softmax_cross_entropy_into(logits, targets, compute, probs, loss);
         notify(observer, Phase::loss, "loss", "softmax", probs, &logits, 1.0f);
+        notify(observer, Phase::loss, "loss", "cross_entropy", loss, &logits, 1.0f);
     } else {
         backend.convert(logits, probs);
-        backend.mse_loss_into(logits, targets, loss);
+        backend.mse_loss_into(logits, targets, compute, loss);
+        notify(observer, Phase::loss, "loss", "mse", loss, &logits, 1.0f);
     }
 }
 

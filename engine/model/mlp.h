@@ -113,6 +113,8 @@ private:
     const Tensor& forward_layers(Backend& backend, const Tensor& x, const PassFormats& formats,
                                  OpObserver* observer);
     static FormatId norm_format(int i, const PassFormats& formats);
+    // The loss's compute format: FP32 on the FP32 list, else the logits'.
+    FormatId loss_format(const PassFormats& formats) const;
     const Fp8Scales* fp8_of(std::size_t layer, const PassFormats& formats) const;
     void notify(OpObserver* observer, Phase phase, std::string_view layer, std::string_view op, const Tensor& out,
                 const Tensor* in, float scale) const;

@@ -205,8 +205,9 @@ void TinyGpt::forward_into(Backend& backend, const Tensor& ids, const Tensor& ta
     else  // a tied head computes in its format, never in FP8
         backend.gemm(b.h_f, wte_.value, b.logits, {.compute = head, .trans_b = true});
     notify(observer, Phase::forward, "head", "matmul", b.logits, &b.h_f, 1.0f);
-    backend.softmax_cross_entropy_into(b.logits, targets, b.probs, loss);
+    backend.softmax_cross_entropy_into(b.logits, targets, formats.fp32_loss ? FormatId::fp32 : head, b.probs, loss);
     notify(observer, Phase::loss, "loss", "softmax", b.probs, &b.logits, 1.0f);
+    notify(observer, Phase::loss, "loss", "cross_entropy", loss, &b.logits, 1.0f);
 }
 
 void TinyGpt::head_backward(Backend& backend, PassBuffers& b, const PassFormats& formats) {

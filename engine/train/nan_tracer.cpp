@@ -51,6 +51,12 @@ std::string diagnose(const NanReport& r) {
                              std::string(format_name(r.format)) + "; ";
     const std::string scale = power_of_two_text(r.loss_scale);
     const std::string amax = significant_text(r.input_amax, 3);
+    if (r.phase == Phase::loss && (r.op == "cross_entropy" || r.op == "mse") && r.infs)
+        return where(r) + " at step " + std::to_string(r.step) + ": the loss is Inf: off the FP32 list its " +
+               "reduction runs in the logits' format, and the batch's terms (input amax " + amax +
+               ") summed past that format's largest value, though each term fits; put " +
+               (r.op == "mse" ? "mse" : "softmax_cross_entropy") +
+               " back on the FP32 list (precision.fp32_ops), as autocast keeps it";
     if (r.phase == Phase::backward && r.infs && r.loss_scale > 1.0f)
         return head + "backward overflow: gradients times the loss scale passed " + max_text(r.format) +
                " (input amax " + amax + ", scale was " + scale +

@@ -594,6 +594,28 @@ TEST_F(CudaBackendTest, MseMatchesTheCpu) {
     expect_identical(dpred, "mse backward");
 }
 
+// Off the FP32 list both losses walk the CPU's order with every step
+// rounded (loss_math.h): probabilities and loss values bit for bit, an
+// overflowing sum included.
+TEST_F(CudaBackendTest, LossesOffTheFp32ListAreTheCpusBitForBit) {
+    const int rows = 300, classes = 7;
+    const Both logits = random({rows, classes}, FormatId::fp16, 41, 300.0f);  // per-row losses in the hundreds
+    const Both labels = make({rows, 1}, FormatId::fp32, labels_for(rows, classes, 42));
+    const Both target = random({rows, classes}, FormatId::fp32, 43, 20.0f);
+    for (FormatId compute : {FormatId::fp16, FormatId::bf16}) {
+        SCOPED_TRACE(std::string("compute ") + std::string(format_name(compute)));
+        Both probs = zeros({rows, classes}, compute);
+        Both loss = zeros({1, 1}, FormatId::fp32);
+        cpu_.softmax_cross_entropy_into(logits.cpu, labels.cpu, compute, probs.cpu, loss.cpu);
+        gpu_->softmax_cross_entropy_into(logits.gpu, labels.gpu, compute, probs.gpu, loss.gpu);
+        expect_identical(probs, "softmax probs");
+        expect_identical(loss, "cross-entropy");
+        cpu_.mse_loss_into(logits.cpu, target.cpu, compute, loss.cpu);
+        gpu_->mse_loss_into(logits.gpu, target.gpu, compute, loss.gpu);
+        expect_identical(loss, "mse");
+    }
+}
+
 // ---- layer norm --------------------------------------------------------------
 
 // Bit for bit: a warp per row folds the mean, the squares and dx's two sums

@@ -223,6 +223,24 @@ TEST(NanDiagnosis, ATraceInAnAttentionBlockNamesItsOpAndDropsTheLayerGuess) {
               (std::vector<std::string>{R"(precision.fp32_ops=["layer_norm","mse","softmax"])"}));
 }
 
+TEST(NanDiagnosis, ATracedLossReductionPutsTheLossBackOnTheFp32List) {
+    const RunLog log = forward_nan_log();
+    NanReport report = traced_report("loss", "cross_entropy");
+    report.phase = Phase::loss;
+    const StepTrace trace{2, report};
+    RunConfig config = amp_fp16(ScalerKind::dynamic);
+    config.precision.fp32_ops = {Fp32Op::layer_norm, Fp32Op::mse, Fp32Op::softmax};
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), config, kNames, &trace);
+    ASSERT_FALSE(d.remedies.empty());
+    EXPECT_EQ(d.remedies.front().label, "Run the loss in FP32");
+    EXPECT_EQ(d.remedies.front().changes,
+              (std::vector<std::string>{R"(precision.fp32_ops=["layer_norm","mse","softmax","softmax_cross_entropy"])"}));
+    // On the list already: nothing to put back.
+    config.precision.fp32_ops.push_back(Fp32Op::softmax_cross_entropy);
+    for (const Remedy& r : diagnose_first_nonfinite(log.view(), config, kNames, &trace).remedies)
+        EXPECT_NE(r.label, "Run the loss in FP32");
+}
+
 TEST(NanDiagnosis, ATraceInALinearLayerKeepsThatLayerInFp32) {
     const RunLog log = forward_nan_log();
     const StepTrace trace{2, traced_report("fc3.weight", "matmul")};

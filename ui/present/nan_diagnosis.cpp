@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "engine/common/number_text.h"
 #include "ui/present/loss_curves.h"
@@ -135,11 +136,19 @@ bool is_layer_name(const std::vector<std::string>& names, const std::string& nam
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// The policy's FP32 op list with softmax added, as a live edit.
-std::string fp32_ops_with_softmax(const PrecisionConfig& p) {
+// The policy's FP32 op list with `added` put back, as a live edit.
+std::string fp32_ops_with(const PrecisionConfig& p, Fp32Op added) {
     std::string list;
     for (Fp32Op op : p.fp32_ops) list += "\"" + std::string(fp32_op_name(op)) + "\",";
-    return "precision.fp32_ops=[" + list + "\"softmax\"]";
+    return "precision.fp32_ops=[" + list + "\"" + std::string(fp32_op_name(added)) + "\"]";
+}
+
+// The FP32-list op a traced loss reduction was (the MLP's and GPT's "loss" ops).
+std::optional<Fp32Op> traced_loss_op(const NanReport& r) {
+    if (r.phase != Phase::loss) return std::nullopt;
+    if (r.op == "cross_entropy") return Fp32Op::softmax_cross_entropy;
+    if (r.op == "mse") return Fp32Op::mse;
+    return std::nullopt;
 }
 
 void apply_trace(const NanReport& r, const RunConfig& config, const std::vector<std::string>& names, NanDiagnosis& d) {
@@ -157,7 +166,14 @@ void apply_trace(const NanReport& r, const RunConfig& config, const std::vector<
     if (r.op == "softmax" && !config.precision.keeps_fp32(Fp32Op::softmax))
         d.remedies.insert(d.remedies.begin(), {"Run softmax in FP32",
                                                "autocast's default: the scaled logits get FP32's range (3.4e38) before the exp.",
-                                               {fp32_ops_with_softmax(config.precision)}});
+                                               {fp32_ops_with(config.precision, Fp32Op::softmax)}});
+    const std::optional<Fp32Op> loss_op = traced_loss_op(r);
+    if (loss_op && !config.precision.keeps_fp32(*loss_op))
+        d.remedies.insert(d.remedies.begin(),
+                          {"Run the loss in FP32",
+                           "autocast's default: the batch's loss terms are summed in FP32, whose range (3.4e38) "
+                           "no batch of them passes.",
+                           {fp32_ops_with(config.precision, *loss_op)}});
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "engine/backend/op_checks.h"
 #include "engine/backend/cpu/fixed_order_gemm.h"
 #include "engine/backend/cpu/parallel_slices.h"
+#include "engine/backend/loss_math.h"
 #include "engine/common/error.h"
 #include "engine/common/number_text.h"
 #include "engine/numeric/cast_array.h"
@@ -200,11 +201,43 @@ int label_at(const Tensor& labels, int row, int classes) {
 }
 }  // namespace
 
-float CpuBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs) {
+namespace {
+
+// One row's softmax into p and its loss, every step rounded to the compute
+// format (loss_math.h); p holds the shifted logits until the last loop.
+float cross_entropy_row(ComputeArithmetic r, const float* z, float* p, int classes, int label) {
+    float top = z[0];
+    for (int j = 1; j < classes; ++j) top = std::max(top, z[j]);
+    float sum = 0.0f;
+    for (int j = 0; j < classes; ++j) {
+        p[j] = softmax_shifted(r, z[j], top);
+        sum = loss_add(r, sum, softmax_exp(r, p[j]));
+    }
+    const float log_sum = softmax_log_sum(r, sum);
+    const float term = cross_entropy_term(r, log_sum, p[label]);
+    for (int j = 0; j < classes; ++j) p[j] = softmax_prob(r, p[j], log_sum);
+    return term;
+}
+
+}  // namespace
+
+float CpuBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                        FormatId compute) {
     require_same_shape(logits, probs, "softmax_cross_entropy");
     require(labels.rows() == logits.rows() && labels.cols() == 1, [&] { return "softmax_cross_entropy: labels " + shape_text(labels.shape()) + " for logits " +
                 shape_text(logits.shape()); });
     const int classes = logits.cols();
+    if (compute != FormatId::fp32) {
+        const ComputeArithmetic r{compute};
+        float total = 0.0f;
+        for (int i = 0; i < logits.rows(); ++i) {
+            const auto at = static_cast<std::size_t>(i) * classes;
+            const int label = label_at(labels, i, classes);
+            total = loss_add(r, total, cross_entropy_row(r, logits.host() + at, probs.host() + at, classes, label));
+        }
+        round_to_dtype(probs);
+        return loss_mean(r, total, static_cast<float>(logits.rows()));
+    }
     float total = 0.0f;
     for (int i = 0; i < logits.rows(); ++i) {
         const float* z = logits.host() + static_cast<std::size_t>(i) * classes;
@@ -227,10 +260,10 @@ float CpuBackend::softmax_cross_entropy(const Tensor& logits, const Tensor& labe
     return logits.rows() ? total / static_cast<float>(logits.rows()) : 0.0f;
 }
 
-void CpuBackend::softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
-                                            Tensor& loss) {
+void CpuBackend::softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, FormatId compute,
+                                            Tensor& probs, Tensor& loss) {
     checks::require_scalar(loss, "softmax_cross_entropy_into", "the loss");
-    const float value = softmax_cross_entropy(logits, labels, probs);
+    const float value = softmax_cross_entropy(logits, labels, probs, compute);
     upload(&value, loss);
 }
 

@@ -28,13 +28,13 @@ public:
     void column_sums(const Tensor& x, Tensor& sums) override;
     void activation_forward(Activation a, const Tensor& x, Tensor& y) override;
     void activation_backward(Activation a, const Tensor& x, const Tensor& dy, Tensor& dx) override;
-    void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, Tensor& probs,
+    void softmax_cross_entropy_into(const Tensor& logits, const Tensor& labels, FormatId compute, Tensor& probs,
                                     Tensor& loss) override;
     void softmax_cross_entropy_backward(const Tensor& probs, const Tensor& labels, float scale,
                                         Tensor& dlogits) override;
 
     // cpu_loss_ops.cpp
-    void mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) override;
+    void mse_loss_into(const Tensor& pred, const Tensor& target, FormatId compute, Tensor& loss) override;
     void mse_loss_backward(const Tensor& pred, const Tensor& target, float scale, Tensor& dpred) override;
     void layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
                             FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd) override;
@@ -74,9 +74,10 @@ public:
 
     // The CPU references the step's ops are made of, and the oracles the
     // tests (the GPU's too) compare against; no other backend has them.
-    // The losses' values, returned to the host.
-    float softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs);
-    float mse_loss(const Tensor& pred, const Tensor& target);
+    // The losses' values, returned to the host (`compute` as the _into ops take it).
+    float softmax_cross_entropy(const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                FormatId compute = FormatId::fp32);
+    float mse_loss(const Tensor& pred, const Tensor& target, FormatId compute = FormatId::fp32);
     // Every job's dst = FP32(src) * inv_scale; the index of the first job
     // whose output holds a NaN or Inf, -1 when none does.
     int unscale_all(std::span<const UnscaleJob> jobs, float inv_scale);

@@ -2,8 +2,8 @@
 // (docs/DESIGN.md, "Mixed precision semantics"): every intermediate is FP32 and
 // every reduction runs in index order, so a run is bit-for-bit repeatable;
 // only the outputs are rounded, once, to their tensors' dtypes. Off the list,
-// LayerNorm rounds every intermediate to its compute format instead
-// (layer_norm_math.h).
+// each rounds every intermediate to its compute format instead
+// (layer_norm_math.h, loss_math.h).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -12,6 +12,7 @@
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/cpu/cpu_tensor_ops.h"
 #include "engine/backend/layer_norm_math.h"
+#include "engine/backend/loss_math.h"
 #include "engine/backend/op_checks.h"
 #include "engine/common/error.h"
 #include "engine/common/field_check.h"
@@ -21,10 +22,16 @@ namespace plab {
 using cpu::require_same_shape;
 using cpu::round_to_dtype;
 
-float CpuBackend::mse_loss(const Tensor& pred, const Tensor& target) {
+float CpuBackend::mse_loss(const Tensor& pred, const Tensor& target, FormatId compute) {
     require_same_shape(pred, target, "mse_loss");
     const float* p = pred.host();
     const float* t = target.host();
+    if (compute != FormatId::fp32) {
+        const ComputeArithmetic r{compute};
+        float total = 0.0f;
+        for (std::size_t i = 0; i < pred.size(); ++i) total = loss_add(r, total, squared_error(r, p[i], t[i]));
+        return loss_mean(r, total, static_cast<float>(pred.size()));
+    }
     float sum = 0.0f;
     for (std::size_t i = 0; i < pred.size(); ++i) {
         const float d = p[i] - t[i];
@@ -33,9 +40,9 @@ float CpuBackend::mse_loss(const Tensor& pred, const Tensor& target) {
     return pred.size() ? sum / static_cast<float>(pred.size()) : 0.0f;
 }
 
-void CpuBackend::mse_loss_into(const Tensor& pred, const Tensor& target, Tensor& loss) {
+void CpuBackend::mse_loss_into(const Tensor& pred, const Tensor& target, FormatId compute, Tensor& loss) {
     checks::require_scalar(loss, "mse_loss_into", "the loss");
-    const float value = mse_loss(pred, target);
+    const float value = mse_loss(pred, target, compute);
     upload(&value, loss);
 }
 
