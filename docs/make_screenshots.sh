@@ -23,7 +23,7 @@ qt --open "$record" --what-if scaler.kind=dynamic --what-if scaler.init_scale=16
 rm -f "$record"
 
 for scenario in attention-softmax-overflow bf16-no-scaling clip-before-unscale fp8-delayed-scaling \
-                grad-accumulation gradient-census growth-interval-tradeoff scaler-sawtooth; do
+                grad-accumulation gradient-census growth-interval-tradeoff loss-off-fp32-list scaler-sawtooth; do
   qt --preset "$scenario" --steps "$(steps_of "$scenario")" --screenshot "$out/scenario-$scenario.png"
 done
 # Scenarios whose README caption shows the fix beside the failure.

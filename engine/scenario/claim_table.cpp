@@ -36,6 +36,10 @@ const Claim kClaims[] = {
     {"fp16-smallest-6.1e-5", kWhatIs, "FP16最小正数：6.1×10⁻⁵", "FP16's smallest positive number is 6.1e-5.",
      V::shown_false, {}, cc::fp16_smallest_positive, "plab ranges; plab bits 1e-6 --format fp16",
      "6.1e-5 is the smallest normal; subnormals reach down to 5.96e-8, a thousand times lower."},
+    {"loss-in-fp32", kWhatIs, "Loss计算（FP32）", "Compute the loss in FP32 (to avoid numerical problems).",
+     V::shown_true, "loss-off-fp32-list", nullptr, "plab scenario loss-off-fp32-list",
+     "Off the FP32 list a large batch's losses, each finite, sum past 65504 in FP16 and the loss reads Inf; on it "
+     "every loss is finite."},
     {"loss-scaling-lifts-gradients", kWhatIs, "scaled_loss = loss × 2¹⁶",
      "Small gradients underflow to 0; multiplying the loss by 2^16 lifts them into FP16's range.", V::shown_true,
      "underflow-no-scaling", nullptr, "plab scenario underflow-no-scaling; the Histograms panel",

@@ -15,6 +15,7 @@ const ScenarioEntry kScenarios[] = {
     {"pure-fp16-lost-updates", check_pure_fp16_lost_updates},
     {"overflow-nan", check_overflow_nan},
     {"attention-softmax-overflow", check_attention_softmax_overflow},
+    {"loss-off-fp32-list", check_loss_off_fp32_list},
     {"scaler-sawtooth", check_scaler_sawtooth},
     {"growth-interval-tradeoff", check_growth_interval_tradeoff},
     {"growth-every-step", check_growth_every_step},
