@@ -31,6 +31,39 @@ TEST(ScenarioView, EveryShippedGuideNamesAPanel) {
     }
 }
 
+// The histogram panel's tensor and layer, from the "Look at" part only; a
+// layer counts as a whole word, the first one named wins.
+TEST(ScenarioView, LookAtNamesTheHistogramsTensorAndLayer) {
+    using plab::HistTensor;
+    using plab::looked_at_histogram;
+    const std::vector<std::string> layers = {"fc1", "fc2", "fc10"};
+    const plab::HistogramFocus focus = looked_at_histogram(
+        "Look at: the activation-gradient histograms of fc10, then fc1.\n\nTry: fc2 and weight gradients.", layers);
+    EXPECT_EQ(focus.tensor, HistTensor::act_grad);
+    EXPECT_EQ(focus.layer, "fc10");
+    EXPECT_EQ(looked_at_histogram("Look at: the weight gradients of FC2.", layers),
+              (plab::HistogramFocus{HistTensor::grad, "fc2", {}}));
+    EXPECT_EQ(looked_at_histogram("Look at: fc1.weight's histogram and fc2.", layers),
+              (plab::HistogramFocus{std::nullopt, "fc2", {}}));  // fc1.weight is a parameter, not the layer's word
+    EXPECT_EQ(looked_at_histogram("Try: the gradient histograms of fc1.", layers), plab::HistogramFocus{});
+    EXPECT_EQ(looked_at_histogram("Look at: the BF16 and FP16 bands. FP8 is E4M3.", layers).bands,
+              (std::vector<plab::FormatId>{plab::FormatId::fp16, plab::FormatId::bf16}));
+}
+
+// The shipped guides that name a tensor or a layer get them.
+TEST(ScenarioView, ShippedGuidesFocusTheirHistograms) {
+    auto focus_of = [](const std::string& preset) {
+        const plab::RunConfig config = plab::load_preset(preset);
+        return plab::looked_at_histogram(config.guide, {"fc1", "fc2", "fc3", "fc4", "fc5", "fc6", "fc7"});
+    };
+    EXPECT_EQ(focus_of("underflow-no-scaling"),
+              (plab::HistogramFocus{plab::HistTensor::grad, "fc1", {plab::FormatId::fp16}}));
+    EXPECT_EQ(focus_of("fp8-delayed-scaling").tensor, plab::HistTensor::act_grad);
+    EXPECT_EQ(focus_of("fp8-delayed-scaling").bands, std::vector<plab::FormatId>{plab::FormatId::e5m2});
+    EXPECT_EQ(focus_of("gradient-census").tensor, plab::HistTensor::act_grad);
+    EXPECT_EQ(focus_of("scaler-sawtooth"), plab::HistogramFocus{});
+}
+
 TEST(ScenarioView, GuideSplitsIntoItsThreeHeadedParagraphs) {
     const auto parts = plab::split_guide(
         "Look at: the histogram of fc1.\n\nTry:  --set scaler.kind=dynamic \n\nWhat happens: it trains.\n");

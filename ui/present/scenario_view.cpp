@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <string_view>
 #include <utility>
 
@@ -152,10 +153,71 @@ constexpr std::array<PanelPhrase, 15> kPanelPhrases = {{{"loss scale", "scale"},
 
 }  // namespace
 
-std::vector<std::string> looked_at_panels(const std::string& guide) {
+namespace {
+
+// The "Look at" paragraphs, lower case.
+std::string look_at_text(const std::string& guide) {
     std::string look;
     for (const GuidePart& part : split_guide(guide))
         if (part.heading == "Look at") look += lower_case(part.text) + "\n";
+    return look;
+}
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+// Where `word` first stands alone in `text` (npos if nowhere).
+std::size_t find_word(const std::string& text, const std::string& word) {
+    for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+        const std::size_t end = at + word.size();
+        const bool before = at == 0 || !word_char(text[at - 1]);
+        const bool after = end == text.size() || !word_char(text[end]) ||
+                           (text[end] == '.' && (end + 1 == text.size() || !word_char(text[end + 1])));
+        if (before && after) return at;
+    }
+    return std::string::npos;
+}
+
+// How guides name the histogram panel's tensors, the more specific first.
+struct TensorPhrase {
+    std::string_view phrase;
+    HistTensor tensor;
+};
+constexpr std::array<TensorPhrase, 6> kTensorPhrases = {{{"activation-gradient", HistTensor::act_grad},
+                                                         {"activation gradient", HistTensor::act_grad},
+                                                         {"weight-gradient", HistTensor::grad},
+                                                         {"weight gradient", HistTensor::grad},
+                                                         {"gradient histogram", HistTensor::grad},
+                                                         {"activation histogram", HistTensor::act}}};
+
+}  // namespace
+
+HistogramFocus looked_at_histogram(const std::string& guide, const std::vector<std::string>& layers) {
+    const std::string look = look_at_text(guide);
+    HistogramFocus focus;
+    for (const TensorPhrase& p : kTensorPhrases)
+        if (look.find(p.phrase) != std::string::npos) {
+            focus.tensor = p.tensor;
+            break;
+        }
+    for (FormatId f : kRangeFormats) {
+        const std::size_t at = look.find(lower_case(std::string(format_display_name(f))));
+        if (at == std::string::npos) continue;
+        const std::size_t band = look.find("band", at), stop = look.find_first_of(".\n", at);
+        if (band != std::string::npos && band < stop) focus.bands.push_back(f);
+    }
+    std::size_t first = std::string::npos;
+    for (const std::string& layer : layers) {
+        const std::size_t at = find_word(look, lower_case(layer));
+        if (at < first) {
+            first = at;
+            focus.layer = layer;
+        }
+    }
+    return focus;
+}
+
+std::vector<std::string> looked_at_panels(const std::string& guide) {
+    const std::string look = look_at_text(guide);
     std::vector<std::pair<std::size_t, std::string>> found;  // (first mention, panel)
     for (const PanelPhrase& p : kPanelPhrases) {
         const std::size_t at = look.find(p.phrase);

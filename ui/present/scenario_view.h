@@ -4,10 +4,12 @@
 // its "Try" part names (`field=value`, several joined by "with" or "and"),
 // which the panel offers to run side by side with the preset as shipped (a
 // fork from step 0).
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/train/run_config.h"
+#include "ui/present/histogram_view.h"
 
 namespace plab {
 
@@ -41,5 +43,18 @@ std::vector<std::vector<std::string>> named_changes(const std::string& text);
 // The panels (their ids: "scale", "loss", "histograms", ...) a guide's
 // "Look at" part names, in the order it names them, without repeats.
 std::vector<std::string> looked_at_panels(const std::string& guide);
+
+// What a guide's "Look at" part asks of the histogram panel: the tensor it
+// names ("activation gradients", "weight gradients", "activations"), the
+// first of `layers` it names as a word ("fc1", not the "fc1" of "fc10"),
+// each absent when it names none, and the formats whose band it names ("the
+// E5M2 band", "the BF16 and FP16 bands": a format before "band" in one sentence).
+struct HistogramFocus {
+    std::optional<HistTensor> tensor;
+    std::optional<std::string> layer;
+    std::vector<FormatId> bands;
+    bool operator==(const HistogramFocus&) const = default;
+};
+HistogramFocus looked_at_histogram(const std::string& guide, const std::vector<std::string>& layers);
 
 }  // namespace plab

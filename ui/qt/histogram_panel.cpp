@@ -5,6 +5,7 @@
 #include <QLegendMarker>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "engine/numeric/format.h"
@@ -160,9 +161,28 @@ void HistogramPanel::pick_record() {
     if (config_layer_names_ != layer_names_) {
         layer_names_ = config_layer_names_;
         want_ = layer_names_.empty() ? 0 : layer_names_.size() - 1;  // the output layer first
+        if (choose_asked_layer()) return;
         fill_layers();
     }
     redraw();
+}
+
+void HistogramPanel::look_at(const HistogramFocus& focus) {
+    if (focus.tensor) tensor_->setCurrentIndex(static_cast<int>(*focus.tensor));
+    for (const Band& b : bands_)
+        if (std::find(focus.bands.begin(), focus.bands.end(), b.format) != focus.bands.end()) b.toggle->setChecked(true);
+    asked_layer_ = focus.layer.value_or("");
+    choose_asked_layer();
+}
+
+// The layer a guide asked for, when the run has it: chosen and drawn.
+bool HistogramPanel::choose_asked_layer() {
+    const auto it = std::find(layer_names_.begin(), layer_names_.end(), asked_layer_);
+    if (asked_layer_.empty() || it == layer_names_.end()) return false;
+    want_ = static_cast<std::size_t>(it - layer_names_.begin());
+    fill_layers();
+    redraw();
+    return true;
 }
 
 // The chooser for the filter, the layer last chosen still chosen while the filter keeps it.

@@ -21,6 +21,7 @@
 #include "ui/present/histogram_view.h"
 #include "ui/present/steady_axis.h"
 #include "ui/present/layer_chooser.h"
+#include "ui/present/scenario_view.h"
 #include "ui/qt/counters_table.h"
 #include "ui/qt/histogram_chart.h"
 #include "ui/qt/layer_combo.h"
@@ -41,6 +42,10 @@ public:
     void focus_step(std::int64_t step, std::shared_ptr<const StepRecord> older = nullptr);
     // The record whose histograms are shown; null while there is none.
     const StepRecord* shown_record() const { return record_.get(); }
+    // Shows the tensor, the layer and the format bands a scenario's guide
+    // names (each when it names one); the layer as soon as the run's layers
+    // are known.
+    void look_at(const HistogramFocus& focus);
 
 private:
     struct Band {
@@ -88,6 +93,7 @@ private:
     LiveText* caption_ = nullptr;
 
     void pick_record();
+    bool choose_asked_layer();
 
     // What the last snapshot held, kept to redraw when a control changes.
     std::size_t steps_held_ = 0;  // the snapshot's recent records
@@ -96,6 +102,7 @@ private:
     std::shared_ptr<const StepRecord> record_;  // the latest record with histograms
     std::vector<std::string> layer_names_;         // in the layer chooser
     std::vector<std::string> config_layer_names_;  // the run's (RunView::layer_names)
+    std::string asked_layer_;  // by a guide (look_at), chosen whenever the run's layers are new
 };
 
 }  // namespace plab::qt

@@ -20,6 +20,7 @@
 #include "engine/backend/backend_choice.h"
 #include "engine/common/error.h"
 #include "engine/train/preset_io.h"
+#include "engine/train/preset_rules.h"
 #include "engine/train/trainer_factory.h"
 #include "ui/records/run_export.h"
 #include "ui/present/histogram_view.h"
@@ -202,6 +203,7 @@ void MainWindow::make_panels() {
         dock_of(bits_)->raise();
     else
         show_guided_panels(base_config_.guide);
+    focus_histograms(base_config_);
 }
 
 // The panels a guide's "Look at" names, the first named on top of its tab
@@ -211,6 +213,13 @@ void MainWindow::show_guided_panels(const std::string& guide) {
     for (auto it = named.rbegin(); it != named.rend(); ++it)
         if (Panel* p = panel(QString::fromStdString(*it))) show_panel(p);
     show_panel(panel("scenario"));
+}
+
+// The histogram tensor and layer a preset's guide looks at; none for a preset
+// without one, so that an earlier scenario's layer does not stay chosen.
+void MainWindow::focus_histograms(const RunConfig& config) {
+    if (auto* histograms = dynamic_cast<HistogramPanel*>(panel("histograms")))
+        histograms->look_at(looked_at_histogram(config.guide, model_layer_names(config.model)));
 }
 
 // Charts take the theme's colours when they are made, so a switch makes the
@@ -227,6 +236,7 @@ void MainWindow::apply_theme(bool dark) {
         dock_of(old[i])->setWidget(panels_[i]);
         old[i]->deleteLater();
     }
+    focus_histograms(base_config_);
     redraw();
 }
 
@@ -547,6 +557,7 @@ void MainWindow::load(const std::string& preset) {
         if (use_settings_) QSettings().setValue("run/preset", QString::fromStdString(preset));
         // A scenario preset brings its guide forward, as the window opens on one.
         if (!config.guide.empty()) show_guided_panels(config.guide);
+        focus_histograms(config);
     } catch (const Error& e) {
         QMessageBox::warning(this, "Preset not loaded", QString::fromStdString(e.what()));
         show_config_in_toolbar();

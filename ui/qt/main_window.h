@@ -74,6 +74,7 @@ public:
     // Brings a panel's dock to the front (shown, its tab raised).
     void show_panel(Panel* panel);
     void show_guided_panels(const std::string& guide);
+    void focus_histograms(const RunConfig& config);
     // Light or dark palette for the application and every panel, at once.
     void apply_theme(bool dark);
 
