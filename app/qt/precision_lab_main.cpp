@@ -32,6 +32,7 @@ struct Options {
     std::string screenshot;
     std::string panel;
     bool dark = false;
+    bool projector = false;
     std::int64_t fork_at = -1;
     std::vector<std::string> fork_set;
     std::int64_t after_fork = 0;
@@ -63,10 +64,11 @@ void draw_settled(QApplication& app, plab::qt::MainWindow& window) {
 
 int take_screenshot(QApplication& app, plab::qt::MainWindow& window, const Options& o) {
     // Sized after the first layout, as MainWindow::show_fitted does, but the
-    // same size whatever the screen: a screenshot is the same everywhere.
+    // same size whatever the screen: a screenshot is the same everywhere (in
+    // projector mode a projector's 1920x1080).
     window.show();
     settle(app);
-    window.resize(1600, 1000);
+    window.resize(o.projector ? QSize(1920, 1080) : QSize(1600, 1000));
     settle(app);
     if (o.steps > 0) {
         window.session().step(o.steps);
@@ -153,6 +155,7 @@ int main(int argc, char** argv) {
                    "scaler.init_scale=1024 (repeatable), drawn over the recorded trajectory")
         ->needs(open);
     cli.add_flag("--dark", o.dark, "Dark theme");
+    cli.add_flag("--projector", o.projector, "Projector mode: fonts and lines 1.5 times larger (View menu, F8)");
     CLI::Option* fork = cli.add_option("--fork", o.fork_at, "With --screenshot: fork the run at this step (<= --steps)")
                             ->check(CLI::NonNegativeNumber);
     cli.add_option("--fork-set", o.fork_set, "A change for the fork, KEY.PATH=VALUE (repeatable)")->needs(fork);
@@ -206,6 +209,7 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName("precision-lab");
     const bool interactive = o.screenshot.empty();
     plab::qt::set_dark_theme(o.dark || (interactive && QSettings().value("theme/dark", false).toBool()));
+    plab::qt::set_projector(o.projector || (interactive && QSettings().value("theme/projector", false).toBool()));
     const std::string fallback = o.preset;
     const bool remembered = interactive && preset->count() == 0 && o.open.empty();
     if (remembered) o.preset = QSettings().value("run/preset", QString::fromStdString(o.preset)).toString().toStdString();

@@ -67,6 +67,12 @@ void expect_drawn(const Shot& s, int min_width, int min_height) {
 
 TEST(Screenshot, WholeWindow) { expect_drawn(screenshot("", "window"), 1200, 700); }
 
+// Projector mode: a projector's 1920x1080, every panel at 1.5 times the size.
+TEST(Screenshot, WholeWindowInProjectorMode) {
+    const Shot s = screenshot("--projector", "window-projector");
+    expect_drawn(s, 1920, 1080);
+}
+
 class PanelShot : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PanelShot, IsDrawn) {

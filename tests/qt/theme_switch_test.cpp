@@ -2,6 +2,7 @@
 // take their colours when made), in the same docks, on the same run.
 #include <gtest/gtest.h>
 
+#include <QAction>
 #include <QApplication>
 #include <QDockWidget>
 #include <QImage>
@@ -65,6 +66,44 @@ TEST(ThemeSwitch, TheBitLayoutKeepsItsValue) {
     EXPECT_NE(after, bits);
     EXPECT_EQ(after->value(), 65504.0f);
     window.apply_theme(false);
+}
+
+// Projector mode scales fonts and lines by kProjectorScale, the
+// application's font included, and gives the histograms the left column by
+// putting the bit layout's tab group in their tabs; switched off, both come
+// back as they were.
+TEST(ThemeSwitch, ProjectorModeScalesAndRelaysTheWindow) {
+    using namespace plab::qt;
+    set_dark_theme(false);
+    const double normal_font = QApplication::font().pointSizeF();
+    MainWindow window("spirals-amp-fp16", false);
+    window.resize(1600, 1000);
+    window.show();
+    QApplication::processEvents();
+    auto* histograms = qobject_cast<QDockWidget*>(window.panel("histograms")->parentWidget());
+    auto* bits = qobject_cast<QDockWidget*>(window.panel("bits")->parentWidget());
+    ASSERT_TRUE(histograms && bits);
+    EXPECT_FALSE(window.tabifiedDockWidgets(histograms).contains(bits));
+
+    QAction* toggle = nullptr;
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text() == "&Projector mode") toggle = a;
+    ASSERT_NE(toggle, nullptr);
+    toggle->trigger();
+    QApplication::processEvents();
+    EXPECT_TRUE(projector());
+    EXPECT_DOUBLE_EQ(font_points(10), 10 * kProjectorScale);
+    EXPECT_DOUBLE_EQ(line_width(2), 2 * kProjectorScale);
+    EXPECT_DOUBLE_EQ(QApplication::font().pointSizeF(), normal_font * kProjectorScale);
+    EXPECT_TRUE(window.tabifiedDockWidgets(histograms).contains(bits));
+    EXPECT_EQ(window.panel("histograms")->parentWidget(), histograms);  // the same docks, panels made again
+
+    toggle->trigger();
+    QApplication::processEvents();
+    EXPECT_FALSE(projector());
+    EXPECT_DOUBLE_EQ(font_points(10), 10);
+    EXPECT_DOUBLE_EQ(QApplication::font().pointSizeF(), normal_font);
+    EXPECT_FALSE(window.tabifiedDockWidgets(histograms).contains(bits));
 }
 
 }  // namespace

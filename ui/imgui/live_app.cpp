@@ -290,11 +290,12 @@ void LiveApp::layout(const SessionSnapshot& s) {
     };
 
     if (look_.projector) {
-        // For a big screen seen from afar: four large panels, two by two; the
-        // keys drive the rest. The histograms, with their controls and
-        // counters, get the larger share; the diagnosis takes the
-        // divergence's place once a run holds a NaN or Inf its scaler did not
-        // cope with.
+        // For a big screen seen from afar: four large panels, two by two. The
+        // histograms, with their controls and counters, get the larger share;
+        // the fourth place holds tabs, so that the divergence, the diagnosis
+        // and the run and scaler controls all stay a click away. The
+        // diagnosis comes forward once a run holds a NaN or Inf its scaler
+        // did not cope with.
         const float left_w = (avail.x - gap) * 0.56f;
         ImGui::BeginChild("##left", {left_w, h}, false, column);
         histograms(h * 0.62f);
@@ -303,10 +304,25 @@ void LiveApp::layout(const SessionSnapshot& s) {
         ImGui::SameLine(0, gap);
         ImGui::BeginChild("##right", {0, h}, false, column);
         scale(h * 0.5f);
-        if (needs_diagnosis(s.main))
-            nan(0);
-        else
-            divergence(0);
+        const bool due = needs_diagnosis(s.main);
+        const ImGuiTabItemFlags bring_nan = due && !diagnosis_was_due_ ? ImGuiTabItemFlags_SetSelected : 0;
+        diagnosis_was_due_ = due;
+        if (ImGui::BeginTabBar("##projector-tabs")) {
+            if (ImGui::BeginTabItem("Divergence")) {
+                divergence(0);
+                ImGui::EndTabItem();
+            }
+            if (ImGui::BeginTabItem("NaN / overflow", nullptr, bring_nan)) {
+                nan(0);
+                ImGui::EndTabItem();
+            }
+            if (ImGui::BeginTabItem("Run and scaler")) {
+                if (begin_panel("##controls", "Run and scaler", {0, 0}, look_)) controls_.draw(s, look_, context_);
+                end_panel();
+                ImGui::EndTabItem();
+            }
+            ImGui::EndTabBar();
+        }
         ImGui::EndChild();
         return;
     }

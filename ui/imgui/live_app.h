@@ -68,6 +68,7 @@ private:
     bool base_saved_ = false;
     bool style_set_ = false;
     bool help_ = false;
+    bool diagnosis_was_due_ = false;  // projector mode: the NaN tab came forward for this diagnosis
     std::string message_;
     bool message_error_ = false;
     double message_time_ = -1e9;

@@ -63,7 +63,7 @@ BitLayoutPanel::BitLayoutPanel(QWidget* parent) : Panel("bits", "Bit layout", pa
     input_->setPlaceholderText("a number: 0.1, 65504, 1e-8, 0x1p-14, inf, nan");
     input_->setToolTip(QString::fromStdString("Accepts " + fp32_value_syntax()));
     QFont big = input_->font();
-    big.setPointSizeF(12);
+    big.setPointSizeF(font_points(12));
     input_->setFont(big);
     top->addWidget(input_, 1);
     layout->addLayout(top);
@@ -99,7 +99,7 @@ void BitLayoutPanel::build_row(Row& row, QWidget* host, int grid_row) {
     auto* grid = static_cast<QGridLayout*>(host->layout());
     auto* label = new QLabel(QString::fromUtf8(std::string(format_display_name(row.format)).c_str()), host);
     QFont f = label->font();
-    f.setPointSizeF(12);
+    f.setPointSizeF(font_points(12));
     f.setBold(true);
     label->setFont(f);
     label->setMinimumWidth(56);

@@ -71,11 +71,26 @@ QPalette palette_for(const Theme& t) {
 const Theme& theme() { return current(); }
 
 void set_dark_theme(bool dark) {
+    const double scale = current().scale;
     current() = make_theme(dark);
+    current().scale = scale;
     if (!qApp) return;
     if (!dynamic_cast<ThemeStyle*>(qApp->style())) qApp->setStyle(new ThemeStyle());
     qApp->setPalette(palette_for(current()));
 }
+
+void set_projector(bool on) {
+    current().scale = on ? kProjectorScale : 1.0;
+    if (!qApp) return;
+    static const QFont normal = QApplication::font();  // as the platform gave it, before any scaling
+    QFont f = normal;
+    f.setPointSizeF(normal.pointSizeF() * current().scale);
+    QApplication::setFont(f);
+}
+
+bool projector() { return current().scale != 1.0; }
+double font_points(double points) { return points * current().scale; }
+double line_width(double width) { return width * current().scale; }
 
 QChart* make_chart() {
     auto* chart = new QChart();
@@ -86,7 +101,7 @@ QChart* make_chart() {
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->legend()->setLabelColor(t.text);
     QFont legend = chart->legend()->font();
-    legend.setPointSizeF(11);
+    legend.setPointSizeF(font_points(11));
     chart->legend()->setFont(legend);
     chart->setAnimationOptions(QChart::NoAnimation);
     return chart;
@@ -103,9 +118,9 @@ void style_axis(QAbstractAxis* axis, const QString& title) {
     const Theme& t = theme();
     axis->setTitleText(title);
     QFont f = axis->labelsFont();
-    f.setPointSizeF(11);
+    f.setPointSizeF(font_points(11));
     axis->setLabelsFont(f);
-    f.setPointSizeF(11.5);
+    f.setPointSizeF(font_points(11.5));
     axis->setTitleFont(f);
     axis->setLabelsColor(t.text);
     axis->setTitleBrush(t.text);
@@ -120,7 +135,7 @@ QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment w
     return axis;
 }
 
-void set_step_range(QValueAxis* x, double lo, double hi) { set_ticked_range(x, lo, hi, tick_interval(lo, hi, 7, 1)); }
+void set_step_range(QValueAxis* x, double lo, double hi) { set_ticked_range(x, lo, hi, tick_interval(lo, hi, projector() ? 4 : 7, 1)); }
 
 void set_ticked_range(QValueAxis* axis, double lo, double hi, double interval) {
     // Qt Charts makes a graphics item per tick at every change: the new
@@ -143,7 +158,7 @@ void set_ticked_range(QValueAxis* axis, double lo, double hi, double interval) {
 QLabel* heading_label(QWidget* parent) {
     auto* label = new QLabel(parent);
     QFont f = label->font();
-    f.setPointSizeF(14);
+    f.setPointSizeF(font_points(14));
     f.setBold(true);
     label->setFont(f);
     label->setWordWrap(true);
@@ -151,7 +166,7 @@ QLabel* heading_label(QWidget* parent) {
 }
 
 QFont body_font(QFont base) {
-    base.setPointSizeF(12);
+    base.setPointSizeF(font_points(12));
     return base;
 }
 

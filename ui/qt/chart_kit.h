@@ -22,10 +22,20 @@ struct Theme {
     QColor fork;      // a fork of the run (a remedy, a what-if)
     QColor overflow;  // overflow + skipped step
     QColor backoff, growth, edit;
+    double scale = 1;  // fonts and lines: 1, or kProjectorScale in projector mode
 };
+
+// Projector mode: every font and line this much larger, for a room's far rows.
+inline constexpr double kProjectorScale = 1.5;
 
 const Theme& theme();
 void set_dark_theme(bool dark);  // applies the matching QPalette to the application too
+// Scales fonts and lines for a projector (or back); the application's font
+// too. Panels made afterwards take it: the window makes them again.
+void set_projector(bool on);
+bool projector();
+double font_points(double points);  // a font size at the current scale
+double line_width(double width);    // a pen width at the current scale
 
 // A chart styled for the theme: no title (the dock says what it is), legend at the bottom.
 QChart* make_chart();
@@ -35,7 +45,7 @@ QValueAxis* make_value_axis(const QString& title, QChart* chart, Qt::Alignment w
 // label and title size.
 void style_axis(QAbstractAxis* axis, const QString& title);
 // A step axis over [lo, hi]: ticks on whole steps at 1, 2 or 5 times a power
-// of ten (at most 7), anchored at 0. Touches the axis only when the range or
+// of ten (at most 7, 4 on a projector), anchored at 0. Touches the axis only when the range or
 // the interval changes (each change relayouts the chart).
 void set_step_range(QValueAxis* x, double lo, double hi);
 // An axis over [lo, hi] ticked at the multiples of `interval` (anchored at 0),

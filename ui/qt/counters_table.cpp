@@ -1,5 +1,7 @@
 #include "ui/qt/counters_table.h"
 
+#include "ui/qt/chart_kit.h"
+
 namespace plab::qt {
 
 namespace {
@@ -7,7 +9,7 @@ namespace {
 QString percent(double p) { return QString::number(p, 'g', 3) + "%"; }
 
 QFont cell_font(QFont f, bool bold) {
-    f.setPointSizeF(11);
+    f.setPointSizeF(font_points(11));
     f.setBold(bold);
     return f;
 }

@@ -61,7 +61,7 @@ QImage difference_image(const DecisionView& v) {
 
 QFont sized_font(const QFont& base, double points, bool bold = false) {
     QFont f = base;
-    f.setPointSizeF(points);
+    f.setPointSizeF(font_points(points));
     f.setBold(bold);
     return f;
 }
@@ -99,7 +99,7 @@ protected:
         p.drawText(QRect(0, 0, width(), title_h), Qt::AlignCenter, title_);
         const int side = std::max(10, std::min(width() - 8, height() - title_h - 4));
         const QRect square((width() - side) / 2, title_h, side, side);
-        p.setPen(QPen(t.grid, 1));
+        p.setPen(QPen(t.grid, line_width(1)));
         p.drawRect(square.adjusted(0, 0, -1, -1));
         if (image_.isNull()) {
             p.setFont(sized_font(font(), 11));
@@ -118,7 +118,7 @@ private:
     // (dark on light, light on dark), so they stand out on their own class.
     void draw_points(QPainter& p, const QRect& area) const {
         p.setRenderHint(QPainter::Antialiasing, true);
-        p.setPen(QPen(theme().text, 1.0));
+        p.setPen(QPen(theme().text, line_width(1)));
         const double r = std::clamp(area.width() / 120.0, 2.0, 4.0);
         for (const DecisionPoint& d : points_) {
             p.setBrush(class_colour(d.label));

@@ -73,7 +73,7 @@ QValueAxis* step_axis(QChart* chart, bool titled) {
 // How many y labels a plot this tall holds without QtCharts eliding them.
 int label_room(const QChartView* view) {
     QFont f = view->font();
-    f.setPointSizeF(kFontPt);
+    f.setPointSizeF(font_points(kFontPt));
     const double height = view->chart()->plotArea().height();
     const double line = QFontMetricsF(f).height() * 1.6;  // a label and a gap
     return std::max(2, static_cast<int>(height / line));
@@ -116,7 +116,7 @@ class ShadeBar : public QWidget {
 public:
     explicit ShadeBar(QWidget* parent) : QWidget(parent) {
         QFont f = font();
-        f.setPointSizeF(kFontPt);
+        f.setPointSizeF(font_points(kFontPt));
         setFont(f);
         setFixedWidth(QFontMetrics(f).horizontalAdvance("0.0001") + 34);
     }
@@ -281,9 +281,9 @@ private:
                 p.fillRect(cell, cell_colour(m.rows[r][c]));
             }
         }
-        p.setPen(QPen(theme().window, row_h >= 6 ? 2 : 1));  // a gap between the layers' rows
+        p.setPen(QPen(theme().window, line_width(row_h >= 6 ? 2 : 1)));  // a gap between the layers' rows
         for (std::size_t r = 1; r < m.rows.size(); ++r) p.drawLine(QPointF(0, r * row_h), QPointF(area.width(), r * row_h));
-        p.setPen(QPen(theme().text, 2));  // and a line between blocks
+        p.setPen(QPen(theme().text, line_width(2)));  // and a line between blocks
         for (const LayerBlock& b : view_->blocks)
             if (b.first > 0) p.drawLine(QPointF(0, b.first * row_h), QPointF(area.width(), b.first * row_h));
         viewport()->update();
@@ -322,7 +322,7 @@ DivergencePanel::DivergencePanel(QWidget* parent) : Panel("divergence", "FP32-tw
     message_->setAlignment(Qt::AlignCenter);
     message_->setWordWrap(true);
     QFont m = message_->font();
-    m.setPointSizeF(13);
+    m.setPointSizeF(font_points(13));
     message_->setFont(m);
     pages_->addWidget(message_);
 
@@ -330,7 +330,7 @@ DivergencePanel::DivergencePanel(QWidget* parent) : Panel("divergence", "FP32-tw
     summary_ = new LiveText(LiveText::Wrap::words, this);
     summary_->add_copy_action();
     QFont s = summary_->font();
-    s.setPointSizeF(11.5);
+    s.setPointSizeF(font_points(11.5));
     summary_->setFont(s);
 
     auto* layout = new QVBoxLayout(this);
@@ -348,7 +348,7 @@ QWidget* DivergencePanel::make_toggle() {
     key_ = new QLabel(row);
     key_->setTextFormat(Qt::RichText);
     QFont f = key_->font();
-    f.setPointSizeF(kFontPt);
+    f.setPointSizeF(font_points(kFontPt));
     key_->setFont(f);
     key_->setToolTip("The AMP run and its FP32 twin start from the same weights and see the same batches; "
                      "only the arithmetic differs. The latest 1024 steps are shown.");
@@ -500,7 +500,7 @@ void DivergencePanel::match_layer_series(std::size_t layers) {
         const std::size_t i = lines.size();
         s->setName(QString("fc%1").arg(i + 1));
         QPen pen(layer_colour(i));
-        pen.setWidthF(2.0);
+        pen.setWidthF(line_width(2));
         s->setPen(pen);
         lines.push_back(add_line(view->chart(), s, x, y));
     };

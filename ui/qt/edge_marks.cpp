@@ -4,6 +4,8 @@
 #include <QPainter>
 #include <QPolygonF>
 
+#include "ui/qt/chart_kit.h"
+
 namespace plab::qt {
 
 namespace {
@@ -33,7 +35,7 @@ void EdgeMarks::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
     if (marks_.empty() || !(span > 0)) return;
     painter->save();
     QFont font = painter->font();
-    font.setPointSizeF(10);
+    font.setPointSizeF(font_points(10));
     font.setBold(true);
     painter->setFont(font);
     const QFontMetricsF metrics(font);
@@ -44,7 +46,7 @@ void EdgeMarks::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
         const double edge = m.top ? area.top() : area.bottom();
         const double inward = m.top ? 1 : -1;
         painter->setRenderHint(QPainter::Antialiasing, false);
-        painter->setPen(QPen(m.colour, 1, Qt::DotLine));
+        painter->setPen(QPen(m.colour, line_width(1), Qt::DotLine));
         painter->drawLine(QPointF(px, area.top()), QPointF(px, area.bottom()));
         painter->setRenderHint(QPainter::Antialiasing, true);
         painter->setPen(Qt::NoPen);

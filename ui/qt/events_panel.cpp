@@ -41,7 +41,7 @@ QPixmap swatch(const QColor& colour, bool filled = true) {
     QPainter painter(&p);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setBrush(filled ? QBrush(colour) : QBrush(Qt::NoBrush));
-    painter.setPen(filled ? QPen(Qt::NoPen) : QPen(colour, 2));
+    painter.setPen(filled ? QPen(Qt::NoPen) : QPen(colour, line_width(2)));
     painter.drawRoundedRect(QRectF(1.5, 1.5, 11, 11), 3, 3);
     return p;
 }
@@ -88,7 +88,7 @@ public:
             case Qt::FontRole: {
                 if (!row.from_series) return {};
                 QFont f;
-                f.setPointSizeF(kFontPoints);
+                f.setPointSizeF(font_points(kFontPoints));
                 f.setItalic(true);
                 return f;
             }
@@ -123,7 +123,7 @@ private:
 
 EventsPanel::EventsPanel(JumpTo jump, QWidget* parent) : Panel("events", "Events", parent), jump_(std::move(jump)) {
     QFont font = this->font();
-    font.setPointSizeF(kFontPoints);
+    font.setPointSizeF(font_points(kFontPoints));
     setFont(font);
 
     summary_ = new QLabel("no steps yet", this);

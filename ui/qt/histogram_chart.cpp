@@ -80,7 +80,7 @@ HistogramChart::HistogramChart(bool compact, Hovered hovered, Clicked clicked, Q
     QColor fill = t.amp;
     fill.setAlpha(170);
     bars_->setBrush(fill);
-    bars_->setPen(QPen(t.amp.darker(120), 1.0));
+    bars_->setPen(QPen(t.amp.darker(120), line_width(1)));
     c->addSeries(bars_);
     x_ = make_value_axis(compact ? "" : "log2 |x|  (binades)", c, Qt::AlignBottom);
     y_ = make_value_axis(compact ? "" : "fraction", c, Qt::AlignLeft);

@@ -3,6 +3,8 @@
 #include <QPainter>
 #include <algorithm>
 
+#include "ui/qt/chart_kit.h"
+
 namespace plab::qt {
 
 namespace {
@@ -15,7 +17,7 @@ constexpr int kSpacing = 14; // between entries
 
 LineKey::LineKey(QWidget* parent) : QWidget(parent) {
     QFont f = font();
-    f.setPointSizeF(11);
+    f.setPointSizeF(font_points(11));
     setFont(f);
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
 }
@@ -80,7 +82,7 @@ void LineKey::paintEvent(QPaintEvent*) {
         QRect text_box = box;
         if (e.pen.style() != Qt::NoPen) {
             QPen pen = e.pen;
-            pen.setWidthF(std::max(2.0, pen.widthF()));  // the key's sample must show its pattern
+            pen.setWidthF(std::max(line_width(2), pen.widthF()));  // the key's sample must show its pattern
             pen.setCapStyle(Qt::FlatCap);
             p.setRenderHint(QPainter::Antialiasing, true);
             p.setPen(pen);

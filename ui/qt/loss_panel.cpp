@@ -5,6 +5,8 @@
 #include <cmath>
 #include <optional>
 
+#include "ui/qt/chart_kit.h"
+
 namespace plab::qt {
 
 
@@ -51,7 +53,7 @@ LossPanel::LossPanel(QWidget* parent) : Panel("loss", "Loss and accuracy", paren
     // Live text: the summaries change every frame, and a label's change lays the whole window out again.
     summary_ = new LiveText(LiveText::Wrap::none, this);
     QFont s = summary_->font();
-    s.setPointSizeF(11.5);
+    s.setPointSizeF(font_points(11.5));
     summary_->setFont(s);
     layout->addWidget(summary_);
     fork_summary_ = new LiveText(LiveText::Wrap::none, this);
@@ -67,7 +69,7 @@ ChartLine LossPanel::add_line(const QString& name, const QColor& colour, Qt::Pen
     QPen pen(colour);
     // Train loss has a point per column: a 1-pixel pen keeps QPainter off its slow
     // wide-stroke path; the sparse test curves can afford a wider one.
-    pen.setWidthF(style == Qt::SolidLine ? 1.0 : 2.0);
+    pen.setWidthF(line_width(style == Qt::SolidLine ? 1 : 2));
     pen.setStyle(style);
     s->setPen(pen);
     // Added in the order of the series, so the AMP run is drawn over its twin here too.

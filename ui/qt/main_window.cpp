@@ -198,9 +198,10 @@ void MainWindow::make_panels() {
     tabifyDockWidget(dock_of(bits_), dock_of(samples));
     tabifyDockWidget(dock_of(loss), dock_of(sweep));
     dock_of(loss)->raise();
+    if (projector()) lay_out_for_projector(true);
     // A scenario preset opens on its guide and the panels it names; any other on the bit layout.
     if (base_config_.guide.empty())
-        dock_of(bits_)->raise();
+        dock_of(projector() ? panels_[0] : bits_)->raise();
     else
         show_guided_panels(base_config_.guide);
     focus_histograms(base_config_);
@@ -213,6 +214,47 @@ void MainWindow::show_guided_panels(const std::string& guide) {
     for (auto it = named.rbegin(); it != named.rend(); ++it)
         if (Panel* p = panel(QString::fromStdString(*it))) show_panel(p);
     show_panel(panel("scenario"));
+}
+
+// Projector mode, as the live view's: four large charts. The bit layout's
+// tab group (bit layout, events, scenario, samples) joins the histograms'
+// tabs, so the histograms have the left column's height for their larger
+// labels; the normal layout puts it back below them.
+void MainWindow::lay_out_for_projector(bool on) {
+    QDockWidget* histograms = dock_of(panels_[0]);
+    QDockWidget* bits = dock_of(bits_);
+    const std::vector<QDockWidget*> group = tabified_with(bits);
+    if (on) {
+        tabifyDockWidget(histograms, bits);
+        for (QDockWidget* d : group) tabifyDockWidget(histograms, d);
+    } else {
+        // Out of the tabs first: split beside a tabbed dock, Qt adds a tab.
+        for (QDockWidget* d : group) removeDockWidget(d);
+        removeDockWidget(bits);
+        addDockWidget(Qt::LeftDockWidgetArea, bits, Qt::Vertical);
+        bits->show();
+        for (QDockWidget* d : group) {
+            tabifyDockWidget(bits, d);
+            d->show();
+        }
+    }
+    histograms->raise();
+    // The loss scale's chart shares its width with the scaler's controls:
+    // on a projector it takes more of the right column's height. Once the
+    // window has its size: docks resized before that keep their first split.
+    QTimer::singleShot(0, this, [this, on] {
+        const int h = height();
+        const int scale_h = on ? h * 11 / 20 : h / 2;
+        resizeDocks({dock_of(panels_[1]), dock_of(panels_[2])}, {scale_h, h - scale_h}, Qt::Vertical);
+    });
+}
+
+// The docks in a tab group with `dock` (itself not included).
+std::vector<QDockWidget*> MainWindow::tabified_with(QDockWidget* dock) {
+    std::vector<QDockWidget*> group;
+    for (QDockWidget* d : tabifiedDockWidgets(dock))
+        if (d != dock_of(panels_[0])) group.push_back(d);
+    return group;
 }
 
 // The histogram tensor and layer a preset's guide looks at; none for a preset
@@ -486,6 +528,17 @@ void MainWindow::make_menus() {
         apply_theme(on);
         if (use_settings_) QSettings().setValue("theme/dark", on);
         report(on ? "Dark theme." : "Light theme.");
+    });
+    QAction* big = view->addAction("&Projector mode");
+    big->setCheckable(true);
+    big->setChecked(projector());
+    big->setShortcut(Qt::Key_F8);
+    connect(big, &QAction::toggled, this, [this](bool on) {
+        set_projector(on);
+        apply_theme(theme().dark);  // the panels made again at the new size
+        lay_out_for_projector(on);
+        if (use_settings_) QSettings().setValue("theme/projector", on);
+        report(on ? "Projector mode: fonts and lines 1.5 times larger." : "Projector mode off.");
     });
 }
 

@@ -75,6 +75,8 @@ public:
     void show_panel(Panel* panel);
     void show_guided_panels(const std::string& guide);
     void focus_histograms(const RunConfig& config);
+    void lay_out_for_projector(bool on);
+    std::vector<QDockWidget*> tabified_with(QDockWidget* dock);
     // Light or dark palette for the application and every panel, at once.
     void apply_theme(bool dark);
 

@@ -4,12 +4,14 @@
 #include <QFont>
 #include <QPainter>
 
+#include "ui/qt/chart_kit.h"
+
 namespace plab::qt {
 
 PlotNote::PlotNote(QChart* chart, Qt::Alignment where, double points, const QColor& colour)
     : QGraphicsSimpleTextItem(chart), chart_(chart), where_(where) {
     QFont f = font();
-    f.setPointSizeF(points);
+    f.setPointSizeF(font_points(points));
     setFont(f);
     setBrush(colour);
     setZValue(10);  // over the series

@@ -19,6 +19,7 @@
 #include "ui/present/scale_text.h"
 #include "ui/present/scale_trajectory.h"
 #include "ui/present/scaler_fields.h"
+#include "ui/qt/chart_kit.h"
 
 namespace plab::qt {
 
@@ -109,12 +110,12 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
     line_ = new QLineSeries();
     line_->setName("scale");
     QPen pen(t.amp);
-    pen.setWidthF(2.0);
+    pen.setWidthF(line_width(2));
     line_->setPen(pen);
     fork_line_ = new QLineSeries();
     fork_line_->setName("fork");
     QPen fork_pen(t.fork);
-    fork_pen.setWidthF(2.0);
+    fork_pen.setWidthF(line_width(2));
     fork_pen.setStyle(Qt::DashLine);
     fork_line_->setPen(fork_pen);
     overflow_ = marker_series("overflow (skipped)", t.overflow, QScatterSeries::MarkerShapeCircle, 10);
@@ -158,7 +159,7 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
     // the colour key is rich but set once.
     summary_ = new LiveText(LiveText::Wrap::words, this);
     QFont f = summary_->font();
-    f.setPointSizeF(11.5);
+    f.setPointSizeF(font_points(11.5));
     summary_->setFont(f);
     left->addWidget(summary_);
     auto* key = key_ = new QLabel(key_text(overflow_->name(), fork_line_->name()), this);

@@ -7,6 +7,8 @@
 #include <QValueAxis>
 #include <cmath>
 
+#include "ui/qt/chart_kit.h"
+
 namespace plab::qt {
 
 namespace {
@@ -53,7 +55,7 @@ int square_brush_width(const QPen& pen, const QPainter& painter) {
 
 void draw_square_brush_line(QPainter& painter, const QPolygonF& line, const QPen& pen, int width) {
     QPen thin(pen);
-    thin.setWidth(1);
+    thin.setWidthF(line_width(1));
     if (pen.style() != Qt::SolidLine) {
         // The pattern is in pen widths. A wide pen's square caps lengthen each
         // dash by its width (half at either end) and shorten each gap as much;

@@ -144,7 +144,7 @@ void HeatMapCanvas::paint_cells(QPainter& p, const Layout& l) {
     }
     // The best cell last, so its outline lies over its neighbours' edges.
     if (!view_->best) return;
-    p.setPen(QPen(theme().text, 4));
+    p.setPen(QPen(theme().text, line_width(4)));
     p.setBrush(Qt::NoBrush);
     p.drawRect(cell_rects_[*view_->best].adjusted(1, 1, -2, -2));
 }
