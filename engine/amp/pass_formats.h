@@ -11,11 +11,27 @@
 
 namespace plab {
 
-// The attention block's: its projections' compute format, and whether its
-// softmax is on the FP32 list.
+// What a Linear's matmuls round their inputs to and sum their products in.
+// FP16 sums (precision.accumulate=fp16) apply only where the inputs are FP16:
+// a layer kept in FP32 by an override sums in FP32, as autocast's disabled
+// region would.
+struct MatmulFormats {
+    FormatId compute = FormatId::fp32;
+    FormatId accumulate = FormatId::fp32;
+    bool operator==(const MatmulFormats&) const = default;
+};
+inline MatmulFormats matmul_formats(FormatId compute, FormatId accumulate) {
+    return {compute, compute == FormatId::fp16 ? accumulate : FormatId::fp32};
+}
+
+// The attention block's: its projections' compute format and sums, and
+// whether its softmax is on the FP32 list. The token matmuls (scores and
+// mix) sum in FP32 whatever `accumulate` says (math_ops.h).
 struct AttentionFormats {
     FormatId compute = FormatId::fp32;
     bool fp32_softmax = true;
+    FormatId accumulate = FormatId::fp32;
+    MatmulFormats matmul() const { return matmul_formats(compute, accumulate); }
     bool operator==(const AttentionFormats&) const = default;
 };
 
@@ -29,11 +45,15 @@ struct PassFormats {
     // gradients are then stored in layer_compute.
     std::vector<bool> layer_fp8;
     AttentionFormats attention;  // read only with an attention block
+    // The Linears' partial sums where layer_compute is FP16 (matmul_formats).
+    FormatId accumulate = FormatId::fp32;
 
     static PassFormats uniform(FormatId compute, int layers) {
-        return {std::vector<FormatId>(static_cast<std::size_t>(layers), compute), true, true, true, {}, {compute, true}};
+        return {std::vector<FormatId>(static_cast<std::size_t>(layers), compute), true, true, true, {},
+                {compute, true, FormatId::fp32}, FormatId::fp32};
     }
     bool fp8(std::size_t layer) const { return layer < layer_fp8.size() && layer_fp8[layer]; }
+    MatmulFormats matmul(std::size_t layer) const { return matmul_formats(layer_compute[layer], accumulate); }
     bool operator==(const PassFormats&) const = default;
 };
 

@@ -20,6 +20,9 @@ constexpr EnumNames<Fp32Op, 4> kFp32OpNames({{{Fp32Op::layer_norm, "layer_norm"}
                                               {Fp32Op::mse, "mse"},
                                               {Fp32Op::softmax, "softmax"}}});
 
+constexpr EnumNames<Accumulation, 2> kAccumulationNames({{{Accumulation::fp32, "fp32"},
+                                                          {Accumulation::fp16, "fp16"}}});
+
 // What a recipe means, in one row: the formats it computes and stores in, and
 // the scaler it runs with unless told otherwise.
 struct RecipeTraits {
@@ -70,6 +73,12 @@ bool recipe_uses_fp8(Recipe r) { return r == Recipe::fp8; }
 std::string_view fp32_op_name(Fp32Op op) { return kFp32OpNames.name(op); }
 std::optional<Fp32Op> parse_fp32_op(std::string_view name) { return kFp32OpNames.parse(name); }
 std::string fp32_op_choices() { return kFp32OpNames.choices(); }
+
+std::string_view accumulation_name(Accumulation a) { return kAccumulationNames.name(a); }
+std::optional<Accumulation> parse_accumulation(std::string_view name) { return kAccumulationNames.parse(name); }
+std::string accumulation_choices() { return kAccumulationNames.choices(); }
+FormatId accumulation_format(Accumulation a) { return a == Accumulation::fp16 ? FormatId::fp16 : FormatId::fp32; }
+bool recipe_accumulates_fp16(Recipe r) { return !recipe_uses_fp8(r) && recipe_compute_format(r) == FormatId::fp16; }
 
 bool PrecisionConfig::keeps_fp32(Fp32Op op) const {
     return std::find(fp32_ops.begin(), fp32_ops.end(), op) != fp32_ops.end();

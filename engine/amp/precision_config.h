@@ -44,6 +44,19 @@ std::string_view fp32_op_name(Fp32Op op);
 std::optional<Fp32Op> parse_fp32_op(std::string_view name);
 std::string fp32_op_choices();
 
+// What the matmuls sum their products in (precision.accumulate). fp32 is
+// what tensor cores do under autocast; fp16 keeps every partial sum in FP16,
+// as a GEMM with an FP16 accumulator (cuBLAS's CUBLAS_COMPUTE_16F) does. It
+// applies to matmuls whose inputs are FP16, whose products FP32 holds
+// exactly, so only the FP16 recipes take it (validate() in run_config.cpp).
+enum class Accumulation { fp32, fp16 };
+std::string_view accumulation_name(Accumulation a);  // "fp32", "fp16"
+std::optional<Accumulation> parse_accumulation(std::string_view name);
+std::string accumulation_choices();
+FormatId accumulation_format(Accumulation a);
+// The recipe's matmul inputs are FP16, so FP16 accumulation is defined for it.
+bool recipe_accumulates_fp16(Recipe r);
+
 struct PrecisionConfig {
     Recipe recipe = Recipe::amp_fp16;
     bool master_weights = true;  // fp16-pure only: keep FP32 master weights
@@ -52,6 +65,7 @@ struct PrecisionConfig {
     // Layer name ("fc2") -> the format that layer computes in instead of the recipe's.
     std::map<std::string, FormatId> layer_overrides;
     Fp8Config fp8;  // fp8 recipe only: per-tensor delayed scaling
+    Accumulation accumulate = Accumulation::fp32;
 
     bool keeps_fp32(Fp32Op op) const;
 

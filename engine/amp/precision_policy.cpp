@@ -24,6 +24,8 @@ PassFormats mixed_pass_formats(const PrecisionConfig& config, const std::vector<
     f.fp32_loss = config.keeps_fp32(Fp32Op::softmax_cross_entropy);
     f.fp32_mse = config.keeps_fp32(Fp32Op::mse);
     f.attention.fp32_softmax = config.keeps_fp32(Fp32Op::softmax);  // the attention block's scaled softmax
+    f.accumulate = accumulation_format(config.accumulate);
+    f.attention.accumulate = f.accumulate;
     return f;
 }
 

@@ -6,7 +6,8 @@
 // Rounding contract (docs/DESIGN.md, "Mixed precision semantics"): an op computes
 // in FP32 from its inputs and rounds its output to the output tensor's dtype;
 // a GEMM first rounds its inputs to the compute format, multiplies them
-// exactly, accumulates in FP32, then rounds to the output dtype.
+// exactly, accumulates in FP32 (or, asked to, in FP16), then rounds to the
+// output dtype.
 #include <optional>
 
 #include "engine/backend/activation.h"
@@ -34,6 +35,15 @@ struct GemmSpec {
     };
     std::optional<ScaledInput> a_input = std::nullopt;
     std::optional<ScaledInput> b_input = std::nullopt;
+    // What the k products of an output are summed in. FP32: a chain of fused
+    // multiply-adds in k order from +0 (cpu/fixed_order_gemm.h). FP16 (only
+    // with compute FP16 and no scaled input, else an Error): the same k
+    // order from +0, each partial sum s' = FP16(s + a*b), where a*b is exact
+    // in FP32 (two 11-bit significands), s + a*b is rounded once to FP32 and
+    // that once to FP16 by the shared cast (scalar_cast.h; Inf past 65504).
+    // The epilogue (alpha, beta, the bias, the rounding to c's dtype) then
+    // reads the FP16 sum as FP32 as usual. Same bits on every backend.
+    FormatId accumulate = FormatId::fp32;
 };
 
 class MathOps {

@@ -21,6 +21,16 @@ void require_fp32(const Tensor& t, const char* op, const char* what) {
     });
 }
 
+void require_gemm_accumulation(const GemmSpec& spec) {
+    if (spec.accumulate == FormatId::fp32) return;
+    const bool fp16_inputs = spec.compute == FormatId::fp16 && !spec.a_input && !spec.b_input;
+    require(spec.accumulate == FormatId::fp16 && fp16_inputs, [&] {
+        return "gemm: accumulation in " + std::string(format_display_name(spec.accumulate)) + " over " +
+               std::string(format_display_name(spec.compute)) + (spec.a_input || spec.b_input ? " FP8-scaled" : "") +
+               " inputs; only FP32, or FP16 over FP16 inputs (compute fp16, no FP8 scales), is defined";
+    });
+}
+
 namespace {
 
 // `t` holds `words` FP32 values, named `fields` in the message.

@@ -11,6 +11,7 @@
 #include "engine/tensor/tensor.h"
 
 namespace plab {
+struct GemmSpec;
 struct UpdateGate;
 }
 
@@ -27,6 +28,10 @@ void require_same_shape(const Tensor& a, const Tensor& b, const char* op);
 
 // `t` must hold FP32 (`what` names it: "the gradient").
 void require_fp32(const Tensor& t, const char* op, const char* what);
+
+// A GEMM's accumulation (GemmSpec::accumulate): FP32, or FP16 over FP16
+// inputs only (compute FP16, no FP8 scales), whose products are exact in FP32.
+void require_gemm_accumulation(const GemmSpec& spec);
 
 // --- the loss scale kept by the backend: an FP32 state of kScalerStateWords, an FP32 {1, 1} flag ---
 void require_scaler_state(const Tensor& state, const char* op);

@@ -58,11 +58,11 @@ void SelfAttention::forward(Backend& backend, const Tensor& x, Tensor& y, const 
                             OpObserver* observer) {
     Buffers& b = buffers_.use(Key{x.rows(), formats}, [&](const Key& key) { return make_buffers(backend, key); });
     const FormatId c = formats.compute;
-    q_.forward(backend, x, b.q_x, c);
+    q_.forward(backend, x, b.q_x, formats.matmul());
     notify(observer, Phase::forward, "q_proj", b.q_x, &x, 1.0f);
-    k_.forward(backend, x, b.k_x, c);
+    k_.forward(backend, x, b.k_x, formats.matmul());
     notify(observer, Phase::forward, "k_proj", b.k_x, &x, 1.0f);
-    v_.forward(backend, x, b.v_x, c);
+    v_.forward(backend, x, b.v_x, formats.matmul());
     notify(observer, Phase::forward, "v_proj", b.v_x, &x, 1.0f);
     backend.token_scores(b.q_x, b.k_x, tokens_, b.scores);
     notify(observer, Phase::forward, "scores", b.scores, &b.q_x, 1.0f);
@@ -71,7 +71,7 @@ void SelfAttention::forward(Backend& backend, const Tensor& x, Tensor& y, const 
     notify(observer, Phase::forward, "softmax", b.probs, &b.scores, 1.0f);
     backend.token_mix(b.probs, b.v_x, tokens_, b.mixed);
     notify(observer, Phase::forward, "mix", b.mixed, &b.probs, 1.0f);
-    out_.forward(backend, b.mixed, b.projected, c);
+    out_.forward(backend, b.mixed, b.projected, formats.matmul());
     notify(observer, Phase::forward, "out_proj", b.projected, &b.mixed, 1.0f);
     backend.convert(x, y);
     backend.accumulate(b.projected, y, false);
@@ -83,8 +83,8 @@ void SelfAttention::backward(Backend& backend, const Tensor& x, const Tensor& dy
     const Key* key = buffers_.current_key();
     if (!key || key->rows != x.rows()) throw Error(name_ + ": backward without a forward on this batch");
     Buffers& b = *buffers_.current();
-    const FormatId c = key->formats.compute;
-    out_.backward(backend, b.mixed, dy, &b.dmixed, c);
+    const MatmulFormats projections = key->formats.matmul();
+    out_.backward(backend, b.mixed, dy, &b.dmixed, projections);
     notify(observer, Phase::backward, "out_proj_grad", b.dmixed, &dy, loss_scale);
     backend.token_mix_backward(b.probs, b.v_x, b.dmixed, tokens_, b.dprobs, b.dv);
     notify(observer, Phase::backward, "mix_grad", b.dprobs, &b.dmixed, loss_scale);
@@ -95,7 +95,7 @@ void SelfAttention::backward(Backend& backend, const Tensor& x, const Tensor& dy
     // The residual passes dy straight through; each projection adds its share.
     backend.convert(dy, dx);
     for (auto [layer, grad] : {std::pair{&q_, &b.dq}, std::pair{&k_, &b.dk}, std::pair{&v_, &b.dv}}) {
-        layer->backward(backend, x, *grad, &b.dx_part, c);
+        layer->backward(backend, x, *grad, &b.dx_part, projections);
         backend.accumulate(b.dx_part, dx, false);
     }
     notify(observer, Phase::backward, "input_grad", dx, &dy, loss_scale);

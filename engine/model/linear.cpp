@@ -18,31 +18,35 @@ std::optional<GemmSpec::ScaledInput> fp8_input(const Fp8Scales* fp8, Fp8Tensor t
 
 }  // namespace
 
-void Linear::forward(Backend& backend, const Tensor& x, Tensor& y, FormatId compute, const Fp8Scales* fp8) const {
+void Linear::forward(Backend& backend, const Tensor& x, Tensor& y, const MatmulFormats& f,
+                     const Fp8Scales* fp8) const {
     backend.gemm(x, weight.value, y,
-                 {.compute = compute,
+                 {.compute = f.compute,
                   .row_bias = &bias.value,
                   .a_input = fp8_input(fp8, Fp8Tensor::input),
-                  .b_input = fp8_input(fp8, Fp8Tensor::weight)});
+                  .b_input = fp8_input(fp8, Fp8Tensor::weight),
+                  .accumulate = f.accumulate});
 }
 
-void Linear::backward(Backend& backend, const Tensor& x, const Tensor& dy, Tensor* dx, FormatId compute,
+void Linear::backward(Backend& backend, const Tensor& x, const Tensor& dy, Tensor* dx, const MatmulFormats& f,
                       const Fp8Scales* fp8) {
-    ensure_grad(backend, weight, compute);
-    ensure_grad(backend, bias, compute);
+    ensure_grad(backend, weight, f.compute);
+    ensure_grad(backend, bias, f.compute);
     const auto grad_input = fp8_input(fp8, Fp8Tensor::grad);
     backend.gemm(x, dy, weight.grad,
-                 {.compute = compute,
+                 {.compute = f.compute,
                   .trans_a = true,
                   .a_input = fp8_input(fp8, Fp8Tensor::input),
-                  .b_input = grad_input});
+                  .b_input = grad_input,
+                  .accumulate = f.accumulate});
     backend.column_sums(dy, bias.grad);
     if (dx)
         backend.gemm(dy, weight.value, *dx,
-                     {.compute = compute,
+                     {.compute = f.compute,
                       .trans_b = true,
                       .a_input = grad_input,
-                      .b_input = fp8_input(fp8, Fp8Tensor::weight)});
+                      .b_input = fp8_input(fp8, Fp8Tensor::weight),
+                      .accumulate = f.accumulate});
 }
 
 }  // namespace plab

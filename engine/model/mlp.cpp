@@ -126,7 +126,7 @@ const Tensor& Mlp::forward_layers(Backend& backend, const Tensor& x, const PassF
     for (int i = 0; i < layer_count(); ++i) {
         const auto u = static_cast<std::size_t>(i);
         LayerBuffers& b = pass.layers[u];
-        linears_[u].forward(backend, *input, b.pre, formats.layer_compute[u], fp8_of(u, formats));
+        linears_[u].forward(backend, *input, b.pre, formats.matmul(u), fp8_of(u, formats));
         notify(observer, Phase::forward, linears_[u].name(), "matmul", b.pre, input, 1.0f);
         if (i + 1 == layer_count()) break;
         const Tensor* act_in = &b.pre;
@@ -182,7 +182,7 @@ void Mlp::backward(Backend& backend, const Tensor& x, const Tensor& targets, flo
         const bool above_attention = i == 1 && attention_;
         const Tensor& input = i == 0 ? x : above_attention ? pass.attn_out : pass.layers[u - 1].post;
         Tensor* dx = i == 0 ? nullptr : above_attention ? &pass.attn_dout : &pass.layers[u - 1].d_post;
-        layer.backward(backend, input, dy, dx, formats.layer_compute[u], fp8_of(u, formats));
+        layer.backward(backend, input, dy, dx, formats.matmul(u), fp8_of(u, formats));
         notify(observer, Phase::backward, layer.name(), "weight_grad", layer.weight.grad, &dy, loss_scale);
         notify(observer, Phase::backward, layer.name(), "bias_grad", layer.bias.grad, &dy, loss_scale);
         if (!dx) break;

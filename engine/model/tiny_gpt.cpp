@@ -116,6 +116,7 @@ BlockFormats TinyGpt::block_formats(int block, const PassFormats& formats) const
     BlockFormats f;
     const std::size_t first = static_cast<std::size_t>(block) * kBlockLinears;
     for (std::size_t i = 0; i < kBlockLinears; ++i) f.compute[i] = formats.layer_compute[first + i];
+    f.accumulate = formats.accumulate;
     f.stream = spec_.weight_format;
     f.norm1 = formats.fp32_layer_norm ? FormatId::fp32 : f.of(BlockLinear::q);
     f.norm2 = formats.fp32_layer_norm ? FormatId::fp32 : f.of(BlockLinear::fc);
@@ -199,25 +200,28 @@ void TinyGpt::forward_into(Backend& backend, const Tensor& ids, const Tensor& ta
                            observer);
     ln_f_.forward(backend, b.stream.back(), final_norm_format(formats), b.h_f);
     notify(observer, Phase::forward, "ln_f", "layer_norm", b.h_f, &b.stream.back(), 1.0f);
-    const FormatId head = head_compute(formats);
+    const MatmulFormats head = head_matmul(formats);
     if (head_)
         head_->forward(backend, b.h_f, b.logits, head, fp8_of(formats.layer_compute.size() - 1, formats));
     else  // a tied head computes in its format, never in FP8
-        backend.gemm(b.h_f, wte_.value, b.logits, {.compute = head, .trans_b = true});
+        backend.gemm(b.h_f, wte_.value, b.logits,
+                     {.compute = head.compute, .trans_b = true, .accumulate = head.accumulate});
     notify(observer, Phase::forward, "head", "matmul", b.logits, &b.h_f, 1.0f);
-    backend.softmax_cross_entropy_into(b.logits, targets, formats.fp32_loss ? FormatId::fp32 : head, b.probs, loss);
+    backend.softmax_cross_entropy_into(b.logits, targets, formats.fp32_loss ? FormatId::fp32 : head.compute, b.probs,
+                                       loss);
     notify(observer, Phase::loss, "loss", "softmax", b.probs, &b.logits, 1.0f);
     notify(observer, Phase::loss, "loss", "cross_entropy", loss, &b.logits, 1.0f);
 }
 
 void TinyGpt::head_backward(Backend& backend, PassBuffers& b, const PassFormats& formats) {
-    const FormatId head = head_compute(formats);
+    const MatmulFormats head = head_matmul(formats);
     if (head_) {
         head_->backward(backend, b.h_f, b.d_logits, &b.d_h_f, head, fp8_of(formats.layer_compute.size() - 1, formats));
         return;
     }
-    backend.gemm(b.d_logits, b.h_f, b.d_wte_head, {.compute = head, .trans_a = true});
-    backend.gemm(b.d_logits, wte_.value, b.d_h_f, {.compute = head});
+    backend.gemm(b.d_logits, b.h_f, b.d_wte_head,
+                 {.compute = head.compute, .trans_a = true, .accumulate = head.accumulate});
+    backend.gemm(b.d_logits, wte_.value, b.d_h_f, {.compute = head.compute, .accumulate = head.accumulate});
 }
 
 void TinyGpt::backward(Backend& backend, const Tensor& ids, const Tensor& targets, float loss_scale,

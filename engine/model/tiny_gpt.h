@@ -120,6 +120,9 @@ private:
     BlockFp8 block_fp8(int block, const PassFormats& formats) const;
     const Fp8Scales* fp8_of(std::size_t layer, const PassFormats& formats) const;
     FormatId head_compute(const PassFormats& formats) const { return formats.layer_compute.back(); }
+    MatmulFormats head_matmul(const PassFormats& formats) const {
+        return formats.matmul(formats.layer_compute.size() - 1);
+    }
     FormatId final_norm_format(const PassFormats& formats) const;
     void head_backward(Backend& backend, PassBuffers& b, const PassFormats& formats);
     void notify(OpObserver* observer, Phase phase, std::string_view layer, std::string_view op, const Tensor& out,

@@ -156,7 +156,7 @@ void TransformerBlock::attention_forward(Backend& backend, Buffers& b, const Blo
     for (auto [l, y, yh] : {std::tuple{BlockLinear::q, &b.q, &b.qh}, std::tuple{BlockLinear::k, &b.k, &b.kh},
                             std::tuple{BlockLinear::v, &b.v, &b.vh}}) {
         Linear& layer = linear(l);
-        layer.forward(backend, b.h1, *y, f.of(l), fp8[at(l)]);
+        layer.forward(backend, b.h1, *y, f.matmul(l), fp8[at(l)]);
         notify(observer, Phase::forward, layer.name().substr(name_.size() + 1), "matmul", *y, &b.h1, 1.0f);
         backend.split_heads(*y, context, heads, *yh);
     }
@@ -167,17 +167,17 @@ void TransformerBlock::attention_forward(Backend& backend, Buffers& b, const Blo
     backend.token_mix(b.probs, b.vh, context, b.mixed_h);
     backend.merge_heads(b.mixed_h, context, heads, b.mixed);
     notify(observer, Phase::forward, "attn", "mix", b.mixed, &b.probs, 1.0f);
-    proj_.forward(backend, b.mixed, b.attn_out, f.of(BlockLinear::proj), fp8[at(BlockLinear::proj)]);
+    proj_.forward(backend, b.mixed, b.attn_out, f.matmul(BlockLinear::proj), fp8[at(BlockLinear::proj)]);
     notify(observer, Phase::forward, "attn.proj", "matmul", b.attn_out, &b.mixed, 1.0f);
 }
 
 void TransformerBlock::mlp_forward(Backend& backend, Buffers& b, const BlockFormats& f, const BlockFp8& fp8,
                                    OpObserver* observer) {
-    fc_.forward(backend, b.h2, b.fc, f.of(BlockLinear::fc), fp8[at(BlockLinear::fc)]);
+    fc_.forward(backend, b.h2, b.fc, f.matmul(BlockLinear::fc), fp8[at(BlockLinear::fc)]);
     notify(observer, Phase::forward, "mlp.fc", "matmul", b.fc, &b.h2, 1.0f);
     backend.activation_forward(Activation::gelu, b.fc, b.act);
     notify(observer, Phase::forward, "mlp.fc", "gelu", b.act, &b.fc, 1.0f);
-    fc_proj_.forward(backend, b.act, b.mlp_out, f.of(BlockLinear::fc_proj), fp8[at(BlockLinear::fc_proj)]);
+    fc_proj_.forward(backend, b.act, b.mlp_out, f.matmul(BlockLinear::fc_proj), fp8[at(BlockLinear::fc_proj)]);
     notify(observer, Phase::forward, "mlp.proj", "matmul", b.mlp_out, &b.act, 1.0f);
 }
 
@@ -205,18 +205,19 @@ void TransformerBlock::backward(Backend& backend, const Tensor& x, const Tensor&
 
 void TransformerBlock::mlp_backward(Backend& backend, Buffers& b, const BlockFormats& f, const BlockFp8& fp8,
                                     float loss_scale, OpObserver* observer) {
-    fc_proj_.backward(backend, b.act, b.d_mlp_out, &b.d_act, f.of(BlockLinear::fc_proj), fp8[at(BlockLinear::fc_proj)]);
+    fc_proj_.backward(backend, b.act, b.d_mlp_out, &b.d_act, f.matmul(BlockLinear::fc_proj),
+                      fp8[at(BlockLinear::fc_proj)]);
     notify(observer, Phase::backward, "mlp.proj", "input_grad", b.d_act, &b.d_mlp_out, loss_scale);
     backend.activation_backward(Activation::gelu, b.fc, b.d_act, b.d_fc);
     notify(observer, Phase::backward, "mlp.fc", "activation_grad", b.d_fc, &b.d_act, loss_scale);
-    fc_.backward(backend, b.h2, b.d_fc, &b.d_h2, f.of(BlockLinear::fc), fp8[at(BlockLinear::fc)]);
+    fc_.backward(backend, b.h2, b.d_fc, &b.d_h2, f.matmul(BlockLinear::fc), fp8[at(BlockLinear::fc)]);
     notify(observer, Phase::backward, "mlp.fc", "input_grad", b.d_h2, &b.d_fc, loss_scale);
 }
 
 void TransformerBlock::attention_backward(Backend& backend, Buffers& b, const BlockFormats& f, const BlockFp8& fp8,
                                           float loss_scale, OpObserver* observer) {
     const int context = shape_.context, heads = shape_.heads;
-    proj_.backward(backend, b.mixed, b.d_attn_out, &b.d_mixed, f.of(BlockLinear::proj), fp8[at(BlockLinear::proj)]);
+    proj_.backward(backend, b.mixed, b.d_attn_out, &b.d_mixed, f.matmul(BlockLinear::proj), fp8[at(BlockLinear::proj)]);
     notify(observer, Phase::backward, "attn.proj", "input_grad", b.d_mixed, &b.d_attn_out, loss_scale);
     backend.split_heads(b.d_mixed, context, heads, b.d_mixed_h);
     backend.token_mix_backward(b.probs, b.vh, b.d_mixed_h, context, b.d_probs, b.d_vh);
@@ -230,7 +231,7 @@ void TransformerBlock::attention_backward(Backend& backend, Buffers& b, const Bl
     for (auto [l, dyh, dy] : {std::tuple{BlockLinear::q, &b.d_qh, &b.d_q}, std::tuple{BlockLinear::k, &b.d_kh, &b.d_k},
                               std::tuple{BlockLinear::v, &b.d_vh, &b.d_v}}) {
         backend.merge_heads(*dyh, context, heads, *dy);
-        linear(l).backward(backend, b.h1, *dy, &b.d_h1_part, f.of(l), fp8[at(l)]);
+        linear(l).backward(backend, b.h1, *dy, &b.d_h1_part, f.matmul(l), fp8[at(l)]);
         backend.accumulate(b.d_h1_part, b.d_h1, first);
         first = false;
     }

@@ -37,9 +37,11 @@ struct BlockFormats {
     FormatId stream = FormatId::fp32;               // the residual stream's
     FormatId norm1 = FormatId::fp32, norm2 = FormatId::fp32;  // LN1's and LN2's outputs
     FormatId softmax = FormatId::fp32;                        // the scaled softmax computes and stores in it
+    FormatId accumulate = FormatId::fp32;  // the Linears' sums where they compute in FP16 (matmul_formats)
     bool operator==(const BlockFormats&) const = default;
 
     FormatId of(BlockLinear l) const { return compute[static_cast<std::size_t>(l)]; }
+    MatmulFormats matmul(BlockLinear l) const { return matmul_formats(of(l), accumulate); }
 };
 
 // Per Linear, its FP8 scales, or null for a Linear that is not in FP8.

@@ -94,6 +94,8 @@ void visit_fields(RunConfig& c, Visitor&& v) {
                                                              parse_fp8_scaling, fp8_scaling_choices});
     v("precision", "fp8_history_len", IntField{c.precision.fp8.history_len, {kFp8HistoryMin, kFp8HistoryMax}});
     v("precision", "fp8_margin", IntField{c.precision.fp8.margin, {kFp8MarginMin, kFp8MarginMax}});
+    v("precision", "accumulate", EnumField<Accumulation>{c.precision.accumulate, accumulation_name,
+                                                         parse_accumulation, accumulation_choices});
 
     v("scaler", "kind", EnumField<ScalerKind>{c.scaler.kind, scaler_kind_name, parse_scaler_kind, scaler_kind_choices});
     v("scaler", "init_scale", c.scaler.init_scale);

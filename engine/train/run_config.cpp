@@ -27,6 +27,19 @@ std::string joined(const std::vector<std::string>& names) {
     return out;
 }
 
+// FP16 sums are defined for FP16 matmul inputs only: their products are
+// exact in FP32, so a partial sum's one rounding is to FP16. Other recipes
+// are refused rather than run with FP32 sums under an fp16 label.
+void validate_accumulation(const PrecisionConfig& p) {
+    const std::string_view name = accumulation_name(p.accumulate);
+    if (name == "?")
+        reject_field("precision.accumulate", std::to_string(static_cast<int>(p.accumulate)), accumulation_choices());
+    if (p.accumulate == Accumulation::fp16 && !recipe_accumulates_fp16(p.recipe))
+        reject_field("precision.accumulate", std::string(name),
+                     "fp32 with precision.recipe " + std::string(recipe_name(p.recipe)) +
+                         " (fp16 needs FP16 matmul inputs: recipe amp-fp16 or fp16-pure)");
+}
+
 void validate_precision(const PrecisionConfig& p, const ModelConfig& model) {
     if (recipe_name(p.recipe) == "?")
         reject_field("precision.recipe", std::to_string(static_cast<int>(p.recipe)), recipe_choices());
@@ -48,6 +61,7 @@ void validate_precision(const PrecisionConfig& p, const ModelConfig& model) {
                          override_format_choices());
     }
     validate(p.fp8);
+    validate_accumulation(p);
 }
 
 // The GPT trains on token data and only there; an addition window is one example.

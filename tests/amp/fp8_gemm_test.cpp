@@ -64,7 +64,7 @@ TEST(Fp8Linear, CastsAreTheEnginesScalarCast) {
 
 TEST(Fp8Linear, ForwardMatchesTheFp64Reference) {
     Fp8Layer l;
-    l.linear.forward(l.backend, l.x, l.y, FormatId::fp32, &kScales);
+    l.linear.forward(l.backend, l.x, l.y, {FormatId::fp32}, &kScales);
     const std::vector<float> y = l.host(l.y);
     for (int i = 0; i < kRows; ++i)
         for (int j = 0; j < kOut; ++j) {
@@ -78,7 +78,7 @@ TEST(Fp8Linear, ForwardMatchesTheFp64Reference) {
 
 TEST(Fp8Linear, BackwardMatchesTheFp64Reference) {
     Fp8Layer l;
-    l.linear.backward(l.backend, l.x, l.dy, &l.dx, FormatId::fp32, &kScales);
+    l.linear.backward(l.backend, l.x, l.dy, &l.dx, {FormatId::fp32}, &kScales);
     const std::vector<float> dw = l.host(l.linear.weight.grad);
     const std::vector<float> db = l.host(l.linear.bias.grad);
     const std::vector<float> dx = l.host(l.dx);
@@ -109,7 +109,7 @@ TEST(Fp8Linear, BackwardMatchesTheFp64Reference) {
 TEST(Fp8Linear, WithoutScalingSmallGradientsFlushToZero) {
     Fp8Layer l;
     const Fp8Scales unscaled;
-    l.linear.backward(l.backend, l.x, l.dy, &l.dx, FormatId::fp32, &unscaled);
+    l.linear.backward(l.backend, l.x, l.dy, &l.dx, {FormatId::fp32}, &unscaled);
     const std::vector<float> dw = l.host(l.linear.weight.grad);
     // dy column 0 holds 3e-6 (flushes) and 7.7e-5 (-> 5 * 2^-16 = 7.63e-5), column 1 -1.2e-5
     // (-> the smallest subnormal, -2^-16 = -1.53e-5) and 5e-7 (flushes).

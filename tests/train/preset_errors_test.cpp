@@ -224,6 +224,23 @@ TEST(PresetErrors, BadEnumNamesListTheChoices) {
               "precision.fp32_ops[1]: \"exp\" is not allowed; allowed layer_norm|softmax_cross_entropy|mse|softmax");
     EXPECT_EQ(parse_error(R"({"precision": {"layer_overrides": {"fc2": "e4m3"}}})"),
               "precision.layer_overrides.fc2: \"e4m3\" is not allowed; allowed fp32|tf32|fp16|bf16");
+    EXPECT_EQ(parse_error(R"({"precision": {"accumulate": "bf16"}})"),
+              "precision.accumulate: \"bf16\" is not allowed; allowed fp32|fp16");
+}
+
+// FP16 sums are defined over FP16 matmul inputs: the other recipes refuse
+// them by name rather than run FP32 sums under an fp16 label.
+TEST(PresetErrors, Fp16AccumulationNeedsAnFp16Recipe) {
+    const auto with_recipe = [](const std::string& recipe) {
+        return parse_error(R"({"precision": {"accumulate": "fp16", "recipe": ")" + recipe + "\"}}");
+    };
+    EXPECT_EQ(with_recipe("amp-fp16"), "(no error)");
+    EXPECT_EQ(with_recipe("fp16-pure"), "(no error)");
+    EXPECT_EQ(parse_error(R"({"precision": {"recipe": "amp-bf16", "accumulate": "fp16"}})"),
+              "precision.accumulate: fp16 is out of range; allowed fp32 with precision.recipe amp-bf16 (fp16 needs "
+              "FP16 matmul inputs: recipe amp-fp16 or fp16-pure)");
+    for (const char* recipe : {"fp32", "tf32", "fp8"})
+        EXPECT_NE(with_recipe(recipe).find("precision.accumulate: fp16 is out of range"), std::string::npos) << recipe;
 }
 
 TEST(PresetErrors, PrecisionPolicyAgainstTheModel) {

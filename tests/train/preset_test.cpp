@@ -201,7 +201,8 @@ TEST(PresetWrite, DefaultConfigPretty) {
     "layer_overrides": {},
     "fp8_scaling": "delayed",
     "fp8_history_len": 16,
-    "fp8_margin": 0
+    "fp8_margin": 0,
+    "accumulate": "fp32"
   },
   "scaler": {
     "kind": "dynamic",
@@ -280,6 +281,7 @@ RunConfig odd_config() {
     c.precision.fp32_ops = {Fp32Op::mse, Fp32Op::layer_norm};
     c.precision.layer_overrides = {{"fc4", FormatId::tf32}, {"fc2", FormatId::fp16}};
     c.precision.fp8 = {Fp8ScalingKind::none, 1024, 8};
+    c.precision.accumulate = Accumulation::fp16;
     c.scaler.kind = ScalerKind::hysteresis;
     c.scaler.init_scale = FLT_MAX;
     c.scaler.growth_factor = 1.0000001f;
@@ -414,7 +416,7 @@ TEST(ApplySetting, SettingsValidateOnceAtTheEnd) {
 
 TEST(ApplySetting, PathsListEveryField) {
     const std::vector<std::string> paths = setting_paths();
-    ASSERT_EQ(paths.size(), 60u);  // 8 top-level, data 8, model 15, precision 7, scaler 8, optimizer 10, telemetry 4
+    ASSERT_EQ(paths.size(), 61u);  // 8 top-level, data 8, model 15, precision 8, scaler 8, optimizer 10, telemetry 4
     EXPECT_EQ(paths.front(), "name");
     EXPECT_EQ(paths[2], "guide");
     EXPECT_EQ(paths[8], "data.kind");

@@ -123,12 +123,15 @@ void CpuBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSpe
     const int n = spec.trans_b ? b.rows() : b.cols();
     require(k == kb && c.rows() == m && c.cols() == n, [&] { return "gemm: shapes do not chain: " + shape_text(a.shape()) + (spec.trans_a ? "^T" : "") + " x " +
                 shape_text(b.shape()) + (spec.trans_b ? "^T" : "") + " -> " + shape_text(c.shape()); });
+    checks::require_gemm_accumulation(spec);
     if (c.size() == 0) return;
     const float* pa = gemm_input(a, spec.a_input, spec.compute, scratch_a_);
     const float* pb = gemm_input(b, spec.b_input, spec.compute, scratch_b_);
     // Unscaling folds into alpha: a power of two times the FP32 sum is exact.
     const float alpha = spec.alpha / (input_scale(spec.a_input) * input_scale(spec.b_input));
-    cpu::fixed_order_gemm({m, n, k, spec.trans_a, spec.trans_b}, alpha, pa, pb, spec.beta, c.host(), scratch_pack_);
+    const bool fp16_sums = spec.accumulate == FormatId::fp16;
+    cpu::fixed_order_gemm({m, n, k, spec.trans_a, spec.trans_b, fp16_sums}, alpha, pa, pb, spec.beta, c.host(),
+                          scratch_pack_);
     if (spec.row_bias) add_row_bias(c, *spec.row_bias);
     round_to_dtype(c);
 }

@@ -14,6 +14,15 @@
 //
 // A fused multiply-add rounds once, so the vector path (AVX2 + FMA, chosen
 // at run time) and the portable one (std::fma) give identical bits.
+//
+// With fp16_sums (GemmSpec::accumulate FP16; a and b hold FP16 values), the
+// same k order with every partial sum rounded to FP16:
+//
+//   acc(i, j) = h(a(i, k-1) b(k-1, j) + ... h(a(i, 1) b(1, j) + h(a(i, 0) b(0, j) + +0)))
+//
+// where the product is exact in FP32, the add rounds once to FP32 and h is
+// the shared cast to FP16 (scalar_cast.h, through the array cast). The
+// epilogue is the FP32 one above.
 #include <cstddef>
 #include <vector>
 
@@ -23,6 +32,7 @@ struct GemmShape {
     int m = 0, n = 0, k = 0;
     bool trans_a = false;  // a is stored k x m instead of m x k (row-major)
     bool trans_b = false;  // b is stored n x k instead of k x n
+    bool fp16_sums = false;  // each partial sum rounded to FP16 (a and b hold FP16 values)
 };
 
 // c (m x n, row-major) from a and b as described above. `scratch` is reused
@@ -42,6 +52,9 @@ void gemm_kernel_portable(int m, int n, int k, const float* a, std::ptrdiff_t a_
                           const float* b, float* acc);
 void gemm_kernel_avx2_fma(int m, int n, int k, const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step,
                           const float* b, float* acc);
+// The fp16_sums order on every machine (its rounding is the array cast's, whose paths agree).
+void gemm_kernel_fp16_sums(int m, int n, int k, const float* a, std::ptrdiff_t a_row, std::ptrdiff_t a_step,
+                           const float* b, float* acc);
 // Forces the portable kernel (tests compare the two paths).
 void force_portable_gemm(bool on);
 }  // namespace detail
