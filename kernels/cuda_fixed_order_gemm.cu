@@ -24,7 +24,13 @@ __global__ void fixed_order_gemm_kernel(FixedOrderGemm g) {
         b_slab[ty][tx] = bp < g.k && bj < g.n ? g.b[static_cast<std::size_t>(bp * g.b_row + bj * g.b_step)] : 0.0f;
         __syncthreads();
         const int depth = g.k - p0 < kTile ? g.k - p0 : kTile;
-        for (int q = 0; q < depth; ++q) acc = fmaf(a_slab[ty][q], b_slab[q][tx], acc);
+        if (g.fp16_sums) {
+            // The product of two FP16 values is exact: the FMA's one rounding is the add's.
+            const FormatParams fp16 = format_params(FormatId::fp16);
+            for (int q = 0; q < depth; ++q) acc = round_value(fp16, fmaf(a_slab[ty][q], b_slab[q][tx], acc));
+        } else {
+            for (int q = 0; q < depth; ++q) acc = fmaf(a_slab[ty][q], b_slab[q][tx], acc);
+        }
         __syncthreads();
     }
     if (i >= g.m || j >= g.n) return;

@@ -2,7 +2,9 @@
 // The CPU's GEMM on the GPU, bit for bit (engine/backend/cpu/fixed_order_gemm.h):
 // every output's k products summed by fused multiply-adds in index order from
 // +0, then the CPU's epilogue (alpha, beta, the row bias, one rounding to the
-// output's format), each operation rounded as the CPU rounds it.
+// output's format), each operation rounded as the CPU rounds it. With
+// fp16_sums every partial sum is rounded to FP16 after its add, the CPU's
+// FP16-accumulating order (GemmSpec::accumulate).
 //
 // Tensor cores sum a dot product in their own order (and cuBLAS splits k as it
 // likes), so their results differ from the CPU's in the last bits, and over a
@@ -28,6 +30,7 @@ struct FixedOrderGemm {
     Values b{};
     std::ptrdiff_t b_row = 0, b_step = 0;
     float alpha = 1.0f, beta = 0.0f;
+    bool fp16_sums = false;  // a and b hold FP16 values; each partial sum rounded to FP16
     Values bias{};  // n values; data null when none
     Values c{};
 };

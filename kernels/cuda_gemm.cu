@@ -4,6 +4,8 @@
 //
 // Small GEMMs run the CPU's summation order (cuda_fixed_order_gemm.cuh) and
 // give its bits; large ones go to the tensor cores (CudaBackend::GemmRoute).
+// A GEMM accumulating in FP16 takes the fixed order at any size: its sums
+// are defined by their order, which cuBLAS's FP16 accumulation does not keep.
 // Two routes to cuBLAS (cublasGemmEx):
 //  * FP16 / BF16 compute: operands in native 16-bit storage of that format
 //    are read where they are; others are encoded into 16-bit scratch arrays
@@ -150,6 +152,7 @@ void CudaBackend::fixed_order_gemm(const Tensor& a, const Tensor& b, Tensor& c, 
     // The CPU's alpha, the same float division (cpu_backend.cpp).
     g.alpha = spec.alpha / (input_scale(spec.a_input) * input_scale(spec.b_input));
     g.beta = spec.beta;
+    g.fp16_sums = spec.accumulate == FormatId::fp16;
     if (spec.row_bias) g.bias = device_values(*spec.row_bias, "gemm");
     g.c = device_values(c, "gemm");
     gpu::launch_fixed_order_gemm(g, stream_);
@@ -168,7 +171,16 @@ void CudaBackend::gemm(const Tensor& a, const Tensor& b, Tensor& c, const GemmSp
     gpu::require(!bias || (bias->rows() == 1 && bias->cols() == n), [&] {
         return "gemm: bias " + shape_text(bias->shape()) + " does not fit the output " + shape_text(c.shape());
     });
+    checks::require_gemm_accumulation(spec);
     if (c.size() == 0) return;
+    // FP16 sums have one order, the CPU's: cuBLAS's FP16 accumulation has its own.
+    if (spec.accumulate == FormatId::fp16) {
+        gpu::require(m <= kFixedOrderMaxRows, [&] {
+            return "gemm: FP16 accumulation runs the fixed-order kernel, which takes at most " +
+                   std::to_string(kFixedOrderMaxRows) + " rows, not " + std::to_string(m);
+        });
+        return fixed_order_gemm(a, b, c, spec);
+    }
     if (runs_fixed_order(m, n, k)) return fixed_order_gemm(a, b, c, spec);
     const Values out = device_values(c, "gemm");
     const Values bias_values = bias ? device_values(*bias, "gemm") : Values{};

@@ -23,6 +23,7 @@
 
 #include "backend_scaler_checks.h"
 #include "backend_step_checks.h"
+#include "error_text.h"
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/numeric/scalar_cast.h"
@@ -105,6 +106,16 @@ protected:
         return make(s, dtype, random_values(s.size(), seed, scale));
     }
     Both zeros(Shape s, FormatId dtype) { return {cpu_.allocate(s, dtype), gpu_->allocate(s, dtype)}; }
+    // One GEMM on each backend, each side reading its own copy of the bias (none when null).
+    void gemm_both(const Both& a, const Both& b, Both& c, const GemmSpec& spec, const Both* bias = nullptr) {
+        GemmSpec cpu_spec = spec, gpu_spec = spec;
+        if (bias) {
+            cpu_spec.row_bias = &bias->cpu;
+            gpu_spec.row_bias = &bias->gpu;
+        }
+        cpu_.gemm(a.cpu, b.cpu, c.cpu, cpu_spec);
+        gpu_->gemm(a.gpu, b.gpu, c.gpu, gpu_spec);
+    }
 
     static std::vector<float> host(const Tensor& cpu) { return {cpu.host(), cpu.host() + cpu.size()}; }
     std::vector<float> host_gpu(const Tensor& gpu) {
@@ -280,12 +291,9 @@ TEST_F(CudaBackendTest, GemmOfSmallIntegersIsExactForEveryLayout) {
                     // beta 0 takes cuBLASLt with the bias in its epilogue; beta -1 cublasGemmEx.
                     for (float beta : {-1.0f, 0.0f}) {
                         Both c = make({m, n}, FormatId::fp32, integers(m * n, 10));
-                        GemmSpec cpu_spec{.compute = compute, .trans_a = ta, .trans_b = tb, .alpha = 2.0f, .beta = beta};
-                        GemmSpec gpu_spec = cpu_spec;
-                        cpu_spec.row_bias = &bias.cpu;
-                        gpu_spec.row_bias = &bias.gpu;
-                        cpu_.gemm(a.cpu, b.cpu, c.cpu, cpu_spec);
-                        gpu_->gemm(a.gpu, b.gpu, c.gpu, gpu_spec);
+                        gemm_both(a, b, c,
+                                  {.compute = compute, .trans_a = ta, .trans_b = tb, .alpha = 2.0f, .beta = beta},
+                                  &bias);
                         expect_identical(c, "integer gemm " + std::string(format_name(compute)) + (ta ? " a^T" : " a") +
                                                 (tb ? " b^T" : " b") + " beta " + std::to_string(beta) + route_name(route));
                     }
@@ -314,12 +322,8 @@ TEST_F(CudaBackendTest, GemmOfSixteenBitTensorsReadsAndWritesTheirCodes) {
                                 const Both b = make(bs, f, integers(bs.size(), 18));
                                 const Both bias = make({1, n}, bias_dtype, integers(n, 19));
                                 Both c = make({m, n}, c_dtype, integers(m * n, 20));
-                                GemmSpec cpu_spec{.compute = f, .trans_a = ta, .trans_b = tb, .beta = beta};
-                                GemmSpec gpu_spec = cpu_spec;
-                                cpu_spec.row_bias = &bias.cpu;
-                                gpu_spec.row_bias = &bias.gpu;
-                                cpu_.gemm(a.cpu, b.cpu, c.cpu, cpu_spec);
-                                gpu_->gemm(a.gpu, b.gpu, c.gpu, gpu_spec);
+                                gemm_both(a, b, c, {.compute = f, .trans_a = ta, .trans_b = tb, .beta = beta},
+                                          &bias);
                                 expect_identical(c, "16-bit gemm " + std::string(format_name(f)) + " bias " +
                                                         std::string(format_name(bias_dtype)) + " c " +
                                                         std::string(format_name(c_dtype)) + (ta ? " a^T" : " a") +
@@ -386,11 +390,7 @@ void CudaBackendTest::check_gemm(const GemmSpec& base, FormatId out_dtype, const
     const Both bias = make({1, n}, FormatId::fp32, biasv);
     Both c = make({m, n}, out_dtype, cv);
     const std::vector<float> c0 = host(c.cpu);  // as stored in the output format
-    GemmSpec cpu_spec = base, gpu_spec = base;
-    cpu_spec.row_bias = &bias.cpu;
-    gpu_spec.row_bias = &bias.gpu;
-    cpu_.gemm(a.cpu, b.cpu, c.cpu, cpu_spec);
-    gpu_->gemm(a.gpu, b.gpu, c.gpu, gpu_spec);
+    gemm_both(a, b, c, base, &bias);
 
     const GemmOperandRead read_a{base.a_input, base.compute}, read_b{base.b_input, base.compute};
     std::vector<double> magnitude(c0.size());
@@ -449,6 +449,47 @@ TEST_F(CudaBackendTest, SmallGemmsTakeTheFixedOrderByDefault) {
     cpu_.gemm(a.cpu, b.cpu, c.cpu, {.compute = FormatId::fp16});
     gpu_->gemm(a.gpu, b.gpu, c.gpu, {.compute = FormatId::fp16});
     expect_identical(c, "a 128 x 64 x 64 product");
+}
+
+// FP16 accumulation has one order, the CPU's: whatever the route, the GPU
+// sums in the fixed-order kernel and gives the CPU's bits for every layout,
+// epilogue and output format, the stall of a K=4096 sum of small terms and
+// FP16's overflow to Inf included. A spec it cannot take fails with the
+// CPU's message.
+TEST_F(CudaBackendTest, GemmAccumulatingInFp16IsTheCpusBitForBit) {
+    const int m = 37, k = 517, n = 29;
+    for (Route route : kRoutes) {
+        gpu_->set_gemm_route(route);
+        for (FormatId out : {FormatId::fp32, FormatId::fp16})
+            for (bool ta : {false, true})
+                for (bool tb : {false, true}) {
+                    const Shape as = ta ? Shape{k, m} : Shape{m, k}, bs = tb ? Shape{n, k} : Shape{k, n};
+                    const Both a = random(as, FormatId::fp16, 31, 8.0f), b = random(bs, FormatId::fp16, 32, 8.0f);
+                    const Both bias = random({1, n}, FormatId::fp32, 33);
+                    Both c = random({m, n}, out, 34);
+                    gemm_both(a, b, c,
+                              {.compute = FormatId::fp16, .trans_a = ta, .trans_b = tb, .alpha = 0.75f, .beta = 0.5f,
+                               .accumulate = FormatId::fp16},
+                              &bias);
+                    expect_identical(c, "fp16 sums -> " + std::string(format_name(out)) + (ta ? " a^T" : " a") +
+                                            (tb ? " b^T" : " b") + route_name(route));
+                }
+        const Both small = make({1, 4096}, FormatId::fp16, std::vector<float>(4096, 0.1f));
+        const Both column = make({4096, 1}, FormatId::fp16, std::vector<float>(4096, 0.1f));
+        const Both large = make({1, 4096}, FormatId::fp16, std::vector<float>(4096, 200.0f));
+        for (const Both* x : {&small, &large}) {
+            Both c = zeros({1, 1}, FormatId::fp32);
+            gemm_both(*x, column, c, {.compute = FormatId::fp16, .accumulate = FormatId::fp16});
+            expect_identical(c, std::string(x == &small ? "a stalled" : "an overflowing") + " K=4096 sum" +
+                                    route_name(route));
+        }
+    }
+    const Both a = random({3, 4}, FormatId::fp32, 35), b = random({4, 2}, FormatId::fp32, 36);
+    Both c = zeros({3, 2}, FormatId::fp32);
+    const GemmSpec bf16_inputs{.compute = FormatId::bf16, .accumulate = FormatId::fp16};
+    const std::string cpu_message = testing_support::error_of([&] { cpu_.gemm(a.cpu, b.cpu, c.cpu, bf16_inputs); });
+    EXPECT_NE(cpu_message, "(no error)");
+    EXPECT_EQ(testing_support::error_of([&] { gpu_->gemm(a.gpu, b.gpu, c.gpu, bf16_inputs); }), cpu_message);
 }
 
 // FP8-scaled inputs on the tensor cores: the same bound, with the inputs read
