@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Renders the README's workbench and live-view screenshots from the current
 # build (./lab build first), each scenario after its preset's steps, the
-# three whose captions name a fork with that fork from step 0 trained alongside.
+# four whose captions name a fork with that fork from step 0 trained alongside.
 #   docs/make_screenshots.sh [BUILD_DIR]      (default build/dev)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -35,3 +35,4 @@ with_fork() {
 with_fork underflow-no-scaling --fork-set scaler.kind=dynamic
 with_fork overflow-nan --fork-set precision.layer_overrides.fc4=fp32
 with_fork pure-fp16-lost-updates --fork-set precision.master_weights=true
+with_fork fp16-accumulate --fork-set precision.accumulate=fp32

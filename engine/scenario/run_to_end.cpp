@@ -95,6 +95,13 @@ FinalTestLoss final_test_loss(const std::vector<StepRecord>& records) {
     return {*records.back().test_loss, records.back().test_loss_ref.value_or(0.0f)};
 }
 
+double max_weight_distance(const StepRecord& record) {
+    if (record.layers.empty()) return std::nan("");
+    double d = 0;
+    for (const LayerRecord& l : record.layers) d = std::max(d, static_cast<double>(l.weight_rel_dist));
+    return d;
+}
+
 double mean_over_last(const std::vector<StepRecord>& records, std::size_t n,
                       const std::function<double(const StepRecord&)>& value) {
     const std::size_t first = records.size() - std::min(n, records.size());

@@ -72,6 +72,10 @@ struct FinalTestLoss {
 };
 FinalTestLoss final_test_loss(const std::vector<StepRecord>& records);
 
+// The largest weight distance from the twin over a record's layers; NaN
+// when the record kept no layers, so that no verdict built on it holds.
+double max_weight_distance(const StepRecord& record);
+
 // Mean of value(record) over the last n records (all of them when fewer).
 double mean_over_last(const std::vector<StepRecord>& records, std::size_t n,
                       const std::function<double(const StepRecord&)>& value);

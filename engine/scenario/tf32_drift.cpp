@@ -21,13 +21,7 @@ constexpr double kNearTwin = 0.01;         // test accuracy, TF32 on the underfl
 constexpr double kFp16UnderAtLeast = 0.3;  // test accuracy under the twin, AMP-FP16 on that net
 
 // The largest weight distance from the twin over the layers, at step kDriftStep.
-double drift(const RunResult& run) {
-    const StepRecord& r = run.records.at(kDriftStep - 1);
-    if (r.layers.empty()) return std::nan("");  // the records kept no layers: no verdict can hold
-    double d = 0;
-    for (const LayerRecord& l : r.layers) d = std::max(d, static_cast<double>(l.weight_rel_dist));
-    return d;
-}
+double drift(const RunResult& run) { return max_weight_distance(run.records.at(kDriftStep - 1)); }
 
 // The scenario's preset in another recipe, with that recipe's usual scaler.
 // The preset in `recipe` (with its usual scaler), keeping every step's
