@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "engine/common/error.h"
+#include "engine/common/nearest_name.h"
 #include "engine/common/field_check.h"
 #include "engine/train/preset_fields.h"
 
@@ -158,22 +159,6 @@ constexpr bool takes_bare_text(const EnumField<E>&) { return true; }
 template <typename T>
 constexpr bool takes_bare_text(const T&) { return false; }
 
-// Levenshtein distance, for "did you mean".
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
-
 std::string joined(const std::vector<std::string>& items, std::string_view separator) {
     std::string out;
     for (const std::string& item : items) out += (out.empty() ? "" : std::string(separator)) + item;
@@ -200,10 +185,7 @@ std::vector<std::string> section_keys(std::string_view section) {
 void reject_unknown_key(const std::string& path, std::string_view section, std::string_view key) {
     const std::vector<std::string> keys = section_keys(section);
     std::string message = path + ": unknown key; allowed keys: " + joined(keys, ", ");
-    const auto nearest = std::min_element(keys.begin(), keys.end(), [&](const std::string& a, const std::string& b) {
-        return edit_distance(key, a) < edit_distance(key, b);
-    });
-    if (nearest != keys.end() && edit_distance(key, *nearest) <= std::min<std::size_t>(2, key.size() / 2))
+    if (const std::optional<std::string> nearest = nearest_name(key, keys))
         message += "; did you mean " + *nearest + "?";
     throw Error(message);
 }

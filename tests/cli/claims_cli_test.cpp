@@ -42,12 +42,15 @@ TEST(ClaimsCli, NamedClaimsRunTheirChecksAndExitZero) {
     EXPECT_EQ(r.out.find("memory-half"), std::string::npos);  // only what was named
 }
 
-TEST(ClaimsCli, UnknownClaimExitsTwoAndListsTheClaims) {
-    const Result r = run_plab("claims no-such-claim");
+TEST(ClaimsCli, UnknownClaimExitsTwoAndSaysWhereTheClaimsAre) {
+    const std::string all = "(plab claims --list names all " + std::to_string(claims().size()) + ")\n";
+    Result r = run_plab("claims no-such-claim");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.out, "");
-    EXPECT_EQ(r.err.rfind("plab: claims: unknown claim \"no-such-claim\"; claims: ", 0), 0u) << r.err;
-    for (const Claim& c : claims()) EXPECT_NE(r.err.find(std::string(c.id)), std::string::npos) << c.id;
+    EXPECT_EQ(r.err, "plab: claims: unknown claim \"no-such-claim\" " + all);
+    r = run_plab("claims memory-hlaf");  // a typo gets the nearest id
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "plab: claims: unknown claim \"memory-hlaf\"; did you mean memory-half? " + all);
 }
 
 }  // namespace

@@ -5,10 +5,12 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "engine/backend/backend_choice.h"
 #include "engine/common/error.h"
+#include "engine/common/nearest_name.h"
 #include "engine/scenario/claim_runner.h"
 #include "ui/cli/commands.h"
 #include "ui/cli/progress_line.h"
@@ -18,18 +20,20 @@ namespace plab {
 
 namespace {
 
-std::string claim_ids() {
-    std::string ids;
-    for (const Claim& c : claims()) ids += (ids.empty() ? "" : ", ") + std::string(c.id);
-    return ids;
+// An unknown id: the nearest one when it looks like a typo, and where all are listed.
+[[noreturn]] void reject_claim(const std::string& id) {
+    std::vector<std::string> ids;
+    for (const Claim& c : claims()) ids.emplace_back(c.id);
+    const std::optional<std::string> nearest = nearest_name(id, ids);
+    throw Error("claims: unknown claim \"" + id + "\"" + (nearest ? "; did you mean " + *nearest + "?" : "") +
+                " (plab claims --list names all " + std::to_string(ids.size()) + ")");
 }
 
 // The claims the ids name, in the table's order; all of them for none.
 std::vector<const Claim*> chosen_claims(const std::vector<std::string>& ids) {
     std::vector<const Claim*> chosen;
     for (const std::string& id : ids)
-        if (find_claim(id) == nullptr)
-            throw Error("claims: unknown claim \"" + id + "\"; claims: " + claim_ids() + " (plab claims --list)");
+        if (find_claim(id) == nullptr) reject_claim(id);
     for (const Claim& c : claims()) {
         const bool named = ids.empty() || std::find(ids.begin(), ids.end(), c.id) != ids.end();
         if (named) chosen.push_back(&c);
