@@ -8,11 +8,12 @@ namespace plab {
 
 namespace {
 
-constexpr EnumNames<Recipe, 6> kRecipeNames({{{Recipe::fp32, "fp32"},
+constexpr EnumNames<Recipe, 7> kRecipeNames({{{Recipe::fp32, "fp32"},
                                               {Recipe::tf32, "tf32"},
                                               {Recipe::amp_fp16, "amp-fp16"},
                                               {Recipe::amp_bf16, "amp-bf16"},
                                               {Recipe::fp16_pure, "fp16-pure"},
+                                              {Recipe::bf16_pure, "bf16-pure"},
                                               {Recipe::fp8, "fp8"}}});
 
 constexpr EnumNames<Fp32Op, 4> kFp32OpNames({{{Fp32Op::layer_norm, "layer_norm"},
@@ -50,6 +51,10 @@ RecipeTraits traits(Recipe r) {
         case Recipe::fp16_pure:
             return {"weights stored in FP16 too (FP32 master copy optional): small updates can be lost",
                     FormatId::fp16, FormatId::fp16, ScalerKind::dynamic};
+        case Recipe::bf16_pure:
+            return {"weights stored in BF16 too (FP32 master copy optional): FP32's range, so no loss scaling, "
+                    "but 8 bits of precision lose more small updates than FP16's 11",
+                    FormatId::bf16, FormatId::bf16, ScalerKind::none};
         case Recipe::fp8:
             return {"FP8: E4M3 matmul inputs forward, E5M2 gradients backward, per-tensor delayed scaling, FP32 "
                     "accumulation",

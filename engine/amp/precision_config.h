@@ -13,10 +13,11 @@
 
 namespace plab {
 
-enum class Recipe { fp32, tf32, amp_fp16, amp_bf16, fp16_pure, fp8 };
-inline constexpr Recipe kAllRecipes[] = {Recipe::fp32, Recipe::tf32, Recipe::amp_fp16, Recipe::amp_bf16,
-                                         Recipe::fp16_pure, Recipe::fp8};
-std::string_view recipe_name(Recipe r);  // "fp32", "tf32", "amp-fp16", "amp-bf16", "fp16-pure", "fp8"
+enum class Recipe { fp32, tf32, amp_fp16, amp_bf16, fp16_pure, bf16_pure, fp8 };
+inline constexpr Recipe kAllRecipes[] = {Recipe::fp32,      Recipe::tf32,      Recipe::amp_fp16, Recipe::amp_bf16,
+                                         Recipe::fp16_pure, Recipe::bf16_pure, Recipe::fp8};
+// "fp32", "tf32", "amp-fp16", "amp-bf16", "fp16-pure", "bf16-pure", "fp8"
+std::string_view recipe_name(Recipe r);
 std::optional<Recipe> parse_recipe(std::string_view name);
 std::string recipe_choices();
 std::string_view recipe_description(Recipe r);           // one line for --help and the GUI
@@ -27,7 +28,8 @@ std::string_view recipe_description(Recipe r);           // one line for --help 
 FormatId recipe_compute_format(Recipe r);
 // The recipe's matmuls take per-tensor scaled FP8 inputs (engine/amp/fp8_tensors.h).
 bool recipe_uses_fp8(Recipe r);
-// Format the model's weights are stored in (FP16 for fp16-pure, else FP32).
+// Format the model's weights are stored in (FP16 for fp16-pure, BF16 for
+// bf16-pure, else FP32).
 FormatId recipe_weight_format(Recipe r);
 // The scaler a recipe runs with unless the preset says otherwise: dynamic
 // for the FP16 recipes, none for the rest (BF16 has FP32's exponent range).
@@ -59,7 +61,7 @@ bool recipe_accumulates_fp16(Recipe r);
 
 struct PrecisionConfig {
     Recipe recipe = Recipe::amp_fp16;
-    bool master_weights = true;  // fp16-pure only: keep FP32 master weights
+    bool master_weights = true;  // fp16-pure and bf16-pure only: keep FP32 master weights
     std::vector<Fp32Op> fp32_ops = {Fp32Op::layer_norm, Fp32Op::softmax_cross_entropy, Fp32Op::mse,
                                     Fp32Op::softmax};
     // Layer name ("fc2") -> the format that layer computes in instead of the recipe's.

@@ -34,7 +34,7 @@ struct MlpSpec {
     Activation activation = Activation::relu;
     bool layer_norm = false;  // after every hidden Linear, before the activation
     LossKind loss = LossKind::cross_entropy;
-    FormatId weight_format = FormatId::fp32;  // FP16 for fp16-pure
+    FormatId weight_format = FormatId::fp32;  // FP16 or BF16 for the pure recipes
     bool master_weights = true;               // FP32 master copies of non-FP32 weights
     int attention_tokens = 0;                 // 0: no attention block
     float attention_logit_scale = 1.0f;

@@ -17,8 +17,8 @@ namespace plab {
 
 struct Parameter {
     std::string name;    // "fc1.weight"
-    Tensor value;        // FP32 (fp32/tf32/AMP recipes) or FP16 (fp16-pure)
-    Tensor master;       // FP32 master copy of an FP16 `value`; empty when `value` is the master
+    Tensor value;        // FP32 (fp32/tf32/AMP recipes), FP16 (fp16-pure) or BF16 (bf16-pure)
+    Tensor master;       // FP32 master copy of a 16-bit `value`; empty when `value` is the master
     Tensor grad;         // this micro-batch's gradient, compute dtype, scaled
     Tensor grad_sum;     // sum over micro-batches, value's dtype, scaled
     Tensor master_grad;  // FP32, unscaled: clipping and the optimizer read this

@@ -40,7 +40,7 @@ struct GptSpec {
     bool tied_head = true;
     // Multiplies Q.K inside the softmax; 0 means the usual 1/sqrt(width/heads).
     float logit_scale = 0.0f;
-    FormatId weight_format = FormatId::fp32;  // FP16 for fp16-pure
+    FormatId weight_format = FormatId::fp32;  // FP16 or BF16 for the pure recipes
     bool master_weights = true;
 
     bool operator==(const GptSpec&) const = default;

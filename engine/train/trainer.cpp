@@ -185,7 +185,7 @@ std::unique_ptr<Trainer::Side> Trainer::make_side(std::unique_ptr<Model> model, 
 }
 
 // Both sides draw from the same seed, so the twin starts from the very
-// weights the mixed run starts from (up to the FP16 rounding of fp16-pure).
+// weights the mixed run starts from (up to the 16-bit rounding of the pure recipes).
 void Trainer::initialise(Side& side, std::uint64_t seed) {
     Rng rng(seed);
     const double gain = config_.model.init_gain;
@@ -213,7 +213,7 @@ void Trainer::initialise(Side& side, std::uint64_t seed) {
 // that its variance does not grow with depth, biases 0, norms' gains 1; all
 // times model.init_gain.
 // Drawn in parameter order from the seed, so the twin starts from the very
-// weights the mixed run starts from (up to the FP16 rounding of fp16-pure).
+// weights the mixed run starts from (up to the 16-bit rounding of the pure recipes).
 void Trainer::initialise_gpt(Side& side, std::uint64_t seed) {
     Rng rng(seed);
     const double gain = config_.model.init_gain;

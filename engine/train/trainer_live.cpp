@@ -23,7 +23,7 @@ std::string_view fixed_part_changed(const RunConfig& now, const RunConfig& next)
     if (!(next.data == now.data)) return "data";
     if (!(next.model == now.model)) return "model";
     if (recipe_weight_format(next.precision.recipe) != recipe_weight_format(now.precision.recipe))
-        return "the weight format (precision.recipe to or from fp16-pure)";
+        return "the weight format (precision.recipe to or from fp16-pure or bf16-pure)";
     if (next.precision.master_weights != now.precision.master_weights) return "precision.master_weights";
     if (next.twin && !now.twin) return "twin (a twin cannot start mid-run)";
     return {};

@@ -716,7 +716,7 @@ const BadInput kBadInputs[] = {
      {"plab: scaler.growth_factor: 0.5 is out of range; allowed", "> 1"}},
     {"out_of_range_list", "--set model.hidden=[0]", {"plab: model.hidden[0]: 0 is out of range; allowed 1..4096"}},
     {"unknown_name", "--set precision.recipe=fp64",
-     {"plab: precision.recipe: \"fp64\" is not allowed; allowed fp32|tf32|amp-fp16|amp-bf16|fp16-pure|fp8"}},
+     {"plab: precision.recipe: \"fp64\" is not allowed; allowed fp32|tf32|amp-fp16|amp-bf16|fp16-pure|bf16-pure|fp8"}},
     {"set_without_value", "--set scaler.init_scale", {"plab: --set: \"scaler.init_scale\" is not allowed; allowed"}},
     {"unknown_preset", "--preset spirals-fp64",
      {"plab: unknown preset \"spirals-fp64\"; known presets: ", "fp16-static-overflow, ", "spirals-amp-fp16, ",

@@ -65,9 +65,10 @@ TEST(LiveKeys, TheIssuesKeys) {
 }
 
 TEST(LiveKeys, DigitsPickTheRecipesInOrder) {
-    const std::pair<LiveKey, const char*> digits[] = {{LiveKey::digit1, "fp32"},     {LiveKey::digit2, "tf32"},
-                                                      {LiveKey::digit3, "amp-fp16"}, {LiveKey::digit4, "amp-bf16"},
-                                                      {LiveKey::digit5, "fp16-pure"}, {LiveKey::digit6, "fp8"}};
+    const std::pair<LiveKey, const char*> digits[] = {
+        {LiveKey::digit1, "fp32"},      {LiveKey::digit2, "tf32"},      {LiveKey::digit3, "amp-fp16"},
+        {LiveKey::digit4, "amp-bf16"},  {LiveKey::digit5, "fp16-pure"}, {LiveKey::digit6, "bf16-pure"},
+        {LiveKey::digit7, "fp8"}};
     for (const auto& [key, name] : digits) {
         const LiveAction a = live_action(key);
         EXPECT_EQ(a.command, LiveCommand::recipe) << name;
@@ -86,10 +87,14 @@ TEST(LiveKeys, HelpNamesEveryKeyOnce) {
 }
 
 TEST(LiveKeys, HelpListsTheRecipesByDigit) {
+    int lines = 0;
     for (const KeyHelp& line : live_key_help()) {
-        if (line.keys_text != "1-6") continue;
-        EXPECT_NE(line.what.find("1 fp32  2 tf32  3 amp-fp16  4 amp-bf16  5 fp16-pure  6 fp8"), std::string::npos);
+        if (line.keys_text != "1-7") continue;
+        ++lines;
+        EXPECT_NE(line.what.find("1 fp32  2 tf32  3 amp-fp16  4 amp-bf16  5 fp16-pure  6 bf16-pure  7 fp8"),
+                  std::string::npos);
     }
+    EXPECT_EQ(lines, 1);
 }
 
 TEST(SessionRequest, SpacePlaysOrPauses) {
@@ -210,6 +215,7 @@ TEST(RecipeConfig, ScalerFollowsTheRecipe) {
     EXPECT_EQ(bf16.scaler.kind, ScalerKind::none);
     EXPECT_EQ(bf16.seed, 7u);
     EXPECT_EQ(recipe_config(base, Recipe::fp16_pure).scaler.kind, ScalerKind::dynamic);
+    EXPECT_EQ(recipe_config(base, Recipe::bf16_pure).scaler.kind, ScalerKind::none);
     EXPECT_EQ(recipe_config(base, Recipe::amp_fp16).scaler.kind, ScalerKind::dynamic);
     EXPECT_EQ(recipe_config(base, Recipe::fp32).scaler.kind, ScalerKind::none);
 }

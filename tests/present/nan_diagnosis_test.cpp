@@ -150,16 +150,21 @@ TEST(NanDiagnosis, AnOverflowInABiasGradientSaysSo) {
               "stayed finite, largest |g| 12288 as scaled by 2^16. The step was skipped; the scale stayed at 2^16.");
 }
 
-TEST(NanDiagnosis, Fp16PureGetsNoFp32LayerRemedyForAGradientOverflow) {
+// The pure recipes sum gradients in the weights' 16-bit format whatever a
+// layer computes in, and a fork cannot change the weights' format.
+TEST(NanDiagnosis, PureRecipesGetNoFp32LayerRemedyForAGradientOverflow) {
     RunLog log;
     StepRecord bad = with_layers(test::overflow_step(1, 16, true, false, 0.5f));
     bad.first_nonfinite_layer = 0;
     log.append(bad);
-    RunConfig config = amp_fp16(ScalerKind::static_scale);
-    config.precision.recipe = Recipe::fp16_pure;
-    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), config, kNames);
-    ASSERT_EQ(d.remedies.size(), 1u);  // no FP32 layer (gradients stay FP16), no BF16 switch (weights are FP16)
-    EXPECT_EQ(d.remedies[0].label, "Lower the loss scale to 2^12");
+    for (Recipe recipe : {Recipe::fp16_pure, Recipe::bf16_pure}) {
+        SCOPED_TRACE(recipe_name(recipe));
+        RunConfig config = amp_fp16(ScalerKind::static_scale);
+        config.precision.recipe = recipe;
+        const NanDiagnosis d = diagnose_first_nonfinite(log.view(), config, kNames);
+        ASSERT_EQ(d.remedies.size(), 1u);  // no FP32 layer, no BF16 switch
+        EXPECT_EQ(d.remedies[0].label, "Lower the loss scale to 2^12");
+    }
 }
 
 TEST(NanDiagnosis, NoScaleToLowerWithoutAScalerOrBelowOne) {

@@ -246,6 +246,19 @@ TEST(HuggingfaceTrainingArguments, PureFp16IsApexO2OrO3) {
     EXPECT_NE(bare.code.find("fp16_opt_level=\"O3\""), std::string::npos);
 }
 
+// bf16=True is autocast over FP32 weights: without master copies no flag
+// gives BF16 weights (the model's dtype does), with them DeepSpeed's bf16 mode.
+TEST(HuggingfaceTrainingArguments, PureBf16IsTheModelsDtypeOrDeepSpeedsBf16) {
+    const ScalerSnippet bare = huggingface_training_arguments(recipe(Recipe::bf16_pure, false), no_scaler());
+    EXPECT_EQ(bare.code.substr(bare.code.find("args")), "args = TrainingArguments(output_dir=\"out\")\n");
+    EXPECT_NE(bare.note.find("model.to(torch.bfloat16)"), std::string::npos);
+    EXPECT_NE(bare.note.find("no pure-BF16 switch"), std::string::npos);
+    const ScalerSnippet master = huggingface_training_arguments(recipe(Recipe::bf16_pure, true), no_scaler());
+    EXPECT_NE(master.code.find("bf16=True, deepspeed=\"ds_config.json\")"), std::string::npos);
+    EXPECT_NE(master.note.find("{\"bf16\": {\"enabled\": true}}"), std::string::npos);
+    EXPECT_EQ(master.code.substr(0, 2), "# ");
+}
+
 TEST(HuggingfaceTrainingArguments, ScalerSettingsItCannotTakeGoToTheNote) {
     ScalerConfig tuned;
     tuned.growth_interval = 200;

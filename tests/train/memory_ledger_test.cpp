@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
 #include <utility>
 
 #include "engine/amp/precision_policy.h"
@@ -34,6 +35,7 @@ struct Case {
     bool layer_norm;
     OptimizerKind optimizer;
     float momentum;
+    bool master_weights = true;
 };
 
 class MemoryLedgerAgainstTensors : public testing::TestWithParam<Case> {};
@@ -46,6 +48,7 @@ TEST_P(MemoryLedgerAgainstTensors, CountsWhatTheModelAndOptimizerHold) {
     c.model.hidden = {16, 12};
     c.model.layer_norm = k.layer_norm;
     c.precision.recipe = k.recipe;
+    c.precision.master_weights = k.master_weights;
     c.optimizer.kind = k.optimizer;
     c.optimizer.momentum = k.momentum;
     const int test_rows = 10, inputs = 2, outputs = 3;
@@ -91,6 +94,9 @@ INSTANTIATE_TEST_SUITE_P(Recipes, MemoryLedgerAgainstTensors,
                          testing::Values(Case{"amp_fp16_layer_norm_adamw", Recipe::amp_fp16, true, OptimizerKind::adamw, 0},
                                          Case{"amp_bf16_sgd_momentum", Recipe::amp_bf16, false, OptimizerKind::sgd, 0.9f},
                                          Case{"fp16_pure_sgd", Recipe::fp16_pure, true, OptimizerKind::sgd, 0.0f},
+                                         Case{"bf16_pure_adamw", Recipe::bf16_pure, true, OptimizerKind::adamw, 0},
+                                         Case{"bf16_pure_no_master_sgd_momentum", Recipe::bf16_pure, false,
+                                              OptimizerKind::sgd, 0.9f, false},
                                          Case{"fp32_adamw", Recipe::fp32, false, OptimizerKind::adamw, 0},
                                          Case{"fp8_adamw", Recipe::fp8, false, OptimizerKind::adamw, 0}),
                          [](const auto& p) { return std::string(p.param.name); });
@@ -118,6 +124,27 @@ TEST(MemoryLedger, TheSeedsWideMlpInClosedForm) {
         EXPECT_EQ(l.bytes(TensorClass::activations), (rows + test) * ((hidden + last) * a + 3 * 4));
         EXPECT_EQ(l.total_stored_bytes(), (4 + 12 + 8) * params + (rows + test) * (hidden + last + 3) * 4);
     }
+}
+
+// A 2-16-3 MLP, P = (2*16 + 16) + (16*3 + 3) = 99 parameters: the pure
+// recipes hold their values at 2 bytes and FP32 master copies (4 bytes) only
+// when asked to; the AMP recipes' values are themselves the FP32 masters.
+TEST(MemoryLedger, PureRecipesHoldTwoByteWeightsAndMastersOnlyWhenAsked) {
+    RunConfig c = load_preset("spirals-amp-fp16");
+    c.twin = false;
+    c.model.hidden = {16};
+    c.model.layer_norm = false;
+    constexpr std::int64_t params = 99;
+    for (Recipe r : {Recipe::fp16_pure, Recipe::bf16_pure, Recipe::amp_bf16})
+        for (bool master : {true, false}) {
+            SCOPED_TRACE(std::string(recipe_name(r)) + (master ? " with masters" : " without"));
+            c.precision.recipe = r;
+            c.precision.master_weights = master;
+            const MemoryLedger l = memory_ledger(c, 2, 3, 10);
+            const bool pure = r != Recipe::amp_bf16;
+            EXPECT_EQ(l.bytes(TensorClass::weights), (pure ? 2 : 4) * params);
+            EXPECT_EQ(l.bytes(TensorClass::master_copies), pure && master ? 4 * params : 0);
+        }
 }
 
 TEST(MemoryLedger, TheTwinDoublesInFp32AndAttentionIsRefused) {

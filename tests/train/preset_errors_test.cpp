@@ -210,7 +210,8 @@ TEST(PresetErrors, TextSamplesNeedALanguageModel) {
 
 TEST(PresetErrors, BadEnumNamesListTheChoices) {
     EXPECT_EQ(parse_error(R"({"precision": {"recipe": "amp-fp8"}})"),
-              "precision.recipe: \"amp-fp8\" is not allowed; allowed fp32|tf32|amp-fp16|amp-bf16|fp16-pure|fp8");
+              "precision.recipe: \"amp-fp8\" is not allowed; allowed "
+              "fp32|tf32|amp-fp16|amp-bf16|fp16-pure|bf16-pure|fp8");
     EXPECT_EQ(parse_error(R"({"scaler": {"kind": "Dynamic"}})"),
               "scaler.kind: \"Dynamic\" is not allowed; allowed none|static|dynamic|hysteresis");
     EXPECT_EQ(parse_error(R"({"data": {"kind": "swiss-roll"}})"),
@@ -311,7 +312,7 @@ TEST(SettingErrors, BadValues) {
     EXPECT_EQ(setting_error("model.hidden=[32,"),
               "model.hidden: \"[32,\" is not allowed; allowed an array of integers, e.g. [64, 64]");
     EXPECT_EQ(setting_error("precision.recipe=fp4"),
-              "precision.recipe: \"fp4\" is not allowed; allowed fp32|tf32|amp-fp16|amp-bf16|fp16-pure|fp8");
+              "precision.recipe: \"fp4\" is not allowed; allowed fp32|tf32|amp-fp16|amp-bf16|fp16-pure|bf16-pure|fp8");
     EXPECT_EQ(setting_error("precision.layer_overrides.fc2=e4m3"),
               "precision.layer_overrides.fc2: \"e4m3\" is not allowed; allowed fp32|tf32|fp16|bf16");
     EXPECT_EQ(setting_error("precision.layer_overrides.fc9=fp32"),

@@ -22,6 +22,7 @@ TEST(Recipes, TableFromTheDesign) {
         {Recipe::amp_fp16, "amp-fp16", FormatId::fp16, FormatId::fp32, ScalerKind::dynamic},
         {Recipe::amp_bf16, "amp-bf16", FormatId::bf16, FormatId::fp32, ScalerKind::none},
         {Recipe::fp16_pure, "fp16-pure", FormatId::fp16, FormatId::fp16, ScalerKind::dynamic},
+        {Recipe::bf16_pure, "bf16-pure", FormatId::bf16, FormatId::bf16, ScalerKind::none},
         {Recipe::fp8, "fp8", FormatId::e4m3, FormatId::fp32, ScalerKind::none},
     };
     std::set<std::string> descriptions;
@@ -37,8 +38,8 @@ TEST(Recipes, TableFromTheDesign) {
         EXPECT_EQ(description.find('\n'), std::string::npos);
         descriptions.insert(description);
     }
-    EXPECT_EQ(descriptions.size(), 6u);
-    EXPECT_EQ(recipe_choices(), "fp32|tf32|amp-fp16|amp-bf16|fp16-pure|fp8");
+    EXPECT_EQ(descriptions.size(), 7u);
+    EXPECT_EQ(recipe_choices(), "fp32|tf32|amp-fp16|amp-bf16|fp16-pure|bf16-pure|fp8");
     EXPECT_EQ(parse_recipe("amp_fp16"), std::nullopt);
     EXPECT_EQ(parse_recipe("FP32"), std::nullopt);
 }

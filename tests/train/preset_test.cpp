@@ -124,7 +124,8 @@ TEST(PresetDefaults, ScalerKindFollowsTheRecipe) {
                  {"tf32", ScalerKind::none},
                  {"amp-fp16", ScalerKind::dynamic},
                  {"amp-bf16", ScalerKind::none},
-                 {"fp16-pure", ScalerKind::dynamic}};
+                 {"fp16-pure", ScalerKind::dynamic},
+                 {"bf16-pure", ScalerKind::none}};
     for (const auto& c : cases) {
         SCOPED_TRACE(c.recipe);
         const std::string recipe = std::string("\"precision\": {\"recipe\": \"") + c.recipe + "\"}";

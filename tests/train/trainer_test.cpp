@@ -1,10 +1,11 @@
 // Trainer behaviour across steps: gradient accumulation, the FP32 twin's
-// exact agreement under the fp32 recipe, and lost updates of FP16 weights
-// without master copies (docs/DESIGN.md, "Mixed precision semantics").
+// exact agreement under the fp32 recipe, and lost updates of FP16 and BF16
+// weights without master copies (docs/DESIGN.md, "Mixed precision semantics").
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -200,30 +201,41 @@ TEST(TrainerTwin, AmpFp16DriftsFromItsTwin) {
 }
 
 // ---------------------------------------------------------------------------
-// Lost updates: FP16 weights without FP32 master copies drop updates below
-// half an FP16 ULP; with master weights nothing is lost.
+// Lost updates: 16-bit weights without FP32 master copies drop updates below
+// half a ULP of the weight (FP16's or BF16's); with master weights nothing is
+// lost, and the stored values are the masters' rounding.
 
-RunConfig fp16_pure_config(bool master_weights) {
-    return preset_with("spirals-amp-fp16",
-                       {"precision.recipe=fp16-pure", std::string("precision.master_weights=") +
-                                                          (master_weights ? "true" : "false"),
-                        "scaler.kind=static", "scaler.init_scale=128", "optimizer.kind=sgd", "optimizer.momentum=0",
-                        "optimizer.lr=0.0001", "data.samples=256", "batch_size=32", "model.hidden=[16]",
-                        "twin=false", "telemetry.hist_every=0"});
-}
+struct PureRecipe {
+    const char* name;  // the recipe's name
+    FormatId weights;  // the format its weights are stored in
+};
+void PrintTo(const PureRecipe& r, std::ostream* os) { *os << r.name; }
 
-// lost_update_frac by its definition, for one step of plain SGD on FP16
+class TrainerLostUpdates : public testing::TestWithParam<PureRecipe> {
+protected:
+    RunConfig config(bool master_weights) const {
+        return preset_with("spirals-amp-fp16",
+                           {std::string("precision.recipe=") + GetParam().name,
+                            std::string("precision.master_weights=") + (master_weights ? "true" : "false"),
+                            "scaler.kind=static", "scaler.init_scale=128", "optimizer.kind=sgd",
+                            "optimizer.momentum=0", "optimizer.lr=0.0001", "data.samples=256", "batch_size=32",
+                            "model.hidden=[16]", "twin=false", "telemetry.hist_every=0"});
+    }
+};
+
+// lost_update_frac by its definition, for one step of plain SGD on 16-bit
 // weights w0 with FP32 gradients g: of the elements whose FP32 update
-// w0 - lr * g differs from w0, the fraction whose FP16 rounding equals w0.
-double reference_lost_fraction(const std::vector<std::vector<float>>& w0, const std::vector<std::vector<float>>& g,
-                               float lr, std::vector<std::vector<float>>* stored) {
+// w0 - lr * g differs from w0, the fraction whose rounding to `format` equals w0.
+double reference_lost_fraction(FormatId format, const std::vector<std::vector<float>>& w0,
+                               const std::vector<std::vector<float>>& g, float lr,
+                               std::vector<std::vector<float>>* stored) {
     long moved = 0, lost = 0;
     stored->clear();
     for (std::size_t p = 0; p < w0.size(); ++p) {
         stored->emplace_back();
         for (std::size_t i = 0; i < w0[p].size(); ++i) {
             const float fresh = w0[p][i] - lr * g[p][i];
-            const float kept = round_to(FormatId::fp16, fresh);
+            const float kept = round_to(format, fresh);
             stored->back().push_back(kept);
             moved += fresh != w0[p][i];
             lost += fresh != w0[p][i] && kept == w0[p][i];
@@ -232,10 +244,11 @@ double reference_lost_fraction(const std::vector<std::vector<float>>& w0, const 
     return moved ? static_cast<double>(lost) / static_cast<double>(moved) : 0.0;
 }
 
-TEST(TrainerLostUpdates, Fp16WeightsWithoutMasterCopiesLoseSmallUpdates) {
+TEST_P(TrainerLostUpdates, WeightsWithoutMasterCopiesLoseSmallUpdates) {
     CpuBackend backend;
-    Trainer trainer(backend, fp16_pure_config(false));
+    Trainer trainer(backend, config(false));
     ASSERT_TRUE(trainer.model().linears()[0].weight.master.empty());
+    ASSERT_EQ(trainer.model().linears()[0].weight.value.dtype(), GetParam().weights);
     int steps_with_losses = 0;
     for (int s = 1; s <= 20; ++s) {
         const auto w0 = values_of(backend, trainer.model());
@@ -243,7 +256,7 @@ TEST(TrainerLostUpdates, Fp16WeightsWithoutMasterCopiesLoseSmallUpdates) {
         ASSERT_FALSE(r.skipped) << "step " << s;
         const auto g = param_tensors(backend, trainer.model(), master_grad_of);
         std::vector<std::vector<float>> stored;
-        const double expected = reference_lost_fraction(w0, g, 0.0001f, &stored);
+        const double expected = reference_lost_fraction(GetParam().weights, w0, g, 0.0001f, &stored);
         EXPECT_EQ(r.lost_update_frac, static_cast<float>(expected)) << "step " << s;
         EXPECT_TRUE(same_bits(values_of(backend, trainer.model()), stored)) << "step " << s;
         steps_with_losses += r.lost_update_frac > 0.0f;
@@ -251,9 +264,9 @@ TEST(TrainerLostUpdates, Fp16WeightsWithoutMasterCopiesLoseSmallUpdates) {
     EXPECT_GT(steps_with_losses, 10);
 }
 
-TEST(TrainerLostUpdates, MasterWeightsLoseNothing) {
+TEST_P(TrainerLostUpdates, MasterWeightsLoseNothing) {
     CpuBackend backend;
-    Trainer trainer(backend, fp16_pure_config(true));
+    Trainer trainer(backend, config(true));
     ASSERT_FALSE(trainer.model().linears()[0].weight.master.empty());
     const auto start = targets_of(backend, trainer.model());
     for (int s = 1; s <= 20; ++s) {
@@ -261,15 +274,20 @@ TEST(TrainerLostUpdates, MasterWeightsLoseNothing) {
         ASSERT_FALSE(r.skipped) << "step " << s;
         EXPECT_EQ(r.lost_update_frac, 0.0f) << "step " << s;
     }
-    // The FP32 masters did move (the updates are kept there), and the FP16
+    // The FP32 masters did move (the updates are kept there), and the 16-bit
     // values are their rounding.
     const auto masters = targets_of(backend, trainer.model());
     EXPECT_FALSE(same_bits(masters, start));
     const auto values = values_of(backend, trainer.model());
     for (std::size_t p = 0; p < masters.size(); ++p)
         for (std::size_t i = 0; i < masters[p].size(); ++i)
-            EXPECT_EQ(bits_of(values[p][i]), bits_of(round_to(FormatId::fp16, masters[p][i])));
+            EXPECT_EQ(bits_of(values[p][i]), bits_of(round_to(GetParam().weights, masters[p][i])));
 }
+
+INSTANTIATE_TEST_SUITE_P(PureRecipes, TrainerLostUpdates,
+                         testing::Values(PureRecipe{"fp16-pure", FormatId::fp16},
+                                         PureRecipe{"bf16-pure", FormatId::bf16}),
+                         [](const auto& p) { return std::string(format_name(p.param.weights)); });
 
 }  // namespace
 }  // namespace plab

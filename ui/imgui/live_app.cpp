@@ -39,6 +39,7 @@ int glfw_key(LiveKey key) {
         case LiveKey::digit4: return GLFW_KEY_4;
         case LiveKey::digit5: return GLFW_KEY_5;
         case LiveKey::digit6: return GLFW_KEY_6;
+        case LiveKey::digit7: return GLFW_KEY_7;
         case LiveKey::up: return GLFW_KEY_UP;
         case LiveKey::down: return GLFW_KEY_DOWN;
         case LiveKey::g: return GLFW_KEY_G;
@@ -171,7 +172,7 @@ bool LiveApp::carry_out_on_record(const SessionRequest& r) {
         case Kind::set: edit(r.assignment); return true;
         case Kind::restart: return false;
         default:
-            say("a recorded run: nothing to train or fork here (choose a recipe, 1-6, to train again)");
+            say("a recorded run: nothing to train or fork here (choose a recipe, 1-7, to train again)");
             return true;
     }
 }

@@ -26,6 +26,7 @@ constexpr Binding kBindings[] = {
     {LiveKey::digit4, {LiveCommand::recipe, kAllRecipes[3]}},
     {LiveKey::digit5, {LiveCommand::recipe, kAllRecipes[4]}},
     {LiveKey::digit6, {LiveCommand::recipe, kAllRecipes[5]}},
+    {LiveKey::digit7, {LiveCommand::recipe, kAllRecipes[6]}},
     {LiveKey::up, {LiveCommand::scale_up}},
     {LiveKey::down, {LiveCommand::scale_down}},
     {LiveKey::g, {LiveCommand::growth_interval_up}},
@@ -104,6 +105,7 @@ std::string_view live_key_name(LiveKey key) {
         case LiveKey::digit4: return "4";
         case LiveKey::digit5: return "5";
         case LiveKey::digit6: return "6";
+        case LiveKey::digit7: return "7";
         case LiveKey::up: return "Up";
         case LiveKey::down: return "Down";
         case LiveKey::g: return "G";
@@ -132,7 +134,9 @@ std::vector<KeyHelp> live_key_help() {
         {{K::s}, "S", "one step"},
         {{K::r}, "R", "reset: back to step 0"},
         {{K::f}, "F", "fork here: a second run trained alongside"},
-        {{K::digit1, K::digit2, K::digit3, K::digit4, K::digit5, K::digit6}, "1-6", "new run with recipe: " + recipes},
+        {{K::digit1, K::digit2, K::digit3, K::digit4, K::digit5, K::digit6, K::digit7},
+         "1-" + std::to_string(std::size(kAllRecipes)),
+         "new run with recipe: " + recipes},
         {{K::up, K::down}, "Up / Down", "loss scale x2 / /2 (live)"},
         {{K::g, K::b}, "G / B", "growth_interval x2 / /2 (live)"},
         {{K::u}, "U", "histograms: scaled (as held) / unscaled (true values)"},

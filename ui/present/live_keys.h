@@ -14,11 +14,15 @@
 
 namespace plab {
 
-enum class LiveKey { space, s, r, f, digit1, digit2, digit3, digit4, digit5, digit6, up, down, g, b, u, l, p, h };
+// One digit per recipe, in kAllRecipes' order.
+enum class LiveKey {
+    space, s, r, f, digit1, digit2, digit3, digit4, digit5, digit6, digit7, up, down, g, b, u, l, p, h
+};
 inline constexpr LiveKey kAllLiveKeys[] = {
-    LiveKey::space,  LiveKey::s,      LiveKey::r,      LiveKey::f,  LiveKey::digit1, LiveKey::digit2,
-    LiveKey::digit3, LiveKey::digit4, LiveKey::digit5, LiveKey::digit6, LiveKey::up, LiveKey::down,
-    LiveKey::g,      LiveKey::b,      LiveKey::u,      LiveKey::l,  LiveKey::p,      LiveKey::h};
+    LiveKey::space,  LiveKey::s,      LiveKey::r,      LiveKey::f,      LiveKey::digit1, LiveKey::digit2,
+    LiveKey::digit3, LiveKey::digit4, LiveKey::digit5, LiveKey::digit6, LiveKey::digit7, LiveKey::up,
+    LiveKey::down,   LiveKey::g,      LiveKey::b,      LiveKey::u,      LiveKey::l,      LiveKey::p,
+    LiveKey::h};
 
 std::string_view live_key_name(LiveKey key);  // "Space", "S", "1", "Up", ...
 
@@ -49,7 +53,7 @@ LiveAction live_action(LiveKey key);
 // The help overlay's lines, in order; together they name every key once.
 struct KeyHelp {
     std::vector<LiveKey> keys;
-    std::string keys_text;  // "Up / Down", "1-6"
+    std::string keys_text;  // "Up / Down", "1-7"
     std::string what;       // "loss scale x2 / /2"
 };
 std::vector<KeyHelp> live_key_help();

@@ -60,6 +60,11 @@ std::string scaler_outcome(const StepRecord& r) {
     return s + ".";
 }
 
+// In fp16-pure and bf16-pure the parameters and their summed gradients stay
+// in the weights' 16-bit format whatever a layer computes in, so an FP32
+// override of the layer would not give them FP32's range.
+bool fp32_layer_can_help(const PrecisionConfig& p) { return recipe_weight_format(p.recipe) == FormatId::fp32; }
+
 void add_backward_remedies(const StepRecord& r, const RunConfig& config, const std::string& layer,
                            NanDiagnosis& d) {
     if (config.scaler.kind != ScalerKind::none) {
@@ -71,9 +76,7 @@ void add_backward_remedies(const StepRecord& r, const RunConfig& config, const s
                                   {"scaler.scale=" + value, "scaler.init_scale=" + value}});
         }
     }
-    // In fp16-pure the parameters and their gradients stay FP16 whatever the
-    // layer computes in, so an FP32 override would not stop this overflow.
-    if (!layer.empty() && config.precision.recipe != Recipe::fp16_pure)
+    if (!layer.empty() && fp32_layer_can_help(config.precision))
         d.remedies.push_back({"Keep " + layer + " in FP32",
                               "Its gradients and activations get FP32's range; the other layers stay as they are.",
                               {"precision.layer_overrides." + layer + "=fp32"}});
@@ -159,7 +162,7 @@ void apply_trace(const NanReport& r, const RunConfig& config, const std::vector<
     // The record-based guess of the layer gives way to the traced one.
     const std::string layer = traced_layer(r);
     std::erase_if(d.remedies, [](const Remedy& m) { return m.label.starts_with("Keep "); });
-    if (is_layer_name(names, layer) && config.precision.recipe != Recipe::fp16_pure)
+    if (is_layer_name(names, layer) && fp32_layer_can_help(config.precision))
         d.remedies.insert(d.remedies.begin(), {"Keep " + layer + " in FP32",
                                                "The traced op's layer gets FP32's range; the other layers stay as they are.",
                                                {"precision.layer_overrides." + layer + "=fp32"}});

@@ -148,6 +148,20 @@ struct RecipeFlags {
     std::vector<std::string> limits;
 };
 
+// bf16=True is autocast over FP32 weights (amp-bf16), so BF16 weights come
+// from the model's own dtype; FP32 master copies of them are what DeepSpeed's
+// bf16 mode keeps in its optimizer.
+RecipeFlags pure_bf16_flags(const PrecisionConfig& p) {
+    if (p.master_weights)
+        return {{"bf16=True", "deepspeed=\"ds_config.json\""},
+                {"BF16 weights with FP32 master copies are DeepSpeed's bf16 mode: ds_config.json holds "
+                 "{\"bf16\": {\"enabled\": true}}; bf16=True alone is autocast over FP32 weights (amp-bf16)."}};
+    return {{},
+            {"TrainingArguments has no pure-BF16 switch (bf16=True is autocast over FP32 weights): load the "
+             "model with model.to(torch.bfloat16) and leave bf16 off, so the optimizer updates the BF16 weights "
+             "themselves (PyTorch's optimizers then keep their state in BF16 too; the lab keeps it in FP32)."}};
+}
+
 RecipeFlags recipe_flags(const PrecisionConfig& p) {
     switch (p.recipe) {
         case Recipe::fp32: return {{}, {}};
@@ -159,6 +173,7 @@ RecipeFlags recipe_flags(const PrecisionConfig& p) {
             return {{"fp16=True", "half_precision_backend=\"apex\"",
                      std::string("fp16_opt_level=\"") + (p.master_weights ? "O2" : "O3") + "\""},
                     {"Weights stored in FP16 need NVIDIA Apex: O2 keeps FP32 master weights, O3 none."}};
+        case Recipe::bf16_pure: return pure_bf16_flags(p);
         case Recipe::fp8:
             return {{"bf16=True"},
                     {"TrainingArguments has no FP8 switch: FP8 matmuls come from Accelerate's "

@@ -19,8 +19,9 @@ struct ScalerSnippet {
 ScalerSnippet pytorch_grad_scaler(const ScalerConfig& s);
 ScalerSnippet deepspeed_fp16_block(const ScalerConfig& s);
 // TrainingArguments has switches for the recipe (fp16, bf16, tf32, Apex's
-// fp16_opt_level) but none for the scaler: its Trainer builds PyTorch's
-// default GradScaler, so other scaler settings go into the note.
+// fp16_opt_level; none for BF16 weights, which the note says how to get) but
+// none for the scaler: its Trainer builds PyTorch's default GradScaler, so
+// other scaler settings go into the note.
 ScalerSnippet huggingface_training_arguments(const PrecisionConfig& p, const ScalerConfig& s);
 
 }  // namespace plab
