@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "engine/common/error.h"
 #include "error_text.h"
@@ -51,6 +52,18 @@ TEST(OpenedRecord, ShowsALabRecordAsTheSnapshotOfItsRun) {
     ASSERT_NE(last, nullptr);
     EXPECT_EQ(last->loss, written.steps.back().loss);
     EXPECT_EQ(last->layers.size(), written.header.layer_names.size());
+}
+
+// A what-if replays overflows against the format the record's gradients were
+// held in: BF16 for both BF16 recipes, E5M2 for FP8's, else FP16.
+TEST(OpenedRecord, TheGradientFormatIsTheRecipes) {
+    const std::pair<const char*, FormatId> recipes[] = {{"amp-fp16", FormatId::fp16}, {"fp16-pure", FormatId::fp16},
+                                                        {"amp-bf16", FormatId::bf16}, {"bf16-pure", FormatId::bf16},
+                                                        {"fp8", FormatId::e5m2}};
+    for (const auto& [recipe, format] : recipes) {
+        const WrittenRun written = train_and_write("spirals-amp-fp16", 1, {std::string("precision.recipe=") + recipe});
+        EXPECT_EQ(open_record(saved(written.text, recipe)).grad_format, format) << recipe;
+    }
 }
 
 TEST(OpenedRecord, AWhatIfOfTheRecordsOwnSettingsIsItsTrajectory) {

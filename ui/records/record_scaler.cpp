@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
+#include "engine/amp/fp8_tensors.h"
 #include "engine/common/error.h"
 #include "engine/train/preset_io.h"
 
@@ -20,9 +22,10 @@ ScalerConfig recorded_scaler_config(const RecordedRun& run, const std::string& l
 
 FormatId recorded_gradient_format(const RecordedRun& run) {
     const Json config = Json::parse(run.config_json);
-    const std::string recipe = config.value("precision", Json::object()).value("recipe", std::string());
-    if (recipe == "amp-bf16") return FormatId::bf16;
-    if (recipe == "fp8") return FormatId::e5m2;
+    const std::string name = config.value("precision", Json::object()).value("recipe", std::string());
+    const std::optional<Recipe> recipe = parse_recipe(name);
+    if (recipe && recipe_uses_fp8(*recipe)) return kFp8GradFormat;
+    if (recipe && recipe_compute_format(*recipe) == FormatId::bf16) return FormatId::bf16;  // amp-bf16, bf16-pure
     return FormatId::fp16;
 }
 

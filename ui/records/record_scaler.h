@@ -18,8 +18,9 @@ namespace plab {
 // `label` when the config has none.
 ScalerConfig recorded_scaler_config(const RecordedRun& run, const std::string& label);
 
-// The format the record's gradients are held in: its recipe's, FP16 for a
-// PyTorch record (GradScaler's format).
+// The format the record's gradients are held in: its recipe's (BF16 for
+// amp-bf16 and bf16-pure, E5M2 for fp8), else FP16, as for a PyTorch record
+// (GradScaler's format).
 FormatId recorded_gradient_format(const RecordedRun& run);
 
 // Each step's scale, verdict and unscaled gradient amax, with the overflows
