@@ -16,8 +16,7 @@ constexpr double kMasterRatio = 1.1;    // with master weights at most this many
 constexpr double kLateShare = 0.25;     // "late steps": the last quarter
 
 double late_mean(const RunResult& run, double (*value)(const StepRecord&)) {
-    const auto late = static_cast<std::size_t>(kLateShare * static_cast<double>(run.records.size()));
-    return mean_over_last(run.records, std::max<std::size_t>(late, 1), value);
+    return mean_over_late(run.records, kLateShare, value);
 }
 // How far `value` falls from the third quarter of the run (mean) to the last.
 double late_fall(const RunResult& run, double (*value)(const StepRecord&)) {

@@ -50,6 +50,26 @@ RunResult run_to_end(Backend& backend, const RunConfig& config, const RunToEndOp
     return result;
 }
 
+RunResult run_in_recipe(Backend& backend, std::string_view preset, Recipe recipe, const ScenarioProgress& progress,
+                        double begin, double end) {
+    RunToEndOptions options = run_options(progress, begin, end, std::string(recipe_name(recipe)));
+    options.keep_layers = true;
+    const std::string scaler(scaler_kind_name(recipe_default_scaler(recipe)));
+    return run_to_end(backend,
+                      scenario_config(preset, {"telemetry.hist_every=0",
+                                               "precision.recipe=" + std::string(recipe_name(recipe)),
+                                               "scaler.kind=" + scaler}),
+                      options);
+}
+
+double weight_distance_at(const std::vector<StepRecord>& records, std::size_t step) {
+    const StepRecord& r = records.at(step - 1);
+    if (r.layers.empty()) return std::nan("");
+    double d = 0;
+    for (const LayerRecord& l : r.layers) d = std::max(d, static_cast<double>(l.weight_rel_dist));
+    return d;
+}
+
 FinalAccuracy final_accuracy(const std::vector<StepRecord>& records) {
     if (records.empty() || !records.back().acc) throw Error("scenario: the run's last step holds no test accuracy");
     return {*records.back().acc, records.back().acc_ref.value_or(0.0f)};
@@ -95,19 +115,18 @@ FinalTestLoss final_test_loss(const std::vector<StepRecord>& records) {
     return {*records.back().test_loss, records.back().test_loss_ref.value_or(0.0f)};
 }
 
-double max_weight_distance(const StepRecord& record) {
-    if (record.layers.empty()) return std::nan("");
-    double d = 0;
-    for (const LayerRecord& l : record.layers) d = std::max(d, static_cast<double>(l.weight_rel_dist));
-    return d;
-}
-
 double mean_over_last(const std::vector<StepRecord>& records, std::size_t n,
                       const std::function<double(const StepRecord&)>& value) {
     const std::size_t first = records.size() - std::min(n, records.size());
     double sum = 0;
     for (std::size_t i = first; i < records.size(); ++i) sum += value(records[i]);
     return records.size() > first ? sum / static_cast<double>(records.size() - first) : 0.0;
+}
+
+double mean_over_late(const std::vector<StepRecord>& records, double share,
+                      const std::function<double(const StepRecord&)>& value) {
+    const auto late = static_cast<std::size_t>(share * static_cast<double>(records.size()));
+    return mean_over_last(records, std::max<std::size_t>(late, 1), value);
 }
 
 std::int64_t count_steps(const std::vector<StepRecord>& records, const std::function<bool(const StepRecord&)>& pred) {

@@ -55,6 +55,12 @@ RunToEndOptions run_options(const ScenarioProgress& progress, double begin, doub
 
 RunResult run_to_end(Backend& backend, const RunConfig& config, const RunToEndOptions& options);
 
+// The preset in `recipe` with the scaler that recipe runs with by default,
+// no histograms, over [begin, end) of the check's progress, keeping every
+// step's layers (for weight_distance_at).
+RunResult run_in_recipe(Backend& backend, std::string_view preset, Recipe recipe, const ScenarioProgress& progress,
+                        double begin, double end);
+
 // --- measurements on records ---
 
 // The test accuracy of the run and of its twin at the last step (always evaluated).
@@ -72,12 +78,17 @@ struct FinalTestLoss {
 };
 FinalTestLoss final_test_loss(const std::vector<StepRecord>& records);
 
-// The largest weight distance from the twin over a record's layers; NaN
-// when the record kept no layers, so that no verdict built on it holds.
-double max_weight_distance(const StepRecord& record);
+// The largest relative distance of a layer's weights from the FP32 twin's
+// after step `step` (1-based). Early, before chaos amplifies every difference
+// alike, it measures the rounding itself. NaN when the records kept no
+// layers, so that no verdict built on it can hold.
+double weight_distance_at(const std::vector<StepRecord>& records, std::size_t step);
 
 // Mean of value(record) over the last n records (all of them when fewer).
 double mean_over_last(const std::vector<StepRecord>& records, std::size_t n,
+                      const std::function<double(const StepRecord&)>& value);
+// Mean of value(record) over the last `share` (0..1] of the records, at least one.
+double mean_over_late(const std::vector<StepRecord>& records, double share,
                       const std::function<double(const StepRecord&)>& value);
 std::int64_t count_steps(const std::vector<StepRecord>& records, const std::function<bool(const StepRecord&)>& pred);
 

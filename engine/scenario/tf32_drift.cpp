@@ -2,8 +2,6 @@
 // from the FP32 twin as AMP-FP16's do (the mantissa sets the rounding), far
 // less than BF16's, and it needs no loss scaler: on the underflow lesson's
 // net, where FP16 gradients flush without scaling, TF32 trains to its twin.
-#include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "engine/common/number_text.h"
@@ -21,21 +19,7 @@ constexpr double kNearTwin = 0.01;         // test accuracy, TF32 on the underfl
 constexpr double kFp16UnderAtLeast = 0.3;  // test accuracy under the twin, AMP-FP16 on that net
 
 // The largest weight distance from the twin over the layers, at step kDriftStep.
-double drift(const RunResult& run) { return max_weight_distance(run.records.at(kDriftStep - 1)); }
-
-// The scenario's preset in another recipe, with that recipe's usual scaler.
-// The preset in `recipe` (with its usual scaler), keeping every step's
-// layers for drift().
-RunResult run_recipe(Backend& backend, const std::string& preset, const std::string& recipe,
-                     const ScenarioProgress& progress, double begin, double end) {
-    const std::string scaler = recipe == "amp-fp16" ? "dynamic" : "none";
-    RunToEndOptions options = run_options(progress, begin, end, recipe);
-    options.keep_layers = true;
-    return run_to_end(backend,
-                      scenario_config(preset, {"telemetry.hist_every=0", "precision.recipe=" + recipe,
-                                               "scaler.kind=" + scaler}),
-                      options);
-}
+double drift(const RunResult& run) { return weight_distance_at(run.records, kDriftStep); }
 
 Verdict drifts_like_fp16(double tf32, double fp16, double bf16) {
     const double ratio = tf32 / fp16;
@@ -52,9 +36,9 @@ Verdict drifts_like_fp16(double tf32, double fp16, double bf16) {
 ScenarioReport check_tf32_drift(Backend& backend, const ScenarioProgress& progress) {
     const RunConfig config = scenario_config("tf32-drift");
     ScenarioReport report{config.name, {}};
-    const RunResult tf32 = run_recipe(backend, config.name, "tf32", progress, 0, 0.2);
-    const RunResult fp16 = run_recipe(backend, config.name, "amp-fp16", progress, 0.2, 0.35);
-    const RunResult bf16 = run_recipe(backend, config.name, "amp-bf16", progress, 0.35, 0.5);
+    const RunResult tf32 = run_in_recipe(backend, config.name, Recipe::tf32, progress, 0, 0.2);
+    const RunResult fp16 = run_in_recipe(backend, config.name, Recipe::amp_fp16, progress, 0.2, 0.35);
+    const RunResult bf16 = run_in_recipe(backend, config.name, Recipe::amp_bf16, progress, 0.35, 0.5);
     report.verdicts.push_back(drifts_like_fp16(drift(tf32), drift(fp16), drift(bf16)));
 
     const std::int64_t skipped = count_steps(tf32.records, [](const StepRecord& r) { return r.skipped; });
