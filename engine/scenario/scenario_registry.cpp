@@ -21,6 +21,7 @@ const ScenarioEntry kScenarios[] = {
     {"growth-every-step", check_growth_every_step},
     {"power-of-two-scaling", check_power_of_two_scaling},
     {"tf32-drift", check_tf32_drift},
+    {"bf16-precision-cost", check_bf16_precision_cost},
     {"fp16-accumulate", check_fp16_accumulate},
     {"clip-before-unscale", check_clip_before_unscale},
     {"grad-accumulation", check_grad_accumulation},
