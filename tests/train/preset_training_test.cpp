@@ -1,6 +1,7 @@
 // The shipped presets must do what their descriptions promise when trained
 // end to end: the default one learns the spirals and tracks its FP32 twin,
-// the sawtooth one saws, and the BF16 and FP32 ones learn.
+// the sawtooth one saws, the BF16 and FP32 ones learn, and bf16-precision-cost
+// keeps its weights in BF16.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -11,6 +12,7 @@
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/backend/cpu/subnormal_arithmetic.h"
+#include "engine/numeric/scalar_cast.h"
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer.h"
 
@@ -181,6 +183,43 @@ TEST(PresetTraining, BothWaysWithSubnormalsTrainTheSameBits) {
     ASSERT_EQ(losses[0].size(), losses[1].size());
     for (std::size_t i = 0; i < losses[0].size(); ++i)
         ASSERT_EQ(std::bit_cast<std::uint32_t>(losses[0][i]), std::bit_cast<std::uint32_t>(losses[1][i])) << "step " << i + 1;
+}
+
+// bf16-precision-cost stores its weights in BF16: after training, every
+// value's FP32 word has its low 16 bits clear (a BF16 value's bit pattern),
+// whether or not FP32 master copies are kept. The master copies exist only
+// with master_weights, hold what BF16 cannot, and the values are their rounding.
+TEST(PresetTraining, Bf16PrecisionCostStoresItsWeightsInBf16) {
+    for (const bool master : {false, true}) {
+        SCOPED_TRACE(master ? "precision.master_weights=true" : "no master weights");
+        RunConfig config = load_preset("bf16-precision-cost");
+        ASSERT_EQ(config.precision.recipe, Recipe::bf16_pure);
+        config.precision.master_weights = master;
+        config.steps = 50;
+        config.telemetry.hist_every = 0;
+        CpuBackend backend;
+        Trainer trainer(backend, config);
+        for (int s = 0; s < config.steps; ++s) trainer.step();
+        std::size_t values = 0, beyond_bf16 = 0;
+        for (const Linear& l : trainer.model().linears())
+            for (const Parameter* p : {&l.weight, &l.bias}) {
+                ASSERT_EQ(p->value.dtype(), FormatId::bf16) << p->name;
+                ASSERT_EQ(p->master.empty(), !master) << p->name;
+                for (std::size_t i = 0; i < p->value.size(); ++i) {
+                    const float v = p->value.host()[i];
+                    ASSERT_EQ(std::bit_cast<std::uint32_t>(v) & 0xffffu, 0u) << p->name << "[" << i << "] " << v;
+                    ++values;
+                    if (!master) continue;
+                    const float m = p->master.host()[i];
+                    ASSERT_EQ(v, round_to(FormatId::bf16, m)) << p->name << "[" << i << "]";
+                    beyond_bf16 += (std::bit_cast<std::uint32_t>(m) & 0xffffu) != 0;
+                }
+            }
+        EXPECT_EQ(values, std::size_t{(1 * 64 + 64) + (64 * 64 + 64) + (64 * 1 + 1)});
+        if (master) {
+            EXPECT_GT(beyond_bf16, values / 2);  // the masters keep the bits BF16 rounds away
+        }
+    }
 }
 
 }  // namespace
