@@ -37,6 +37,14 @@ struct RowLosses {
     float bad_label;
 };
 
+// Probabilities shaped as the logits, one label per row.
+void require_softmax_shapes(const Tensor& logits, const Tensor& labels, const Tensor& probs, const char* op) {
+    gpu::require_same_shape(logits, probs, op);
+    gpu::require(labels.rows() == logits.rows() && labels.cols() == 1, [&] {
+        return std::string(op) + ": labels " + shape_text(labels.shape()) + " for logits " + shape_text(logits.shape());
+    });
+}
+
 // The rows' softmax into probs and their losses, summed on the device (in
 // the scratch `partials`, until the next reduction there). One warp per row
 // (coalesced reads, every fold in the CPU's index order) writes the row's
@@ -44,10 +52,7 @@ struct RowLosses {
 // reduction then sums the terms.
 RowLosses* launch_softmax_rows(cudaStream_t stream, void* row_terms, void* partials, const Tensor& logits,
                                const Tensor& labels, Tensor& probs, const char* op) {
-    gpu::require_same_shape(logits, probs, op);
-    gpu::require(labels.rows() == logits.rows() && labels.cols() == 1, [&] {
-        return std::string(op) + ": labels " + shape_text(labels.shape()) + " for logits " + shape_text(logits.shape());
-    });
+    require_softmax_shapes(logits, labels, probs, op);
     const gpu::Values z_all = device_values(logits, op);
     const float* label_values = device_floats(labels, op);
     const gpu::Values p_all = device_values(probs, op);
@@ -90,10 +95,7 @@ __global__ void mean_kernel(const float* total, std::size_t count, float* out) {
 // `loss`. Returns the summed terms (in the scratch `partials`).
 RowLosses* launch_softmax_rows_in(cudaStream_t stream, void* row_terms, void* partials, const Tensor& logits,
                                   const Tensor& labels, FormatId compute, Tensor& probs, float* loss, const char* op) {
-    gpu::require_same_shape(logits, probs, op);
-    gpu::require(labels.rows() == logits.rows() && labels.cols() == 1, [&] {
-        return std::string(op) + ": labels " + shape_text(labels.shape()) + " for logits " + shape_text(logits.shape());
-    });
+    require_softmax_shapes(logits, labels, probs, op);
     const gpu::Values z_all = device_values(logits, op);
     const float* label_values = device_floats(labels, op);
     const gpu::Values p_all = device_values(probs, op);

@@ -151,8 +151,9 @@ const Claim kClaims[] = {
      "Range: FP32 = BF16 > FP16; precision: FP32 > FP16 > BF16.", V::shown_true, {}, cc::range_and_precision_order,
      "plab ranges", "Read from the formats' constants."},
     {"bf16-better-in-every-way", kBlog, "BF16是全面优于FP16的", "BF16 is better than FP16 in every way.", V::shown_false,
-     "tf32-drift", nullptr, "plab scenario tf32-drift",
-     "BF16's weights drift from the twin several times further than FP16-mantissa runs: its range costs precision."},
+     "bf16-precision-cost", nullptr, "plab scenario bf16-precision-cost",
+     "BF16 loses more updates than FP16 with weights stored in it, and drifts further from the twin under "
+     "autocast: its range costs precision."},
     {"bf16-same-throughput", kBlog, "两者吞吐量是相同的", "BF16 and FP16 have the same throughput.", V::needs_gpu, {},
      nullptr, "plab bench --compare-recipes --backend cuda", "A GPU figure."},
     {"67-percent-underflow", kBlog, "会有67%的值如果用FP16表示，会直接下溢变成0",
