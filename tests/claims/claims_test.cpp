@@ -60,7 +60,7 @@ TEST(Claims, ShownClaimsHaveExactlyOneCheckAndTheOthersNone) {
     }
 }
 
-TEST(Claims, TheIssuesWrongClaimsAreAmongThemJudgedFalse) {
+TEST(Claims, KnownWrongClaimsAreJudgedFalse) {
     for (const char* id : {"fp16-smallest-6.1e-5", "bf16-narrower", "fp16-between-fp32-and-bf16", "bf16-more-precise",
                            "bf16-better-in-every-way", "tf32-automatic", "nan-loss-scale-too-large",
                            "grow-every-clean-step", "memory-half", "67-percent-underflow"}) {
