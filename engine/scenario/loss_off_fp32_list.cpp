@@ -70,8 +70,7 @@ ScenarioReport check_loss_off_fp32_list(Backend& backend, const ScenarioProgress
     report.verdicts.push_back(loss_reads_inf_at_first(off));
     report.verdicts.push_back(accuracy_near_twin("loss off the FP32 list", final_accuracy(off.records), kNearTwin));
 
-    const RunConfig listed = scenario_config(
-        config.name, {"telemetry.hist_every=0", R"(precision.fp32_ops=["layer_norm","softmax_cross_entropy","mse","softmax"])"});
+    const RunConfig listed = scenario_config(config.name, {"telemetry.hist_every=0", kAutocastFp32OpsSetting});
     const RunResult on = run_to_end(backend, listed, run_options(progress, 0.55, 1, "loss on the FP32 list"));
     report.verdicts.push_back(finite_on_the_list(on));
     report.verdicts.push_back(accuracy_near_twin("loss on the FP32 list", final_accuracy(on.records), kNearTwin));

@@ -21,8 +21,9 @@ namespace plab {
 // ("scaler.kind=dynamic", "precision.master_weights=true").
 RunConfig scenario_config(std::string_view preset, const std::vector<std::string>& settings = {});
 
-// The --set assignment that puts the softmax back on the FP32 list (autocast's default list).
-inline constexpr const char* kFp32SoftmaxSetting =
+// The --set assignment that puts every op back on autocast's default FP32
+// list: the softmax, LayerNorm and the losses.
+inline constexpr const char* kAutocastFp32OpsSetting =
     R"(precision.fp32_ops=["layer_norm","softmax_cross_entropy","mse","softmax"])";
 
 // The part of a check's progress (0..1) that one run covers, and its label.

@@ -108,8 +108,8 @@ ScenarioReport check_tiny_gpt_attention_overflow(Backend& backend, const Scenari
     report.verdicts.push_back(meter.verdict());
     report.verdicts.push_back(lost_after_overflow(fp16, meter.step()));
 
-    const RunResult fp32 = run_to_end(backend, scenario_config(config.name, {"telemetry.hist_every=0", kFp32SoftmaxSetting}),
-                                      run_options(progress, 0.4, 0.7, "softmax on the FP32 list"));
+    const RunConfig listed = scenario_config(config.name, {"telemetry.hist_every=0", kAutocastFp32OpsSetting});
+    const RunResult fp32 = run_to_end(backend, listed, run_options(progress, 0.4, 0.7, "softmax on the FP32 list"));
     report.verdicts.push_back(finite_on_fp32_list(fp32));
     report.verdicts.push_back(test_loss_above_twin("softmax on the FP32 list, logit scale " +
                                                        significant_text(config.model.gpt.logit_scale, 6),

@@ -22,8 +22,7 @@ namespace {
 constexpr double kCollapsedAtLeast = 0.9;  // of every norm's rows, at the first and the last step
 constexpr double kStallsBy = 0.3;          // test loss above the twin's, statistics in FP16
 constexpr double kNear = 0.05;             // test loss apart from the twin's, on the FP32 list or small embeddings
-constexpr const char* kFp32LayerNorm =
-    R"(precision.fp32_ops=["layer_norm","softmax_cross_entropy","mse","softmax"])";
+constexpr const char* kFp32LayerNorm = kAutocastFp32OpsSetting;
 constexpr const char* kSmallEmbeddings = "model.embedding_std=10";
 
 // Rows whose rstd is 0 (an Inf variance) in one LayerNorm's last forward.

@@ -34,7 +34,8 @@ TEST(ScenarioAttentionSoftmaxOverflow, RecordsOverflowInFp16AndNotInFp32) {
     int skipped = 0;
     for (const StepRecord& r : fp16_records) skipped += r.skipped;
 
-    const std::vector<StepRecord> fp32 = scenario_test::train_records("attention-softmax-overflow", {kFp32SoftmaxSetting});
+    const std::vector<StepRecord> fp32 =
+        scenario_test::train_records("attention-softmax-overflow", {kAutocastFp32OpsSetting});
     int overflows = 0, forward_bad = 0;
     for (const StepRecord& r : fp32) {
         overflows += r.found_inf;

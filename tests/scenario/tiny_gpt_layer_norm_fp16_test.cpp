@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/model/tiny_gpt.h"
+#include "engine/scenario/run_to_end.h"
 #include "engine/scenario/scenario_checks.h"
 
 namespace plab {
@@ -46,7 +47,7 @@ TEST(ScenarioTinyGptLayerNormFp16, NoGradientReachesTheEmbeddingsThroughFp16Stat
     // On the FP32 list the same step's gradient reaches them.
     std::int64_t twin_again = 0;
     const std::int64_t fp32 = first_step_nonzero_token_grads(
-        {R"(precision.fp32_ops=["layer_norm","softmax_cross_entropy","mse","softmax"])"}, &twin_again);
+        {kAutocastFp32OpsSetting}, &twin_again);
     EXPECT_GT(fp32, 1000);
 }
 
