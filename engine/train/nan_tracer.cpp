@@ -7,6 +7,13 @@
 
 namespace plab {
 
+std::optional<Fp32Op> traced_loss_op(const NanReport& r) {
+    if (r.phase != Phase::loss) return std::nullopt;
+    if (r.op == "cross_entropy") return Fp32Op::softmax_cross_entropy;
+    if (r.op == "mse") return Fp32Op::mse;
+    return std::nullopt;
+}
+
 void NanTracer::after_op(const OpEvent& e) { check(e.phase, e.layer, e.op, e.output, e.input, e.loss_scale); }
 
 void NanTracer::check(Phase phase, std::string_view layer, std::string_view op, const Tensor& output,
@@ -51,11 +58,11 @@ std::string diagnose(const NanReport& r) {
                              std::string(format_name(r.format)) + "; ";
     const std::string scale = power_of_two_text(r.loss_scale);
     const std::string amax = significant_text(r.input_amax, 3);
-    if (r.phase == Phase::loss && (r.op == "cross_entropy" || r.op == "mse") && r.infs)
+    if (const std::optional<Fp32Op> loss_op = traced_loss_op(r); loss_op && r.infs)
         return where(r) + " at step " + std::to_string(r.step) + ": the loss is Inf: off the FP32 list its " +
                "reduction runs in the logits' format, and the batch's terms (input amax " + amax +
                ") summed past that format's largest value, though each term fits; put " +
-               (r.op == "mse" ? "mse" : "softmax_cross_entropy") +
+               std::string(fp32_op_name(*loss_op)) +
                " back on the FP32 list (precision.fp32_ops), as autocast keeps it";
     if (r.phase == Phase::backward && r.infs && r.loss_scale > 1.0f)
         return head + "backward overflow: gradients times the loss scale passed " + max_text(r.format) +

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/amp/precision_config.h"
 #include "engine/backend/backend.h"
 #include "engine/model/op_observer.h"
 
@@ -23,6 +24,10 @@ struct NanReport {
     float loss_scale = 1;
     std::string diagnosis;
 };
+
+// The FP32-list op a report's op is when it is a loss value (the models'
+// "cross_entropy" and "mse" in the loss phase); none for any other op.
+std::optional<Fp32Op> traced_loss_op(const NanReport& r);
 
 class NanTracer final : public OpObserver {
 public:

@@ -146,13 +146,6 @@ std::string fp32_ops_with(const PrecisionConfig& p, Fp32Op added) {
     return "precision.fp32_ops=[" + list + "\"" + std::string(fp32_op_name(added)) + "\"]";
 }
 
-// The FP32-list op a traced loss reduction was (the MLP's and GPT's "loss" ops).
-std::optional<Fp32Op> traced_loss_op(const NanReport& r) {
-    if (r.phase != Phase::loss) return std::nullopt;
-    if (r.op == "cross_entropy") return Fp32Op::softmax_cross_entropy;
-    if (r.op == "mse") return Fp32Op::mse;
-    return std::nullopt;
-}
 
 void apply_trace(const NanReport& r, const RunConfig& config, const std::vector<std::string>& names, NanDiagnosis& d) {
     d.headline = "Step " + std::to_string(r.step) + ": the " + std::string(phase_name(r.phase)) + " " + r.op + " of " +
