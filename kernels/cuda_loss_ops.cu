@@ -37,12 +37,24 @@ struct RowLosses {
     float bad_label;
 };
 
-// Probabilities shaped as the logits, one label per row.
-void require_softmax_shapes(const Tensor& logits, const Tensor& labels, const Tensor& probs, const char* op) {
+// What both softmax launches read and write, after the same shape checks:
+// probabilities shaped as the logits, one label per row.
+struct SoftmaxOperands {
+    gpu::Values z_all, p_all;
+    const float* label_values;
+    int classes;
+    RowLosses* terms;
+    std::size_t rows;
+};
+
+SoftmaxOperands softmax_operands(void* row_terms, const Tensor& logits, const Tensor& labels, Tensor& probs,
+                                 const char* op) {
     gpu::require_same_shape(logits, probs, op);
     gpu::require(labels.rows() == logits.rows() && labels.cols() == 1, [&] {
         return std::string(op) + ": labels " + shape_text(labels.shape()) + " for logits " + shape_text(logits.shape());
     });
+    return {device_values(logits, op), device_values(probs, op), device_floats(labels, op), logits.cols(),
+            static_cast<RowLosses*>(row_terms), static_cast<std::size_t>(logits.rows())};
 }
 
 // The rows' softmax into probs and their losses, summed on the device (in
@@ -52,13 +64,8 @@ void require_softmax_shapes(const Tensor& logits, const Tensor& labels, const Te
 // reduction then sums the terms.
 RowLosses* launch_softmax_rows(cudaStream_t stream, void* row_terms, void* partials, const Tensor& logits,
                                const Tensor& labels, Tensor& probs, const char* op) {
-    require_softmax_shapes(logits, labels, probs, op);
-    const gpu::Values z_all = device_values(logits, op);
-    const float* label_values = device_floats(labels, op);
-    const gpu::Values p_all = device_values(probs, op);
-    const int classes = logits.cols();
-    auto* terms = static_cast<RowLosses*>(row_terms);
-    const auto rows = static_cast<std::size_t>(logits.rows());
+    const auto [z_all, p_all, label_values, classes, terms, rows] =
+        softmax_operands(row_terms, logits, labels, probs, op);
     gpu::for_each_warp(rows, stream, op, [=] __device__(std::size_t row, int lane) {
         const std::size_t first = row * classes;
         const auto z = [=](int j) { return z_all[first + j]; };
@@ -95,13 +102,8 @@ __global__ void mean_kernel(const float* total, std::size_t count, float* out) {
 // `loss`. Returns the summed terms (in the scratch `partials`).
 RowLosses* launch_softmax_rows_in(cudaStream_t stream, void* row_terms, void* partials, const Tensor& logits,
                                   const Tensor& labels, FormatId compute, Tensor& probs, float* loss, const char* op) {
-    require_softmax_shapes(logits, labels, probs, op);
-    const gpu::Values z_all = device_values(logits, op);
-    const float* label_values = device_floats(labels, op);
-    const gpu::Values p_all = device_values(probs, op);
-    const int classes = logits.cols();
-    auto* terms = static_cast<RowLosses*>(row_terms);
-    const auto rows = static_cast<std::size_t>(logits.rows());
+    const auto [z_all, p_all, label_values, classes, terms, rows] =
+        softmax_operands(row_terms, logits, labels, probs, op);
     gpu::for_each(rows, stream, op, [=] __device__(std::size_t row) {
         const ComputeArithmetic r{compute};
         const std::size_t first = row * classes;
