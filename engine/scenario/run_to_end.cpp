@@ -40,6 +40,7 @@ RunResult run_to_end(Backend& backend, const RunConfig& config, const RunToEndOp
         if (options.after_step) options.after_step(trainer, record);
         if (!options.keep_layers) record.layers = {};
         record.histograms.reset();
+        record.twin_view.reset();
         record.boundary.reset();
         result.records.push_back(std::move(record));
         if ((i + 1) % report_every == 0) options.progress.report(static_cast<double>(i + 1) / config.steps);

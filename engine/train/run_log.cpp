@@ -32,8 +32,13 @@ std::size_t held_bytes(const StepRecord& record) {
                                 record.histograms->capacity() * sizeof(LayerHistograms)
                           : 0;
     const std::size_t samples = record.samples ? samples_bytes(*record.samples) : 0;
+    const std::size_t twin_view =
+        record.twin_view ? kControlBlockBytes + sizeof(TwinView) +
+                               record.twin_view->layers.capacity() * sizeof(LayerRecord) +
+                               record.twin_view->histograms.capacity() * sizeof(LayerHistograms)
+                         : 0;
     return kControlBlockBytes + sizeof(StepRecord) + record.layers.capacity() * sizeof(LayerRecord) + histograms +
-           samples;
+           samples + twin_view;
 }
 
 void keep_last(std::optional<float>& into, const std::optional<float>& later) {

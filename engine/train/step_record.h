@@ -42,6 +42,19 @@ struct LayerHistograms {
     Log2Histogram weight, grad, grad_unscaled, act, act_grad, act_grad_unscaled;
 };
 
+// The FP32 twin's tensors on a histogram step, named as the run's so that one
+// view serves both. The twin computes at scale 1, so its gradients are the
+// true ones: `grad_unscaled` and `act_grad_unscaled` hold them as they are,
+// and `grad` and `act_grad` hold them times the run's loss scale (exact for a
+// power-of-two scale): what the mixed side would hold had it computed exactly.
+// What a format flushes of those is what the run's gradients lose to it,
+// which the run's own statistics cannot show (a flushed value is a zero).
+// Only the statistics and histograms are filled in.
+struct TwinView {
+    std::vector<LayerRecord> layers;
+    std::vector<LayerHistograms> histograms;
+};
+
 struct StepRecord {
     std::int64_t step = 0;  // 1-based optimizer step
     float loss = 0;         // mean training loss of this step (over its micro-batches)
@@ -66,6 +79,8 @@ struct StepRecord {
     // Every layer's histograms on the steps that took them (telemetry.hist_every), else null.
     // Shared and immutable, so copies of the record (snapshots for the GUI) cost a pointer.
     std::shared_ptr<const std::vector<LayerHistograms>> histograms;
+    // The twin's statistics and histograms on the same steps (with the twin on), else null.
+    std::shared_ptr<const TwinView> twin_view;
     // The decision boundary on the steps that took one (TrainerOptions::boundary_every), else null;
     // shared and immutable like the histograms.
     std::shared_ptr<const DecisionGrid> boundary;

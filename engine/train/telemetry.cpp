@@ -71,6 +71,40 @@ void set_twin_comparison(const std::vector<TensorComparison>& sums, std::vector<
     }
 }
 
+namespace {
+
+// One of the twin's gradients: as it is, and times `scale` as x / (1 / scale)
+// (exact for a power-of-two scale, as every dynamic scaler keeps).
+void queue_twin_gradient(Backend& backend, const Tensor& x, float scale, TensorStats& as_is, TensorStats& scaled,
+                         Log2Histogram& hist_as_is, Log2Histogram& hist_scaled) {
+    const bool multiply = unscalable(scale);
+    backend.queue_telemetry({.x = &x,
+                             .divisor = multiply ? 1.0 / static_cast<double>(scale) : 1.0,
+                             .stats = &as_is,
+                             .stats_divided = multiply ? &scaled : nullptr,
+                             .hist = &hist_as_is,
+                             .hist_divided = multiply ? &hist_scaled : nullptr});
+}
+
+}  // namespace
+
+void queue_twin_view(Backend& backend, const Model& twin, float scale, TwinView& out) {
+    const auto layers = static_cast<std::size_t>(twin.layer_count());
+    out.layers.assign(layers, LayerRecord{});  // before queueing: the targets must not move
+    out.histograms.assign(layers, LayerHistograms{});
+    for (std::size_t i = 0; i < layers; ++i) {
+        const int layer = static_cast<int>(i);
+        LayerRecord& r = out.layers[i];
+        LayerHistograms& h = out.histograms[i];
+        backend.queue_telemetry({.x = &twin.layer_weight(layer).value, .stats = &r.weight, .hist = &h.weight});
+        backend.queue_telemetry({.x = &twin.activation(layer), .stats = &r.act, .hist = &h.act});
+        queue_twin_gradient(backend, twin.layer_weight(layer).grad, scale, r.grad_unscaled, r.grad, h.grad_unscaled,
+                            h.grad);
+        queue_twin_gradient(backend, twin.activation_grad(layer), scale, r.act_grad_unscaled, r.act_grad,
+                            h.act_grad_unscaled, h.act_grad);
+    }
+}
+
 void queue_histograms(Backend& backend, const Model& model, float scale, std::vector<LayerHistograms>& out) {
     out.assign(static_cast<std::size_t>(model.layer_count()), LayerHistograms{});
     for (int i = 0; i < model.layer_count(); ++i) {

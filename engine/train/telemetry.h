@@ -21,6 +21,12 @@ void queue_weight_stats(Backend& backend, const Model& model, std::vector<LayerR
 // Queues every layer's histograms into `out` (sized to the model, cleared).
 void queue_histograms(Backend& backend, const Model& model, float scale, std::vector<LayerHistograms>& out);
 
+// Queues the twin's statistics and histograms into `out` (sized to the
+// model, cleared): its gradients as they are and times the run's loss scale
+// `scale` (TwinView); that view is left empty (count 0) where the scale has
+// none, as the run's unscaled view is.
+void queue_twin_view(Backend& backend, const Model& twin, float scale, TwinView& out);
+
 // Twin comparison: relative L2 distance of the optimizer's weights and of the
 // unscaled gradients, and the gradients' cosine similarity. Queued: the sums
 // comparing each layer with the twin's land in `sums` (weights and gradients,

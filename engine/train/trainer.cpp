@@ -430,6 +430,10 @@ void Trainer::prepare_step(bool histograms) {
     else
         layers_landing_.clear();
     if (histograms) histograms_landing_.assign(layers, LayerHistograms{});
+    if (histograms && twin_) {
+        twin_view_landing_.layers.assign(layers, LayerRecord{});
+        twin_view_landing_.histograms.assign(layers, LayerHistograms{});
+    }
 }
 
 // What the step's ops hold fixed besides the tensors (step_graph_cache.h);
@@ -475,6 +479,7 @@ void Trainer::collect_telemetry(StepRecord& record, bool histograms) {
     histograms_.reset();
     if (histograms) histograms_ = std::make_shared<std::vector<LayerHistograms>>(histograms_landing_);
     record.histograms = histograms_;
+    if (histograms && twin_) record.twin_view = std::make_shared<const TwinView>(twin_view_landing_);
 }
 
 // The backend's scaler state is the host's before the step: uploaded on the
@@ -557,6 +562,7 @@ void Trainer::queue_step_telemetry(float scale, bool histograms) {
     const bool enabled = config_.telemetry.enabled;
     if (enabled) queue_weight_stats(backend_, *mixed_->model, layers_landing_);
     if (histograms) queue_histograms(backend_, *mixed_->model, scale, histograms_landing_);
+    if (histograms && twin_) queue_twin_view(backend_, *twin_->model, scale, twin_view_landing_);
     if (enabled && twin_) queue_twin_comparison(backend_, *mixed_->model, *twin_->model, twin_sums_);
 }
 

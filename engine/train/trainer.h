@@ -188,6 +188,7 @@ private:
     // step's record once landed.
     std::vector<LayerRecord> layers_landing_;
     std::vector<LayerHistograms> histograms_landing_;
+    TwinView twin_view_landing_;  // the twin's, on histogram steps
     StepGraphCache graphs_;
     std::int64_t step_ = 0;
     // The step's scaler side, kept where the step runs (a GPU: no host round

@@ -313,10 +313,13 @@ std::string divisor_name(const ::testing::TestParamInfo<long double>& p) {
     if (p.param == 65536.0L) return "d65536";
     if (p.param == 3.0L) return "d3";
     if (p.param == 1.0L / 1024) return "d1_1024";
+    if (p.param == 1.0L / 16777216) return "d1_2p24";
     return "d1";
 }
 
-INSTANTIATE_TEST_SUITE_P(Divisors, DivisorTest, ::testing::Values(1.0L, 65536.0L, 3.0L, 1.0L / 1024), divisor_name);
+// 2^-24: a gradient times the default initial loss scale, as the twin's scaled view takes it.
+INSTANTIATE_TEST_SUITE_P(Divisors, DivisorTest,
+                         ::testing::Values(1.0L, 65536.0L, 3.0L, 1.0L / 1024, 1.0L / 16777216), divisor_name);
 
 // Unscaling by an exact power of two is the same as scaling the data.
 TEST(TensorStats, PowerOfTwoDivisorEqualsDividingTheData) {
