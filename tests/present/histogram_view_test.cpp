@@ -297,6 +297,57 @@ TEST(HistCounters, EmptyTensorIsAllZero) {
     EXPECT_EQ(c.inf, 0.0);
 }
 
+// The twin's values where the run has only zeros (FP16 flushed them): the
+// ghost spans their bins as the bars would, and the x range and y top take
+// it in, so the lost mass shows left of the FP16 band.
+TEST(HistogramView, GhostIsTheTwinsHistogramOfTheSameView) {
+    LayerHistograms run, twin;
+    run.grad = histogram_of({0.0f, 0.0f, 0.0f, 0.0f});
+    twin.grad = histogram_of({pow2f(-40), pow2f(-40), pow2f(-36), 0.0f});
+    twin.grad_unscaled = histogram_of({pow2f(-10)});
+    const FormatId fp16[] = {FormatId::fp16};
+    const HistogramView v = make_histogram_view(run, "fc1", HistTensor::grad, false, 1.0f, fp16, &twin);
+    EXPECT_TRUE(v.bars.empty());
+    EXPECT_EQ(v.empty_note, "no finite non-zero values: 100% zero");
+    ASSERT_EQ(v.ghost.size(), 19u);  // bins of 2^-40 .. 2^-36, one empty bin each side
+    EXPECT_EQ(v.ghost.front().log2_lo, -40.25);
+    EXPECT_EQ(v.ghost[1].log2_lo, -40.0);
+    EXPECT_EQ(v.ghost[1].count, 2);
+    EXPECT_DOUBLE_EQ(v.ghost[1].fraction, 2.0 / 4.0);  // of the twin's four values
+    EXPECT_EQ(v.ghost[17].log2_lo, -36.0);
+    EXPECT_DOUBLE_EQ(v.ghost[17].fraction, 1.0 / 4.0);
+    EXPECT_DOUBLE_EQ(v.y_max, 0.5);
+    // The ghost from -40.25 to -35.75 and FP16's flush edge -25, within 12 binades of it (its normal edge
+    // -14 is not), one binade of margin.
+    EXPECT_EQ(v.x_min, -42.0);
+    EXPECT_EQ(v.x_max, -24.0);
+    // The unscaled view takes the twin's unscaled histogram; no twin, no ghost.
+    const HistogramView unscaled = make_histogram_view(run, "fc1", HistTensor::grad, true, 1.0f, fp16, &twin);
+    ASSERT_EQ(unscaled.ghost.size(), 3u);
+    EXPECT_EQ(unscaled.ghost[1].log2_lo, -10.0);
+    EXPECT_TRUE(make_histogram_view(run, "fc1", HistTensor::grad, false, 1.0f, fp16).ghost.empty());
+}
+
+TEST(HistCounters, TwinFlushIsTheTwinsUnderflowShare) {
+    // The run holds zeros where the twin holds 2^-30 (flushed by FP16 and E4M3) and 2^-20 (FP16 subnormal).
+    const std::vector<float> run_values = {0.0f, 0.0f, pow2f(-20), 1.0f};
+    const std::vector<float> twin_values = {pow2f(-30), pow2f(-30), pow2f(-20), 1.0f};
+    const TensorStats run = compute_tensor_stats(run_values.data(), run_values.size());
+    const TensorStats twin = compute_tensor_stats(twin_values.data(), twin_values.size());
+    const HistCounters fp16 = make_hist_counters(run, FormatId::fp16, &twin);
+    EXPECT_EQ(fp16.underflow, 0.0);
+    EXPECT_EQ(fp16.zero, 50.0);
+    ASSERT_TRUE(fp16.twin_flush.has_value());
+    EXPECT_EQ(*fp16.twin_flush, 50.0);
+    EXPECT_EQ(*make_hist_counters(run, FormatId::e4m3, &twin).twin_flush, 75.0);
+    EXPECT_EQ(*make_hist_counters(run, FormatId::bf16, &twin).twin_flush, 0.0);
+    // No twin, a format telemetry does not measure, or a twin view without values: no share.
+    EXPECT_FALSE(make_hist_counters(run, FormatId::fp16).twin_flush.has_value());
+    EXPECT_FALSE(make_hist_counters(run, FormatId::fp32, &twin).twin_flush.has_value());
+    const TensorStats empty;
+    EXPECT_FALSE(make_hist_counters(run, FormatId::fp16, &empty).twin_flush.has_value());
+}
+
 HistBar bar(double lo, std::int64_t count, double fraction) { return {lo, lo + 0.25, count, fraction}; }
 
 TEST(BarTooltip, PowersDecimalsCountAndPercent) {

@@ -53,6 +53,13 @@ std::string make_title(const std::string& layer, HistTensor tensor, bool unscale
     return title;
 }
 
+// Every value a histogram counted: binned, zero, NaN or Inf.
+std::int64_t histogram_total(const Log2Histogram& hist) {
+    std::int64_t total = hist.zeros + hist.nans + hist.pos_infs + hist.neg_infs;
+    for (std::uint32_t c : hist.bins) total += c;
+    return total;
+}
+
 // Non-empty bins plus one empty bin each side, as one contiguous run: the
 // chart reads as a histogram (gaps inside the span are drawn as empty bars)
 // and the padding lets the outermost bars start and end at zero height.
@@ -127,10 +134,11 @@ void fit_axes(HistogramView& v) {
         lo = std::min(lo, x);
         hi = std::max(hi, x);
     };
-    for (const HistBar& b : v.bars) {
-        cover(b.log2_lo);
-        cover(b.log2_hi);
-    }
+    for (const auto* bars : {&v.bars, &v.ghost})
+        for (const HistBar& b : *bars) {
+            cover(b.log2_lo);
+            cover(b.log2_hi);
+        }
     const bool has_bars = lo <= hi;
     const double bars_lo = lo, bars_hi = hi;
     auto cover_edge = [&](double x) {
@@ -146,7 +154,8 @@ void fit_axes(HistogramView& v) {
         v.x_max = std::ceil(hi) + 1;
     }
     v.y_max = 0;
-    for (const HistBar& b : v.bars) v.y_max = std::max(v.y_max, b.fraction);
+    for (const auto* bars : {&v.bars, &v.ghost})
+        for (const HistBar& b : *bars) v.y_max = std::max(v.y_max, b.fraction);
     if (v.y_max <= 0) v.y_max = 1;
 }
 
@@ -176,7 +185,8 @@ std::string power_text(double log2_value) { return "2^" + shortest_text(log2_val
 }  // namespace
 
 HistogramView make_histogram_view(const LayerHistograms& h, const std::string& layer_name, HistTensor tensor,
-                                  bool unscaled, float scale, std::span<const FormatId> formats) {
+                                  bool unscaled, float scale, std::span<const FormatId> formats,
+                                  const LayerHistograms* twin) {
     const bool unscaled_view = unscaled && is_gradient(tensor);
     const Log2Histogram& hist = pick_histogram(h, tensor, unscaled_view);
 
@@ -185,10 +195,12 @@ HistogramView make_histogram_view(const LayerHistograms& h, const std::string& l
     v.zeros = hist.zeros;
     v.nans = hist.nans;
     v.infs = hist.pos_infs + hist.neg_infs;
-    std::int64_t binned = 0;
-    for (std::uint32_t c : hist.bins) binned += c;
-    v.total = binned + v.zeros + v.nans + v.infs;
+    v.total = histogram_total(hist);
     v.bars = make_bars(hist, v.total);
+    if (twin) {
+        const Log2Histogram& ghost = pick_histogram(*twin, tensor, unscaled_view);
+        v.ghost = make_bars(ghost, histogram_total(ghost));
+    }
     // A non-positive or non-finite scale has no meaningful shift: draw no arrow.
     if (unscaled_view && scale > 0 && std::isfinite(scale)) v.shift_log2 = std::log2(static_cast<double>(scale));
     for (FormatId f : formats) v.bands.push_back(make_band(f));
@@ -201,16 +213,21 @@ const TensorStats& pick_stats(const LayerRecord& r, HistTensor tensor, bool unsc
     return pick_tensor(r, tensor, unscaled);
 }
 
-HistCounters make_hist_counters(const TensorStats& s, FormatId format) {
+HistCounters make_hist_counters(const TensorStats& s, FormatId format, const TensorStats* twin) {
     HistCounters c;
+    // Telemetry measures only kRangeFormats; FP32 and TF32 report no range losses.
+    const auto* slot = std::find(kRangeFormats.begin(), kRangeFormats.end(), format);
+    const bool measured = slot != kRangeFormats.end();
+    const auto ranges_of = [&](const TensorStats& t) -> const RangeFractions& {
+        return t.ranges[static_cast<std::size_t>(slot - kRangeFormats.begin())];
+    };
+    if (twin && measured && twin->count > 0) c.twin_flush = 100.0 * static_cast<double>(ranges_of(*twin).underflow);
     if (s.count == 0) return c;
     c.zero = percent_of(static_cast<double>(s.zeros), s.count);
     c.nan = percent_of(static_cast<double>(s.nans), s.count);
     c.inf = percent_of(static_cast<double>(s.pos_infs + s.neg_infs), s.count);
-    // Telemetry measures only kRangeFormats; FP32 and TF32 report no range losses.
-    const auto* slot = std::find(kRangeFormats.begin(), kRangeFormats.end(), format);
-    if (slot == kRangeFormats.end()) return c;
-    const RangeFractions& r = s.ranges[static_cast<std::size_t>(slot - kRangeFormats.begin())];
+    if (!measured) return c;
+    const RangeFractions& r = ranges_of(s);
     c.underflow = 100.0 * static_cast<double>(r.underflow);
     c.subnormal = 100.0 * static_cast<double>(r.subnormal);
     c.overflow = 100.0 * static_cast<double>(r.overflow);

@@ -40,10 +40,16 @@ struct HistogramView {
     std::string title;  // "fc2 · weight grad · unscaled"
     std::vector<HistBar> bars;  // the non-empty bins, plus one empty bin each side, in order
     std::vector<FormatBand> bands;
+    // The FP32 twin's histogram of the same tensor and view (its gradients
+    // times the run's loss scale in the scaled view), drawn over the bars as a
+    // ghost: where a format flushed the run's values to zero, their true mass
+    // still shows, left of the band. Empty without a twin; fractions of the
+    // twin's own count, like the bars'.
+    std::vector<HistBar> ghost;
     double shift_log2 = 0;  // how far the unscaled view lies left of the scaled one: log2(scale); 0 when scaled
     std::int64_t zeros = 0, nans = 0, infs = 0, total = 0;
-    double x_min = -30, x_max = 10;  // binades to show, whole: the bars and the band edges within 12 binades of them (all edges when no bars)
-    double y_max = 1;  // largest fraction, > 0
+    double x_min = -30, x_max = 10;  // binades to show, whole: the bars, the ghost and the band edges within 12 binades of them (all edges when neither)
+    double y_max = 1;  // largest fraction of bars and ghost, > 0
     // Why there are no bars, when there are none: every value counted was
     // zero, NaN or Inf ("no finite non-zero values: 100% NaN"), or there was
     // none ("no values"). Empty when there are bars.
@@ -52,15 +58,23 @@ struct HistogramView {
 
 // `scale` is the loss scale of the step the histograms were taken at; the
 // unscaled view exists for grad and act_grad only (weights and activations
-// are not scaled: for them `unscaled` is ignored).
+// are not scaled: for them `unscaled` is ignored). `twin`: the FP32 twin's
+// histograms of the same layer (TwinView), for the ghost.
 HistogramView make_histogram_view(const LayerHistograms& h, const std::string& layer_name, HistTensor tensor,
-                                  bool unscaled, float scale, std::span<const FormatId> formats);
+                                  bool unscaled, float scale, std::span<const FormatId> formats,
+                                  const LayerHistograms* twin = nullptr);
 
 // Per-layer counters of one tensor view for one format, in percent of count.
 struct HistCounters {
     double zero = 0, underflow = 0, subnormal = 0, overflow = 0, nan = 0, inf = 0;
+    // Of the FP32 twin's values in the same view, the share the format
+    // flushes to zero: what the true values lose, which `underflow` cannot
+    // show once the run holds them in the format (they are zeros there).
+    // Unset without a twin, and for formats telemetry does not measure.
+    std::optional<double> twin_flush;
 };
-HistCounters make_hist_counters(const TensorStats& s, FormatId format);
+// `twin`: the twin's statistics of the same tensor view (TwinView), or null.
+HistCounters make_hist_counters(const TensorStats& s, FormatId format, const TensorStats* twin = nullptr);
 // The statistics of the tensor a view shows (the unscaled view exists for grad and act_grad only).
 const TensorStats& pick_stats(const LayerRecord& r, HistTensor tensor, bool unscaled);
 
