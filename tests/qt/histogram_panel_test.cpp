@@ -11,9 +11,11 @@
 #include <QLineEdit>
 #include <QStandardItemModel>
 
+#include "ui/qt/counters_table.h"
 #include "ui/qt/histogram_chart.h"
 #include "ui/qt/histogram_panel.h"
 #include "ui/qt/layer_combo.h"
+#include "ui/qt/live_text.h"
 #include "ui/qt/main_window.h"
 
 namespace {
@@ -33,14 +35,18 @@ int colours(const QImage& image) {
     return static_cast<int>(seen.size());
 }
 
+// The window shown and trained `steps` steps, its panels up to date; the histogram panel.
+plab::qt::Panel* histograms_after(plab::qt::MainWindow& window, int steps) {
+    window.show();
+    window.session().step(steps);
+    window.session().wait_until_idle();
+    window.refresh();
+    return window.panel("histograms");
+}
+
 TEST(HistogramPanel, AllLayersShowsSmallMultiplesAndEveryLayersCounters) {
     plab::qt::MainWindow window("spirals-amp-fp16", false);
-    window.show();
-    plab::Session& session = window.session();
-    session.step(20);  // histograms every 10 steps
-    session.wait_until_idle();
-    window.refresh();
-    plab::qt::Panel* panel = window.panel("histograms");
+    plab::qt::Panel* panel = histograms_after(window, 20);  // histograms every 10 steps
     ASSERT_NE(panel, nullptr);
     QComboBox* layers = layer_chooser(panel);
     ASSERT_NE(layers, nullptr);
@@ -167,6 +173,34 @@ TEST(HistogramPanel, AResetLeavesNoStaleHistogramOrCounters) {
     window.refresh();
     EXPECT_EQ(format_rows(), 0);
     EXPECT_EQ(chart->bar_count(), 0);
+}
+
+// With the scaler off, FP16 holds fc1's weight gradients as zeros: the chart
+// has no bars, the twin's dashed outline shows where the true gradients lie,
+// the FP16 band says what it does to them, and the counters' twin flush
+// column says how many it took (all) while the run's underflow reads 0.
+TEST(HistogramPanel, TheTwinShowsWhatUnderflowTook) {
+    plab::qt::MainWindow window("underflow-no-scaling", false);
+    plab::qt::Panel* panel = histograms_after(window, 10);  // histograms every 10 steps
+    ASSERT_NE(panel, nullptr);
+    QComboBox* layers = layer_chooser(panel);
+    ASSERT_NE(layers, nullptr);
+    layers->setCurrentIndex(layers->findText("fc1"));
+    panel->resize(900, 700);
+    QApplication::processEvents();
+    auto* chart = panel->findChildren<plab::qt::HistogramChart*>().value(0);
+    ASSERT_NE(chart, nullptr);
+    EXPECT_EQ(chart->bar_count(), 0u);
+    EXPECT_GT(chart->ghost_points(), 0);
+    const QStringList labels = chart->band_labels();
+    EXPECT_TRUE(labels.filter("FP16 flushes to 0").size() == 1) << labels.join(" | ").toStdString();
+    auto* table = panel->findChildren<plab::qt::CountersTable*>().value(0);
+    ASSERT_NE(table, nullptr);
+    const QList<plab::qt::LiveText*> cells = table->findChildren<plab::qt::LiveText*>();
+    ASSERT_GE(cells.size(), 7);  // the FP16 row first: zero, underflow, twin flush, ...
+    EXPECT_EQ(cells[0]->text(), "100%");
+    EXPECT_EQ(cells[1]->text(), "0%");
+    EXPECT_EQ(cells[2]->text(), "100%");
 }
 
 // While training, one layer's x range holds every histogram step shown so

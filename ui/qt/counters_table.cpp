@@ -28,8 +28,13 @@ CountersTable::CountersTable(QWidget* parent) : QWidget(parent) {
     grid_->setContentsMargins(0, 0, 0, 0);
     grid_->setHorizontalSpacing(14);
     grid_->setVerticalSpacing(2);
-    const char* heads[kColumns] = {"", "zero", "underflow", "subnormal", "overflow", "NaN", "Inf"};
+    const char* heads[kColumns] = {"", "zero", "underflow", "twin flush", "subnormal", "overflow", "NaN", "Inf"};
     for (int c = 0; c < kColumns; ++c) grid_->addWidget(cell(this, heads[c], true), 0, c);
+    grid_->itemAtPosition(0, kTwinFlushColumn)
+        ->widget()
+        ->setToolTip("Of the FP32 twin's values (times the loss scale in the scaled view), the share this format "
+                     "flushes to zero: what the true values lose. The run's own underflow cannot show it once it "
+                     "holds its values in the format: they are zeros there. A dash: no twin, or a format not measured.");
     grid_->setColumnStretch(kColumns, 1);  // the table keeps to the left
 }
 
@@ -61,8 +66,11 @@ void CountersTable::show_rows(const std::vector<Row>& rows) {
             cells.colour = row.colour;
             cells.name->setStyleSheet(QString("color:%1").arg(row.colour.name()));
         }
-        const double values[] = {k.zero, k.underflow, k.subnormal, k.overflow, k.nan, k.inf};
-        for (std::size_t c = 0; c < cells.values.size(); ++c) cells.values[c]->set_text(percent(values[c]));
+        const QString texts[] = {percent(k.zero),     percent(k.underflow),
+                                 k.twin_flush ? percent(*k.twin_flush) : QString("\u2013"),
+                                 percent(k.subnormal), percent(k.overflow),
+                                 percent(k.nan),      percent(k.inf)};
+        for (std::size_t c = 0; c < cells.values.size(); ++c) cells.values[c]->set_text(texts[c]);
     }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // The counters under the histograms: per layer and format, the percentage of
 // values that are zero, flush to zero, land subnormal, overflow, are NaN or
-// Inf. A grid of plain-text cells: it changes with every histogram (every
+// Inf, and of the FP32 twin's values the share the format flushes. A grid of plain-text cells: it changes with every histogram (every
 // few steps while training), and a rich-text table cost a document layout
 // on each change. The percentages are LiveText: a new number is a repaint,
 // not a new layout of the window.
@@ -18,6 +18,8 @@
 namespace plab::qt {
 
 class CountersTable : public QWidget {
+    Q_OBJECT  // findChildren<CountersTable*> finds it
+
 public:
     struct Row {
         QString name;   // "FP16", or "fc1 FP16" when several layers are listed
@@ -32,7 +34,8 @@ public:
     int height_of_rows(int rows) const;
 
 private:
-    static constexpr int kColumns = 7;  // name, zero, underflow, subnormal, overflow, NaN, Inf
+    static constexpr int kColumns = 8;  // name, zero, underflow, twin flush, subnormal, overflow, NaN, Inf
+    static constexpr int kTwinFlushColumn = 3;
     QGridLayout* grid_ = nullptr;
     struct Cells {
         QLabel* name = nullptr;

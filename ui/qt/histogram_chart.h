@@ -1,10 +1,12 @@
 #pragma once
 // One log2 |x| histogram as a chart: the bars (an area under their step
-// outline) over the flush-to-zero, subnormal and overflow bands of the
-// formats the view carries. The histogram panel shows one large, or a small
+// outline) over the flush-to-zero, subnormal (hatched) and overflow bands of
+// the formats the view carries, each labelled at the top ("<- FP16 flushes
+// to 0"), and the FP32 twin's histogram as a dashed outline over the bars. The histogram panel shows one large, or a small
 // one per layer (small multiples: compact fonts, no legend, no axis titles).
 #include <QAreaSeries>
 #include <QChartView>
+#include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
 #include <QValueAxis>
 #include <functional>
@@ -40,6 +42,10 @@ public:
     std::pair<double, double> x_range() const { return {x_->min(), x_->max()}; }
     // Bars of the view shown (for tests: a blank chart has none).
     std::size_t bar_count() const { return shown_.bars.size(); }
+    // The points of the twin's outline drawn (for tests).
+    int ghost_points() const { return ghost_->count(); }
+    // The band labels shown, top to bottom and left to right (for tests).
+    QStringList band_labels() const;
 
 private:
     struct Bands {
@@ -47,8 +53,12 @@ private:
         QAreaSeries* flush = nullptr;
         QAreaSeries* subnormal = nullptr;
         QAreaSeries* overflow = nullptr;
+        QGraphicsSimpleTextItem* flush_label = nullptr;  // at the top, right of the flush edge
+        QGraphicsSimpleTextItem* overflow_label = nullptr;  // left of the overflow edge
     };
     const HistBar* bar_at(double x) const;
+    // Puts the shown bands' labels at their edges, a line per band (after the axes moved).
+    void place_band_labels();
 
     bool compact_;
     std::vector<Bands> bands_;
@@ -56,6 +66,7 @@ private:
     QValueAxis* y_ = nullptr;
     QAreaSeries* bars_ = nullptr;
     QLineSeries* outline_ = nullptr;
+    QLineSeries* ghost_ = nullptr;  // the twin's outline
     PlotNote* note_ = nullptr;  // why there are no bars, in the middle of the plot
     HistogramView shown_;
     SteadyAxis top_;  // y's top while training

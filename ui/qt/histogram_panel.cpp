@@ -27,6 +27,10 @@ constexpr QSize kSmallChartMin{140, 110};
 // nor, on a small screen, stretches the window (six rows did by 10 px).
 constexpr int kCounterRowsShown = 4;
 
+const char* const kGhostCaption =
+    " Dashed outline: the FP32 twin's values (times the loss scale in the scaled view); what lies in a "
+    "format's flush band, the run loses to it.";
+
 QScrollArea* scroll_area(QWidget* parent) {
     auto* area = new QScrollArea(parent);
     area->setWidgetResizable(true);
@@ -223,21 +227,29 @@ void HistogramPanel::show_nothing(const QString& why) {
     caption_->set_text(why);
 }
 
+const LayerHistograms* HistogramPanel::twin_histograms(std::size_t layer) const {
+    const TwinView* twin = record_->twin_view.get();
+    return twin && layer < twin->histograms.size() ? &twin->histograms[layer] : nullptr;
+}
+
 void HistogramPanel::add_counter_rows(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats,
                                       bool named, std::vector<CountersTable::Row>& rows) const {
     if (layer >= record_->layers.size()) return;
     const TensorStats& s = pick_stats(record_->layers[layer], tensor, unscaled_->isChecked());
+    const TwinView* twin = record_->twin_view.get();
+    const TensorStats* twin_stats =
+        twin && layer < twin->layers.size() ? &pick_stats(twin->layers[layer], tensor, unscaled_->isChecked()) : nullptr;
     for (FormatId f : formats) {
         const QString format = QString::fromUtf8(std::string(format_display_name(f)).c_str());
         const QString name = named ? QString::fromStdString(layer_names_[layer]) + " " + format : format;
-        rows.push_back({name, band_colour(f), make_hist_counters(s, f)});
+        rows.push_back({name, band_colour(f), make_hist_counters(s, f, twin_stats)});
     }
 }
 
 void HistogramPanel::redraw_one(std::size_t l, HistTensor tensor, const std::vector<FormatId>& formats) {
     pages_->setCurrentIndex(0);
     const HistogramView shown = make_histogram_view((*record_->histograms)[l], layer_names_[l], tensor,
-                                                    unscaled_->isChecked(), record_->scale, formats);
+                                                    unscaled_->isChecked(), record_->scale, formats, twin_histograms(l));
     // While training, x moves in steps for one layer's one view: a range that
     // jumped at every histogram step (-24..16, -2..16, -16..16) hid how the
     // mass moves. Another layer, tensor or scaling starts it afresh.
@@ -248,12 +260,13 @@ void HistogramPanel::redraw_one(std::size_t l, HistTensor tensor, const std::vec
     }
     const AxisSpan x = x_steady_.follow({shown.x_min, shown.x_max}, live());
     large_->show_view(shown, x.lo, x.hi, shown.y_max, live());
-    QString caption = QString(" at step %1, loss scale %2. Shaded: flush to zero (dark), subnormal (light), "
+    QString caption = QString(" at step %1, loss scale %2. Shaded: flush to zero (dark), subnormal (hatched), "
                               "overflow (dark) of each chosen format.")
                           .arg(record_->step)
                           .arg(QString::fromStdString(scale_text(record_->scale)));
     if (shown.shift_log2 != 0)
         caption += QString(" Unscaled: moved %1 binades left of what the hardware holds.").arg(shown.shift_log2);
+    if (!shown.ghost.empty()) caption += kGhostCaption;
     caption_->set_text(caption, QString::fromStdString(shown.title));
     std::vector<CountersTable::Row> rows;
     add_counter_rows(l, tensor, formats, false, rows);
@@ -314,7 +327,8 @@ void HistogramPanel::redraw_all(HistTensor tensor, const std::vector<FormatId>& 
     double x_min = 0, x_max = 0;
     for (std::size_t i = 0; i < shown.size(); ++i) {
         views.push_back(make_histogram_view((*record_->histograms)[shown[i]], layer_names_[shown[i]], tensor,
-                                            unscaled_->isChecked(), record_->scale, formats));
+                                            unscaled_->isChecked(), record_->scale, formats,
+                                            twin_histograms(shown[i])));
         x_min = i == 0 ? views[i].x_min : std::min(x_min, views[i].x_min);
         x_max = i == 0 ? views[i].x_max : std::max(x_max, views[i].x_max);
     }

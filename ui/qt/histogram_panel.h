@@ -63,6 +63,8 @@ private:
     void match_small_charts(std::size_t charts);
     void lay_out_small_charts();
     void show_counters(const std::vector<CountersTable::Row>& rows);
+    // The FP32 twin's histograms of `layer` in the shown record, null without them.
+    const LayerHistograms* twin_histograms(std::size_t layer) const;
     void add_counter_rows(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats, bool named,
                           std::vector<CountersTable::Row>& rows) const;
     std::vector<FormatId> chosen_formats() const;
