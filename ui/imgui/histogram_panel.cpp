@@ -113,18 +113,21 @@ void HistogramPanel::draw(const SessionSnapshot& snapshot, const Look& look, con
     }
     const auto tensor = static_cast<HistTensor>(tensor_);
     const std::vector<FormatId> formats = chosen();
-    const HistogramView view =
-        make_histogram_view((*record->histograms)[l], names[l], tensor, unscaled_, record->scale, formats);
+    const TwinView* twin = record->twin_view.get();
+    const bool with_twin = twin && l < twin->histograms.size();
+    const HistogramView view = make_histogram_view((*record->histograms)[l], names[l], tensor, unscaled_, record->scale,
+                                                   formats, with_twin ? &twin->histograms[l] : nullptr);
     // What the plot shows goes under its x axis: a line of text saved for the plot.
     caption_ = "|x| in binades: " + view.title + " at step " + std::to_string(record->step) + ", loss scale " +
                power_of_two_text(record->scale);
     if (view.shift_log2 != 0) caption_ += ", shifted " + shortest_text(view.shift_log2) + " binades left";
+    if (!view.ghost.empty()) caption_ += "; dashed: the FP32 twin's";
     const float counters_h = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(formats.size() + 1) +
                              ImGui::GetStyle().ItemSpacing.y;
     ImGui::BeginChild("##plot", {0, -counters_h}, false);
     draw_plot(view, look, context);
     ImGui::EndChild();
-    if (l < record->layers.size()) draw_counters(record->layers[l], tensor);
+    if (l < record->layers.size()) draw_counters(record->layers[l], with_twin ? &twin->layers[l] : nullptr, tensor);
 }
 
 void HistogramPanel::draw_plot(const HistogramView& view, const Look& look, const LiveContext& context) {
@@ -134,10 +137,14 @@ void HistogramPanel::draw_plot(const HistogramView& view, const Look& look, cons
     y.pad_hi = labels_h;
     const PlotArea a =
         begin_plot("##hist", {0, 0}, {view.x_min, view.x_max, AxisKind::log2, caption_.c_str()}, y, look);
-    if (!view.empty_note.empty()) {  // all NaN, Inf or zero: say so instead of a field of bands
+    const auto say_empty = [&] {  // all NaN, Inf or zero
         const ImVec2 size = ImGui::CalcTextSize(view.empty_note.c_str());
-        a.draw->AddText({(a.min.x + a.max.x - size.x) * 0.5f, (a.min.y + a.max.y - size.y) * 0.5f}, colour::text,
-                        view.empty_note.c_str());
+        const ImVec2 at{(a.min.x + a.max.x - size.x) * 0.5f, (a.min.y + a.max.y - size.y) * 0.5f};
+        a.draw->AddRectFilled({at.x - 3, at.y - 1}, {at.x + size.x + 3, at.y + size.y + 1}, with_alpha(colour::background, 215));
+        a.draw->AddText(at, colour::text, view.empty_note.c_str());
+    };
+    if (view.bars.empty() && view.ghost.empty()) {  // say so instead of a field of bands
+        say_empty();
         end_plot(a);
         return;
     }
@@ -156,6 +163,14 @@ void HistogramPanel::draw_plot(const HistogramView& view, const Look& look, cons
         if (over) hovered = &b;
         bar(a, b.log2_lo, b.log2_hi, b.fraction, over ? colour::edit : colour::amp);
     }
+    // The twin's values over the bars: where a band flushed the run's, their true mass still shows.
+    std::vector<XY> ghost;
+    for (const HistBar& b : view.ghost) {
+        ghost.push_back({b.log2_lo, b.fraction});
+        ghost.push_back({b.log2_hi, b.fraction});
+    }
+    dashed_polyline(a, ghost, colour::twin, look.thin() * 1.5f, 5.0f * look.scale);
+    if (!view.empty_note.empty()) say_empty();
     // The formats' names inside the range they keep, pointing at where the
     // values they lose begin.
     float label_y = a.min.y + 2;
@@ -181,26 +196,31 @@ void HistogramPanel::draw_plot(const HistogramView& view, const Look& look, cons
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) context.inspect(static_cast<float>(std::exp2(hovered->log2_lo)));
 }
 
-void HistogramPanel::draw_counters(const LayerRecord& layer, HistTensor tensor) {
+void HistogramPanel::draw_counters(const LayerRecord& layer, const LayerRecord* twin, HistTensor tensor) {
     const TensorStats& s = pick_stats(layer, tensor, unscaled_);
+    const TensorStats* twin_stats = twin ? &pick_stats(*twin, tensor, unscaled_) : nullptr;
     const std::vector<FormatId> formats = chosen();
     if (formats.empty()) return;
     // Columns share the width by what they hold (header or "100.0%"), so
     // "subnormal" and "overflow" keep their whole names at any font size.
     constexpr ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
-    if (!ImGui::BeginTable("##counters", 7, flags)) return;
+    if (!ImGui::BeginTable("##counters", 8, flags)) return;
     const float value_w = ImGui::CalcTextSize("100.0%").x;
-    for (const char* h : {"format", "zero", "flush", "subnormal", "overflow", "NaN", "Inf"})
+    for (const char* h : {"format", "zero", "flush", "twin flush", "subnormal", "overflow", "NaN", "Inf"})
         ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_None, std::max(value_w, ImGui::CalcTextSize(h).x));
     ImGui::TableHeadersRow();
     for (FormatId f : formats) {
-        const HistCounters c = make_hist_counters(s, f);
+        const HistCounters c = make_hist_counters(s, f, twin_stats);
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextColored(to_vec4(band_colour(f)), "%s", std::string(format_display_name(f)).c_str());
-        for (double v : {c.zero, c.underflow, c.subnormal, c.overflow, c.nan, c.inf}) {
+        const std::string texts[] = {percent(c.zero),      percent(c.underflow),
+                                     c.twin_flush ? percent(*c.twin_flush) : "\u2013",
+                                     percent(c.subnormal), percent(c.overflow),
+                                     percent(c.nan),       percent(c.inf)};
+        for (const std::string& text : texts) {
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(percent(v).c_str());
+            ImGui::TextUnformatted(text.c_str());
         }
     }
     ImGui::EndTable();

@@ -2,7 +2,8 @@
 // Gradient histograms against the FP16/BF16/E4M3/E5M2 bands: one layer's
 // log2 |x| histogram (ui/present/histogram_view), scaled or unscaled, with
 // each chosen format's flush-to-zero, subnormal and overflow ranges shaded,
-// and the per-format counters under it. A click on a bar shows its lower
+// the FP32 twin's histogram as a dashed outline over the bars, and the
+// per-format counters under it (the twin's flush share among them). A click on a bar shows its lower
 // edge in the bit layout panel. The layer chooser groups a transformer's
 // tensors by block and a filter narrows it (ui/present/layer_chooser).
 #include <optional>
@@ -24,7 +25,8 @@ private:
     void draw_controls(int entry);
     void draw_layer_chooser(int entry);
     void draw_plot(const HistogramView& view, const Look& look, const LiveContext& context);
-    void draw_counters(const LayerRecord& layer, HistTensor tensor);
+    // `twin`: the FP32 twin's statistics of the layer (TwinView), or null.
+    void draw_counters(const LayerRecord& layer, const LayerRecord* twin, HistTensor tensor);
     std::vector<FormatId> chosen() const;
 
     bool unscaled_ = false;
