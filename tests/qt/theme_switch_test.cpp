@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QImage>
+#include <QScrollArea>
 
 #include "ui/qt/bit_layout_panel.h"
 #include "ui/qt/chart_kit.h"
@@ -104,6 +105,30 @@ TEST(ThemeSwitch, ProjectorModeScalesAndRelaysTheWindow) {
     EXPECT_DOUBLE_EQ(font_points(10), 10);
     EXPECT_DOUBLE_EQ(QApplication::font().pointSizeF(), normal_font);
     EXPECT_FALSE(window.tabifiedDockWidgets(histograms).contains(bits));
+}
+
+// The scaler's fields keep their whole width in projector mode once the
+// run shows its values (the live scale among them): the column is as wide
+// as the form asks, with no part of a field cut off at its right edge.
+TEST(ThemeSwitch, ProjectorModeKeepsTheScalerControlsWhole) {
+    using namespace plab::qt;
+    set_dark_theme(false);
+    MainWindow window("spirals-amp-fp16", false);
+    window.resize(1920, 1080);
+    window.show();
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text() == "&Projector mode") a->trigger();
+    ASSERT_TRUE(projector());
+    window.session().step(20);
+    window.session().wait_until_idle();
+    window.refresh();
+    QApplication::processEvents();
+    auto* controls = window.panel("scale")->findChild<QScrollArea*>();
+    ASSERT_NE(controls, nullptr);
+    EXPECT_GE(controls->viewport()->width(), controls->widget()->sizeHint().width());
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text() == "&Projector mode") a->trigger();
+    EXPECT_FALSE(projector());
 }
 
 }  // namespace

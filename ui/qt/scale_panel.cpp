@@ -25,6 +25,30 @@ namespace plab::qt {
 
 namespace {
 
+// Keeps a scroll area (scrolling up and down only) as wide as its widget
+// asks, whenever that changes: the fields' widths follow their fonts (a
+// projector's are larger) and values, which a width taken once, when the
+// panel is made, would miss, cutting off the fields' right ends.
+class WidthFollower : public QObject {
+public:
+    explicit WidthFollower(QScrollArea* area) : QObject(area), area_(area) {
+        area->widget()->installEventFilter(this);
+        follow();
+    }
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == QEvent::LayoutRequest || event->type() == QEvent::FontChange ||
+            event->type() == QEvent::Polish)
+            follow();
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    void follow() {
+        area_->setMinimumWidth(area_->widget()->sizeHint().width() + area_->verticalScrollBar()->sizeHint().width());
+    }
+    QScrollArea* area_;
+};
+
 QScatterSeries* marker_series(const QString& name, const QColor& colour, QScatterSeries::MarkerShape shape,
                               double size) {
     auto* s = new QScatterSeries();
@@ -174,9 +198,8 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
     controls->setWidgetResizable(true);
     controls->setFrameShape(QFrame::NoFrame);
     controls->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    QWidget* form = make_controls();
-    controls->setWidget(form);
-    controls->setMinimumWidth(form->sizeHint().width() + controls->verticalScrollBar()->sizeHint().width());
+    controls->setWidget(make_controls());
+    new WidthFollower(controls);
     controls->setMinimumHeight(140);
     layout->addWidget(controls);
 }
@@ -237,7 +260,7 @@ QWidget* ScalePanel::make_controls() {
     // A spin box edit is sent when it is finished (Enter or focus out), not per keystroke.
     for (const Field& f : fields_)
         connect(f.box, &QAbstractSpinBox::editingFinished, this, [this, f] { send(f.name, f.text()); });
-    box->setMaximumWidth(260);
+    box->setMaximumWidth(static_cast<int>(260 * theme().scale));  // projector mode: as much wider as its fonts
     return box;
 }
 
@@ -263,10 +286,12 @@ QWidget* ScalePanel::make_live_scale_row(QWidget* parent) {
     auto* h = new QHBoxLayout(row);
     h->setContentsMargins(0, 0, 0, 0);
     live_scale_ = new QLabel("—", row);
+    // As wide as the widest scale from the start: the column keeps its width as the scale moves.
+    live_scale_->setMinimumWidth(live_scale_->fontMetrics().horizontalAdvance("2^-149"));
     h->addWidget(live_scale_, 1);
     for (std::size_t i = 0; i < 2; ++i) {
         auto* b = new QPushButton(i == 0 ? "÷2" : "×2", row);
-        b->setMaximumWidth(40);
+        b->setMaximumWidth(static_cast<int>(40 * theme().scale));
         connect(b, &QPushButton::clicked, this, [this, i] {
             if (live_scale_requests_[i] && live_scale_requests_[i]->kind == SessionRequest::Kind::set)
                 set_(live_scale_requests_[i]->assignment);
