@@ -7,6 +7,8 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QFont>
+#include <QFontMetrics>
 #include <QGraphicsScene>
 #include <QLineSeries>
 #include <QValueAxis>
@@ -39,6 +41,24 @@ TEST(ChartKit, AStepAxisNeverHoldsTensOfThousandsOfTicks) {
     EXPECT_LT(most_items, short_range + 100) << "items at the short range: " << short_range;
     EXPECT_EQ(x->tickInterval(), 2.0);
     EXPECT_EQ(x->max(), 13.0);
+}
+
+// A title that does not fit takes a smaller font, 10% at a time, until it
+// fits or reaches the least size; one that fits keeps its font.
+TEST(ChartKit, AFittedFontShrinksALongTitleToItsRoom) {
+    QFont base;
+    base.setPointSizeF(18);
+    const QString title = "AMP (amp-fp16) \u00b7 step 1200";
+    const int wide = QFontMetrics(base).horizontalAdvance(title);
+    EXPECT_EQ(plab::qt::fitted_font(base, title, wide).pointSizeF(), 18.0);
+    const QFont fitted = plab::qt::fitted_font(base, title, wide * 8 / 10);
+    EXPECT_LE(QFontMetrics(fitted).horizontalAdvance(title), wide * 8 / 10);
+    EXPECT_LT(fitted.pointSizeF(), 18.0);
+    EXPECT_GE(fitted.pointSizeF(), 18.0 * 0.9 * 0.9 * 0.9);  // no smaller than it had to be, give or take hinting
+    // Far too narrow: never below two thirds of the size.
+    const QFont least = plab::qt::fitted_font(base, title, 10);
+    EXPECT_GE(least.pointSizeF(), 12.0);
+    EXPECT_LT(least.pointSizeF(), 12.0 / 0.9);
 }
 
 }  // namespace

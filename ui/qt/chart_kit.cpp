@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QFont>
+#include <QFontMetrics>
 #include <QLegend>
 #include <QPalette>
 #include <QStyle>
@@ -191,6 +192,13 @@ int plot_columns(const QChartView* view) {
     const QChart* chart = view->chart();
     const int width = chart ? static_cast<int>(chart->plotArea().width()) : view->width();
     return width / 2 > 16 ? width / 2 : 16;
+}
+
+QFont fitted_font(QFont font, const QString& text, int width, double least) {
+    const double smallest = font.pointSizeF() * least;
+    while (QFontMetrics(font).horizontalAdvance(text) > width && font.pointSizeF() * 0.9 >= smallest)
+        font.setPointSizeF(font.pointSizeF() * 0.9);
+    return font;
 }
 
 }  // namespace plab::qt

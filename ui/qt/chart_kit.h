@@ -58,6 +58,10 @@ void set_ticked_range(QValueAxis* axis, double lo, double hi, double interval);
 QLabel* heading_label(QWidget* parent);
 QLabel* body_label(QWidget* parent);
 QFont body_font(QFont base);  // the body labels' size, for other text widgets
+// `font` made smaller, in steps of 10%, until `text` fits `width` pixels, but
+// no smaller than `least` of its size (the caller elides what still does
+// not fit): a long title in a narrow place keeps its ends legible.
+QFont fitted_font(QFont font, const QString& text, int width, double least = 2.0 / 3.0);
 
 void set_points(QXYSeries* series, const std::vector<XY>& points);
 // Columns a plot in this view decimates its data to: one per two pixels (at least 16).

@@ -93,10 +93,9 @@ protected:
         QPainter p(this);
         const Theme& t = theme();
         p.fillRect(rect(), t.window);
-        p.setFont(sized_font(font(), 12, true));
         p.setPen(t.text);
         const int title_h = title_height(font());
-        p.drawText(QRect(0, 0, width(), title_h), Qt::AlignCenter, title_);
+        draw_title(p, QRect(0, 0, width(), title_h));
         const int side = std::max(10, std::min(width() - 8, height() - title_h - 4));
         const QRect square((width() - side) / 2, title_h, side, side);
         p.setPen(QPen(t.grid, line_width(1)));
@@ -114,6 +113,16 @@ protected:
     }
 
 private:
+    // Three maps abreast leave a title a third of the panel: a long one
+    // ("AMP (amp-fp16) · step 1200", in projector mode) takes a smaller font
+    // rather than losing its ends; past that, its middle gives way.
+    void draw_title(QPainter& p, const QRect& line) const {
+        const int room = line.width() - 4;
+        const QFont f = fitted_font(sized_font(font(), 12, true), title_, room);
+        p.setFont(f);
+        p.drawText(line, Qt::AlignCenter, QFontMetrics(f).elidedText(title_, Qt::ElideMiddle, room));
+    }
+
     // Dots filled with their label's hue and ringed in the text colour
     // (dark on light, light on dark), so they stand out on their own class.
     void draw_points(QPainter& p, const QRect& area) const {
