@@ -328,6 +328,29 @@ TEST(HistogramView, GhostIsTheTwinsHistogramOfTheSameView) {
     EXPECT_TRUE(make_histogram_view(run, "fc1", HistTensor::grad, false, 1.0f, fp16).ghost.empty());
 }
 
+// All layers on one x range: a layer of zeros alone (no bars, no twin) spans
+// every band edge, -135..129 with BF16; it must not widen the others' range.
+TEST(HistogramView, SharedRangeLeavesOutViewsThatDrawNothing) {
+    const FormatId bands[] = {FormatId::fp16, FormatId::bf16};
+    LayerHistograms a, b, zeros;
+    a.weight = histogram_of({pow2f(-20)});
+    b.weight = histogram_of({pow2f(-4)});
+    zeros.weight = histogram_of({0.0f});
+    const auto view = [&](const LayerHistograms& h) {
+        return make_histogram_view(h, "fc", HistTensor::weight, false, 1.0f, bands);
+    };
+    const HistogramView empty = view(zeros);
+    ASSERT_LT(empty.x_min, -130.0);
+    const std::vector<HistogramView> views = {view(a), empty, view(b)};
+    const auto [lo, hi] = shared_x_range(views);
+    EXPECT_EQ(lo, views[0].x_min);
+    EXPECT_EQ(hi, views[2].x_max);
+    EXPECT_GT(lo, -40.0);
+    // Nothing drawn anywhere: the empty views' own range.
+    const std::vector<HistogramView> only_empty = {empty};
+    EXPECT_EQ(shared_x_range(only_empty), std::pair(empty.x_min, empty.x_max));
+}
+
 TEST(HistCounters, TwinFlushIsTheTwinsUnderflowShare) {
     // The run holds zeros where the twin holds 2^-30 (flushed by FP16 and E4M3) and 2^-20 (FP16 subnormal).
     const std::vector<float> run_values = {0.0f, 0.0f, pow2f(-20), 1.0f};

@@ -209,6 +209,19 @@ HistogramView make_histogram_view(const LayerHistograms& h, const std::string& l
     return v;
 }
 
+std::pair<double, double> shared_x_range(std::span<const HistogramView> views) {
+    const auto draws = [](const HistogramView& v) { return !v.bars.empty() || !v.ghost.empty(); };
+    const bool any_draws = std::any_of(views.begin(), views.end(), draws);
+    std::optional<std::pair<double, double>> range;
+    for (const HistogramView& v : views) {
+        if (any_draws && !draws(v)) continue;
+        if (!range) range = std::pair{v.x_min, v.x_max};
+        range->first = std::min(range->first, v.x_min);
+        range->second = std::max(range->second, v.x_max);
+    }
+    return range.value_or(std::pair{HistogramView{}.x_min, HistogramView{}.x_max});
+}
+
 const TensorStats& pick_stats(const LayerRecord& r, HistTensor tensor, bool unscaled) {
     return pick_tensor(r, tensor, unscaled);
 }

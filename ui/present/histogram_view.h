@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/numeric/format.h"
@@ -63,6 +64,12 @@ struct HistogramView {
 HistogramView make_histogram_view(const LayerHistograms& h, const std::string& layer_name, HistTensor tensor,
                                   bool unscaled, float scale, std::span<const FormatId> formats,
                                   const LayerHistograms* twin = nullptr);
+
+// The x range small multiples share: the union of the views that draw
+// something (bars or a ghost). A view with neither spans every band edge
+// (BF16's -134 to 128) and would squeeze the others' bars to a pixel; it
+// counts only when no view draws anything. {x_min, x_max} in binades.
+std::pair<double, double> shared_x_range(std::span<const HistogramView> views);
 
 // Per-layer counters of one tensor view for one format, in percent of count.
 struct HistCounters {

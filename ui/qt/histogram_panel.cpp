@@ -324,14 +324,10 @@ void HistogramPanel::redraw_all(HistTensor tensor, const std::vector<FormatId>& 
         if (l < held) shown.push_back(l);
     match_small_charts(shown.size());
     std::vector<HistogramView> views;
-    double x_min = 0, x_max = 0;
-    for (std::size_t i = 0; i < shown.size(); ++i) {
-        views.push_back(make_histogram_view((*record_->histograms)[shown[i]], layer_names_[shown[i]], tensor,
-                                            unscaled_->isChecked(), record_->scale, formats,
-                                            twin_histograms(shown[i])));
-        x_min = i == 0 ? views[i].x_min : std::min(x_min, views[i].x_min);
-        x_max = i == 0 ? views[i].x_max : std::max(x_max, views[i].x_max);
-    }
+    for (std::size_t l : shown)
+        views.push_back(make_histogram_view((*record_->histograms)[l], layer_names_[l], tensor, unscaled_->isChecked(),
+                                            record_->scale, formats, twin_histograms(l)));
+    const auto [x_min, x_max] = shared_x_range(views);
     std::vector<CountersTable::Row> rows;
     for (std::size_t i = 0; i < shown.size(); ++i) {
         small_[i]->show_view(views[i], x_min, x_max, views[i].y_max, live());
