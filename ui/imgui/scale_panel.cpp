@@ -76,6 +76,8 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
     ImGui::BeginChild("##scaleplot", {0, -below}, false);
     const PlotArea a = begin_plot("##scale", {0, 0}, {t.step_min, step_max, AxisKind::steps, look.step_title(), pad, pad},
                                   {lo, hi, AxisKind::log2, "loss scale", pad, pad}, look);
+    column_line(a, t.line, colour::amp, look.line());
+    // The fork's dashed line over the run's: where the two agree, the run's shows between its dashes.
     if (f) {
         dashed_polyline(a, f->line, colour::fork, look.line(), 8.0f * look.scale);
         // The fork's (or the what-if's) overflows, on its dashed line.
@@ -83,7 +85,6 @@ void ScalePanel::draw(const SessionSnapshot& snapshot, const Look& look) {
             if (m.kind == ScaleEventKind::overflow)
                 marker(a, m.step, m.log2_scale, MarkerShape::circle, colour::fork, look.marker() * 0.8f);
     }
-    column_line(a, t.line, colour::amp, look.line());
     const ScaleMarker* nearest = nullptr;
     float nearest_d = look.marker() * 2.5f;
     const ImVec2 mouse = ImGui::GetIO().MousePos;
