@@ -32,7 +32,7 @@ const std::string& record_text() {
         for (int i = 0; i < kSteps; ++i) {
             const plab::StepRecord r = trainer.step();
             writer->step(r);
-            if (r.histograms) writer->histograms(r.step, *r.histograms);
+            plab::write_step_extras(*writer, r);
         }
         writer->flush();
         return out.str();

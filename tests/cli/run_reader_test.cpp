@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -62,6 +63,29 @@ std::vector<std::string> fields_of(const StepRecord& r, const std::vector<std::s
     FieldList list;
     visit_step(r, layers, twin, list);
     return list.fields;
+}
+
+bool same_histogram(const Log2Histogram& a, const Log2Histogram& b);
+
+// The six histograms of two layers, bin for bin.
+bool same_layer_histograms(const LayerHistograms& a, const LayerHistograms& b) {
+    return same_histogram(a.weight, b.weight) && same_histogram(a.grad, b.grad) &&
+           same_histogram(a.grad_unscaled, b.grad_unscaled) && same_histogram(a.act, b.act) &&
+           same_histogram(a.act_grad, b.act_grad) && same_histogram(a.act_grad_unscaled, b.act_grad_unscaled);
+}
+
+// Two twin views, or their absence: every histogram bin for bin, every statistic as the step walk writes it.
+std::string twin_view_difference(const std::shared_ptr<const TwinView>& a, const std::shared_ptr<const TwinView>& b,
+                                 const std::vector<std::string>& layer_names) {
+    if ((a == nullptr) != (b == nullptr)) return a ? "only the first has a twin view" : "only the second has a twin view";
+    if (!a) return "";
+    if (a->histograms.size() != b->histograms.size()) return "layer counts differ";
+    for (std::size_t l = 0; l < a->histograms.size(); ++l)
+        if (!same_layer_histograms(a->histograms[l], b->histograms[l])) return "histograms of layer " + std::to_string(l);
+    StepRecord x, y;
+    x.layers = a->layers;
+    y.layers = b->layers;
+    return fields_of(x, layer_names, false) == fields_of(y, layer_names, false) ? "" : "statistics differ";
 }
 
 RecordedRun read_text(const std::string& text, RunReadOptions options = {}) {
@@ -154,6 +178,47 @@ TEST(RunReader, PutsEveryLayersHistogramsOnTheirStepBinForBin) {
         }
     }
     EXPECT_GT(hist_steps, 1);
+}
+
+// The twin's statistics and histograms ride in the hist lines ("twin" in
+// each layer) and come back onto their steps as they were; a run without a
+// twin writes none.
+TEST(RunReader, PutsTheTwinsViewOnItsStepBinForBin) {
+    const WrittenRun written = train_and_write("underflow-no-scaling", 20);
+    ASSERT_TRUE(written.header.twin);
+    RunReadOptions options;
+    options.layer_histograms = true;
+    const RecordedRun run = read_text(written.text, options);
+    int twin_steps = 0;
+    for (std::size_t i = 0; i < run.steps.size(); ++i) {
+        ASSERT_EQ(twin_view_difference(run.steps[i].twin_view, written.steps[i].twin_view, run.layer_names), "")
+            << "step " << i + 1;
+        twin_steps += written.steps[i].twin_view != nullptr;
+    }
+    EXPECT_EQ(twin_steps, 2);  // histograms every 10 steps
+    const WrittenRun alone = train_and_write("underflow-no-scaling", 10, {"twin=false"});
+    EXPECT_EQ(alone.text.find("\"twin\":{"), std::string::npos);
+    EXPECT_EQ(read_text(alone.text, options).steps.back().twin_view, nullptr);
+}
+
+TEST(RunReader, ATwinInSomeLayersOnlyIsNamed) {
+    const WrittenRun written = train_and_write("underflow-no-scaling", 10);
+    std::string text = written.text;
+    const std::size_t hist = text.find("{\"type\":\"hist\"");
+    ASSERT_NE(hist, std::string::npos);
+    const std::size_t twin = text.find(",\"twin\":{", hist);
+    ASSERT_NE(twin, std::string::npos);
+    // The first layer's twin object cut out: its end is the matching brace.
+    std::size_t end = twin + 9, depth = 1;
+    for (; depth > 0; ++end) depth += text[end] == '{' ? 1 : text[end] == '}' ? -1 : 0;
+    text.erase(twin, end - twin);
+    RunReadOptions careful;
+    careful.layer_histograms = careful.careful_only = true;
+    const std::string error = testing_support::error_of([&] { read_text(text, careful); });
+    EXPECT_NE(error.find("layers[1].twin: present, while layers[0] has none"), std::string::npos) << error;
+    RunReadOptions fast;
+    fast.layer_histograms = true;
+    EXPECT_EQ(testing_support::error_of([&] { read_text(text, fast); }), error);  // the fast way leaves it to the careful one
 }
 
 TEST(RunReader, KeepsLayersAndHistogramsOfTheNewestStepsOnly) {
@@ -281,6 +346,8 @@ void expect_same_reads(const std::string& text, const std::string& what, std::si
                                 {&a.act, &b.act}, {&a.act_grad, &b.act_grad}, {&a.act_grad_unscaled, &b.act_grad_unscaled}})
                 ASSERT_TRUE(same_histogram(*x, *y)) << what << " step " << i + 1 << " layer " << l;
         }
+        ASSERT_EQ(twin_view_difference(fast.steps[i].twin_view, slow.steps[i].twin_view, fast.layer_names), "")
+            << what << " step " << i + 1;
     }
     ASSERT_EQ(fast.gradient_histograms.size(), slow.gradient_histograms.size()) << what;
     for (std::size_t k = 0; k < fast.gradient_histograms.size(); ++k) {

@@ -13,6 +13,11 @@
 
 namespace plab {
 
+void HistogramLine::attach_to(StepRecord& r) && {
+    r.histograms = std::make_shared<const std::vector<LayerHistograms>>(std::move(layers));
+    r.twin_view = twin ? std::make_shared<const TwinView>(std::move(*twin)) : nullptr;
+}
+
 #if PLAB_HAVE_SIMDJSON
 
 namespace {
@@ -183,6 +188,24 @@ bool add_histogram(const object& layer, std::string_view key, Log2Histogram& sum
     return true;
 }
 
+// A layer's six histograms, under the names of its six tensors.
+bool read_histograms(const object& layer, LayerHistograms& h) {
+    return add_histogram(layer, "weight", h.weight) && add_histogram(layer, "grad", h.grad) &&
+           add_histogram(layer, "grad_unscaled", h.grad_unscaled) && add_histogram(layer, "act", h.act) &&
+           add_histogram(layer, "act_grad", h.act_grad) && add_histogram(layer, "act_grad_unscaled", h.act_grad_unscaled);
+}
+
+// A layer's "twin" object: the twin's six histograms and, under "stats", its six statistics.
+bool read_twin(const element& twin, LayerHistograms& h, LayerRecord& stats) {
+    object o, s;
+    if (twin.get_object().get(o) || !read_histograms(o, h)) return false;
+    const auto st = field(o, "stats");
+    if (!st || st->get_object().get(s)) return false;
+    LayerWalk walk(s);
+    visit_layer(stats, false, walk);
+    return walk.ok;
+}
+
 bool histogram_layers(const object& line, simdjson::dom::array& list) {
     const auto layers = field(line, "layers");
     if (!layers || layers->get_array().get(list)) return false;
@@ -261,21 +284,26 @@ bool FastLines::gradient_histogram(std::pair<std::int64_t, Log2Histogram>& out) 
     return true;
 }
 
-bool FastLines::layer_histograms(const RecordedRun& run, std::int64_t& step, std::vector<LayerHistograms>& out) const {
+bool FastLines::layer_histograms(const RecordedRun& run, HistogramLine& out) const {
     simdjson::dom::array list;
     if (!histogram_layers(impl_->line, list) || list.size() != run.layer_names.size()) return false;
-    out.assign(list.size(), LayerHistograms{});
+    out.layers.assign(list.size(), LayerHistograms{});
+    out.twin.reset();
     std::size_t i = 0;
     for (const element item : list) {
         const object layer = item.get_object().value_unsafe();
-        LayerHistograms& h = out[i++];
-        if (!add_histogram(layer, "weight", h.weight) || !add_histogram(layer, "grad", h.grad) ||
-            !add_histogram(layer, "grad_unscaled", h.grad_unscaled) || !add_histogram(layer, "act", h.act) ||
-            !add_histogram(layer, "act_grad", h.act_grad) ||
-            !add_histogram(layer, "act_grad_unscaled", h.act_grad_unscaled))
-            return false;
+        if (!read_histograms(layer, out.layers[i])) return false;
+        const auto twin = field(layer, "twin");
+        if (i == 0 && twin) {
+            out.twin.emplace();
+            out.twin->layers.resize(list.size());
+            out.twin->histograms.resize(list.size());
+        }
+        if (twin.has_value() != out.twin.has_value()) return false;  // in some layers only: the careful way says where
+        if (twin && !read_twin(*twin, out.twin->histograms[i], out.twin->layers[i])) return false;
+        ++i;
     }
-    return integer(impl_->line, "step", step);
+    return integer(impl_->line, "step", out.step);
 }
 
 bool fast_lines_available() { return true; }
@@ -289,9 +317,7 @@ bool FastLines::parse(std::string&) { return false; }
 std::string_view FastLines::type() const { return {}; }
 bool FastLines::step(const RecordedRun&, bool, std::int64_t, StepRecord&, float&) const { return false; }
 bool FastLines::gradient_histogram(std::pair<std::int64_t, Log2Histogram>&) const { return false; }
-bool FastLines::layer_histograms(const RecordedRun&, std::int64_t&, std::vector<LayerHistograms>&) const {
-    return false;
-}
+bool FastLines::layer_histograms(const RecordedRun&, HistogramLine&) const { return false; }
 bool fast_lines_available() { return false; }
 
 #endif

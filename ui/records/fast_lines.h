@@ -7,6 +7,7 @@
 // the careful way reads (a test holds the two to that on real records).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +18,18 @@
 namespace plab {
 
 struct RecordedRun;
+
+// What a hist line holds: every layer's histograms, in the header's layer
+// order, and, in a run with a twin, the twin's statistics and histograms of
+// the same step (each layer's "twin" object).
+struct HistogramLine {
+    std::int64_t step = 0;
+    std::vector<LayerHistograms> layers;
+    std::optional<TwinView> twin;
+
+    // Onto its step's record: StepRecord::histograms and twin_view.
+    void attach_to(StepRecord& r) &&;
+};
 
 class FastLines {
 public:
@@ -38,8 +51,8 @@ public:
     bool step(const RecordedRun& run, bool with_layers, std::int64_t previous, StepRecord& r, float& grad_amax) const;
     // A hist line: its step and the unscaled weight-gradient histograms summed over its layers.
     bool gradient_histogram(std::pair<std::int64_t, Log2Histogram>& out) const;
-    // A hist line: its step and every layer's histograms, in the header's layer order.
-    bool layer_histograms(const RecordedRun& run, std::int64_t& step, std::vector<LayerHistograms>& out) const;
+    // A hist line whole: its step, every layer's histograms and the twin's.
+    bool layer_histograms(const RecordedRun& run, HistogramLine& out) const;
 
 private:
     struct Impl;

@@ -282,22 +282,50 @@ std::pair<std::int64_t, Log2Histogram> read_gradient_histogram(const Json& line,
     return {Fields(line, at, "").integer("step"), sum};
 }
 
-// A hist line's histograms, layer by layer, in the header's layer order.
-std::vector<LayerHistograms> read_layer_histograms(const Json& line, const Place& at, const RecordedRun& run) {
+// A layer's six histograms, under the names of its six tensors.
+void read_histograms(const Json& layer, const Place& at, const std::string& path, LayerHistograms& h) {
+    add_histogram(layer, "weight", at, path, h.weight);
+    add_histogram(layer, "grad", at, path, h.grad);
+    add_histogram(layer, "grad_unscaled", at, path, h.grad_unscaled);
+    add_histogram(layer, "act", at, path, h.act);
+    add_histogram(layer, "act_grad", at, path, h.act_grad);
+    add_histogram(layer, "act_grad_unscaled", at, path, h.act_grad_unscaled);
+}
+
+// A layer's "twin" object: the twin's six histograms and, under "stats", its six statistics.
+void read_twin(const Json& twin, const Place& at, const std::string& path, LayerHistograms& h, LayerRecord& stats) {
+    if (!twin.is_object()) at.fail(path, shown(twin) + " is not an object");
+    read_histograms(twin, at, path, h);
+    const Json& s = Fields(twin, at, path).required("stats");
+    if (!s.is_object()) at.fail(path + ".stats", shown(s) + " is not an object");
+    LayerReader reader(s, at, path + ".stats");
+    visit_layer(stats, false, reader);
+}
+
+// A hist line: its step, its histograms layer by layer in the header's layer
+// order, and the twin's where its layers hold them (all of them, or none).
+HistogramLine read_layer_histograms(const Json& line, const Place& at, const RecordedRun& run) {
     const Json& layers = histogram_layers(line, at);
     if (layers.size() != run.layer_names.size())
         at.fail("layers", std::to_string(layers.size()) + " entries, but the header names " +
                               std::to_string(run.layer_names.size()) + " layers");
-    std::vector<LayerHistograms> out(layers.size());
+    HistogramLine out;
+    out.step = Fields(line, at, "").integer("step");
+    out.layers.resize(layers.size());
+    if (!layers.empty() && layers[0].contains("twin")) {
+        out.twin.emplace();
+        out.twin->layers.resize(layers.size());
+        out.twin->histograms.resize(layers.size());
+    }
     for (std::size_t i = 0; i < layers.size(); ++i) {
         const std::string path = "layers[" + std::to_string(i) + "]";
-        LayerHistograms& h = out[i];
-        add_histogram(layers[i], "weight", at, path, h.weight);
-        add_histogram(layers[i], "grad", at, path, h.grad);
-        add_histogram(layers[i], "grad_unscaled", at, path, h.grad_unscaled);
-        add_histogram(layers[i], "act", at, path, h.act);
-        add_histogram(layers[i], "act_grad", at, path, h.act_grad);
-        add_histogram(layers[i], "act_grad_unscaled", at, path, h.act_grad_unscaled);
+        read_histograms(layers[i], at, path, out.layers[i]);
+        const auto twin = layers[i].find("twin");
+        if ((twin != layers[i].end()) != out.twin.has_value())
+            at.fail(path + ".twin", out.twin ? "missing, while layers[0] has one"
+                                             : "present, while layers[0] has none: the twin's histograms are in every "
+                                               "layer or in none");
+        if (out.twin) read_twin(*twin, at, path + ".twin", out.twin->histograms[i], out.twin->layers[i]);
     }
     return out;
 }
@@ -311,10 +339,10 @@ StepRecord* step_of_histograms(RecordedRun& run, std::int64_t step) {
 }
 
 void attach_histograms(const Json& line, const Place& at, RecordedRun& run) {
-    const std::int64_t step = Fields(line, at, "").integer("step");
-    StepRecord* r = step_of_histograms(run, step);
-    if (!r) at.fail("step", std::to_string(step) + ": histograms of a step that has no step line before them");
-    r->histograms = std::make_shared<const std::vector<LayerHistograms>>(read_layer_histograms(line, at, run));
+    HistogramLine read = read_layer_histograms(line, at, run);
+    StepRecord* r = step_of_histograms(run, read.step);
+    if (!r) at.fail("step", std::to_string(read.step) + ": histograms of a step that has no step line before them");
+    std::move(read).attach_to(*r);
 }
 
 // Drops the layers and histograms of the step that just left the newest `kept`.
@@ -323,6 +351,7 @@ void forget_old_layers(RecordedRun& run, std::size_t kept) {
     StepRecord& old = run.steps[run.steps.size() - 1 - kept];
     std::vector<LayerRecord>().swap(old.layers);
     old.histograms.reset();
+    old.twin_view.reset();
 }
 
 // A step or hist line read the fast way (fast_lines.h); false leaves `run`
@@ -341,17 +370,13 @@ bool read_fast(FastLines& fast, const RunReadOptions& options, RecordedRun& run)
     if (kind != "hist") return false;
     std::pair<std::int64_t, Log2Histogram> sum;
     if (options.gradient_histograms && !fast.gradient_histogram(sum)) return false;
-    std::shared_ptr<const std::vector<LayerHistograms>> layers;
+    HistogramLine read;
     StepRecord* owner = nullptr;
-    if (options.layer_histograms && options.layers_kept > 0) {
-        std::int64_t step = 0;
-        std::vector<LayerHistograms> h;
-        if (!fast.layer_histograms(run, step, h) || !(owner = step_of_histograms(run, step))) return false;
-        layers = std::make_shared<const std::vector<LayerHistograms>>(std::move(h));
-    }
+    if (options.layer_histograms && options.layers_kept > 0)
+        if (!fast.layer_histograms(run, read) || !(owner = step_of_histograms(run, read.step))) return false;
     ++run.histogram_lines;
     if (options.gradient_histograms) run.gradient_histograms.push_back(sum);
-    if (owner) owner->histograms = std::move(layers);
+    if (owner) std::move(read).attach_to(*owner);
     return true;
 }
 
@@ -444,17 +469,11 @@ void read_newest_layers(std::istream& in, const std::string& label, const RunRea
     const auto& hists = run.histogram_offsets;
     for (std::size_t k = hists.size() - std::min(hists.size(), options.layers_kept); k < hists.size(); ++k) {
         const bool parsed = at_line(hists[k].second);
-        std::int64_t step = 0;
-        std::vector<LayerHistograms> h;
-        if (!parsed || !fast.layer_histograms(run, step, h)) {
-            const Place at{label, hists[k].second.line};
-            const Json line = Json::parse(text);
-            step = Fields(line, at, "").integer("step");
-            h = read_layer_histograms(line, at, run);
-        }
-        StepRecord* owner = step_of_histograms(run, step);
-        if (owner && static_cast<std::size_t>(owner - run.steps.data()) >= first)
-            owner->histograms = std::make_shared<const std::vector<LayerHistograms>>(std::move(h));
+        HistogramLine read;
+        if (!parsed || !fast.layer_histograms(run, read))
+            read = read_layer_histograms(Json::parse(text), Place{label, hists[k].second.line}, run);
+        StepRecord* owner = step_of_histograms(run, read.step);
+        if (owner && static_cast<std::size_t>(owner - run.steps.data()) >= first) std::move(read).attach_to(*owner);
     }
 }
 
@@ -735,8 +754,7 @@ StepRecord read_step_again(const std::string& path, const RecordedRun& run, std:
         read_layers(*layers, Place{path, step_at.line}, run, r);
     if (histogram >= 0) {
         const RecordLine& hist_at = run.histogram_offsets[static_cast<std::size_t>(histogram)].second;
-        r.histograms = std::make_shared<const std::vector<LayerHistograms>>(
-            read_layer_histograms(line_at(hist_at), Place{path, hist_at.line}, run));
+        read_layer_histograms(line_at(hist_at), Place{path, hist_at.line}, run).attach_to(r);
     }
     return r;
 }

@@ -48,6 +48,16 @@ void write_histogram(JsonLine& j, std::string_view key, const Log2Histogram& h) 
     j.end_array().end_object();
 }
 
+// A layer's six histograms, under the names of its six tensors.
+void write_layer_histograms(JsonLine& j, const LayerHistograms& h) {
+    write_histogram(j, "weight", h.weight);
+    write_histogram(j, "grad", h.grad);
+    write_histogram(j, "grad_unscaled", h.grad_unscaled);
+    write_histogram(j, "act", h.act);
+    write_histogram(j, "act_grad", h.act_grad);
+    write_histogram(j, "act_grad_unscaled", h.act_grad_unscaled);
+}
+
 class JsonlWriter final : public RunWriter {
 public:
     explicit JsonlWriter(std::ostream& out) : out_(out) {}
@@ -77,19 +87,21 @@ public:
         maybe_flush();
     }
 
-    void histograms(std::int64_t step, const std::vector<LayerHistograms>& layers) override {
+    void histograms(std::int64_t step, const std::vector<LayerHistograms>& layers, const TwinView* twin) override {
         {
             JsonLine j(buffer_);
             j.string("type", "hist").integer("step", step).begin_array("layers");
             for (std::size_t i = 0; i < layers.size(); ++i) {
-                const LayerHistograms& h = layers[i];
                 j.begin_object().string("name", layer_names_[i]);
-                write_histogram(j, "weight", h.weight);
-                write_histogram(j, "grad", h.grad);
-                write_histogram(j, "grad_unscaled", h.grad_unscaled);
-                write_histogram(j, "act", h.act);
-                write_histogram(j, "act_grad", h.act_grad);
-                write_histogram(j, "act_grad_unscaled", h.act_grad_unscaled);
+                write_layer_histograms(j, layers[i]);
+                if (twin && i < twin->layers.size()) {
+                    j.begin_object("twin");
+                    write_layer_histograms(j, twin->histograms[i]);
+                    j.begin_object("stats");
+                    JsonSink sink(j);
+                    visit_layer(twin->layers[i], false, sink);
+                    j.end_object().end_object();
+                }
                 j.end_object();
             }
             j.end_array();
@@ -195,7 +207,7 @@ public:
         buffer_ += row + '\n';
         if (buffer_.size() >= kFlushBytes) flush();
     }
-    void histograms(std::int64_t, const std::vector<LayerHistograms>&) override {}  // JSON Lines only
+    void histograms(std::int64_t, const std::vector<LayerHistograms>&, const TwinView*) override {}  // JSON Lines only
     void samples(const TextSamples&) override {}  // JSON Lines only
     void nan(const NanReport&) override {}  // reported on stderr; CSV rows have no room for it
     void edit(std::int64_t, const std::string&) override {}  // JSON Lines only
@@ -221,7 +233,7 @@ std::unique_ptr<RunWriter> make_run_writer(RecordFormat format, std::ostream& ou
 }
 
 void write_step_extras(RunWriter& writer, const StepRecord& record) {
-    if (record.histograms) writer.histograms(record.step, *record.histograms);
+    if (record.histograms) writer.histograms(record.step, *record.histograms, record.twin_view.get());
     if (record.samples) writer.samples(*record.samples);
 }
 

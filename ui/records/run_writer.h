@@ -30,7 +30,8 @@ public:
     // `micros`: the step's wall time, written only when given (--timing), so
     // that two runs of one seed are byte-identical otherwise.
     virtual void step(const StepRecord& record, std::optional<double> micros = std::nullopt) = 0;
-    virtual void histograms(std::int64_t step, const std::vector<LayerHistograms>& layers) = 0;
+    // `twin`: the twin's statistics and histograms of the same step (StepRecord::twin_view), or null.
+    virtual void histograms(std::int64_t step, const std::vector<LayerHistograms>& layers, const TwinView* twin) = 0;
     // A language model's text samples (StepRecord::samples), after their step's line.
     virtual void samples(const TextSamples& samples) = 0;
     virtual void nan(const NanReport& report) = 0;
