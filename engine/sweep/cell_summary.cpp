@@ -49,6 +49,7 @@ CellSummary summarise_cell(const std::vector<RunMeasures>& runs) {
     c.acc_gap = spread_of(runs, [](const RunMeasures& r) { return widened(r.acc_gap()); });
     c.test_loss = spread_of(runs, [](const RunMeasures& r) { return widened(r.test_loss); });
     c.first_growth_step = spread_of(runs, [](const RunMeasures& r) { return widened(r.first_growth_step); });
+    c.twin_flush_share = spread_of(runs, [](const RunMeasures& r) { return r.twin_flush_share; });
     return c;
 }
 

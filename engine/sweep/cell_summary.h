@@ -21,7 +21,7 @@ struct CellSummary {
     int runs = 0;
     Spread skipped, floor_steps, ceiling_steps, grad_zero_share, final_loss;
     // Over the runs that measured them (empty when none did).
-    std::optional<Spread> acc, acc_gap, test_loss, first_growth_step;
+    std::optional<Spread> acc, acc_gap, test_loss, first_growth_step, twin_flush_share;
 };
 
 CellSummary summarise_cell(const std::vector<RunMeasures>& runs);

@@ -1,5 +1,7 @@
 #include "engine/sweep/run_measures.h"
 
+#include <algorithm>
+
 #include "engine/amp/scaler_bounds.h"
 
 namespace plab {
@@ -18,6 +20,7 @@ void RunMeter::add(const StepRecord& r) {
         grad_zeros_ += static_cast<double>(layer.grad.zeros);
         grad_values_ += static_cast<double>(layer.grad.count);
     }
+    if (r.twin_view) add_twin_flushes(*r.twin_view);
     m_.final_loss = r.loss;
     if (r.acc) m_.acc = r.acc;
     if (r.acc_ref) m_.acc_ref = r.acc_ref;
@@ -26,9 +29,24 @@ void RunMeter::add(const StepRecord& r) {
     if (r.growth && !m_.first_growth_step) m_.first_growth_step = r.step;
 }
 
+// A flushed share is a fraction of the layer's count (TensorStats): times
+// the count, the values it stands for.
+void RunMeter::add_twin_flushes(const TwinView& twin) {
+    for (std::size_t i = 0; i < twin.layers.size(); ++i) {
+        const TensorStats& g = twin.layers[i].grad;  // times the scale: what the run would hold, exactly
+        const FormatId f = i < gradient_formats_.size() ? gradient_formats_[i] : FormatId::fp32;
+        const auto* slot = std::find(kRangeFormats.begin(), kRangeFormats.end(), f);
+        if (slot != kRangeFormats.end())
+            twin_flushed_ += static_cast<double>(g.ranges[static_cast<std::size_t>(slot - kRangeFormats.begin())].underflow) *
+                             static_cast<double>(g.count);
+        twin_values_ += static_cast<double>(g.count);
+    }
+}
+
 RunMeasures RunMeter::result() const {
     RunMeasures m = m_;
     m.grad_zero_share = grad_values_ > 0 ? grad_zeros_ / grad_values_ : 0.0;
+    if (twin_values_ > 0) m.twin_flush_share = twin_flushed_ / twin_values_;
     return m;
 }
 

@@ -3,8 +3,10 @@
 // so `plab run`'s records of the same settings give the same numbers.
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "engine/amp/scaler_config.h"
+#include "engine/numeric/format.h"
 #include "engine/train/step_record.h"
 
 namespace plab {
@@ -21,6 +23,13 @@ struct RunMeasures {
     // zeros FP32 would give too (a ReLU unit dead on the whole batch).
     // 0 when telemetry is off.
     double grad_zero_share = 0;
+    // Of the FP32 twin's weight-gradient values times the loss scale, on the
+    // histogram steps (TwinView), pooled over layers and steps, the share
+    // each layer's gradient format flushes to zero: what the run's gradients
+    // truly lost, which the zeros above mix with the zeros FP32 gives too.
+    // Unset without a twin or histograms; 0 where no layer's gradients are
+    // held in a format telemetry measures (FP32, TF32).
+    std::optional<double> twin_flush_share;
     float final_loss = 0;
     std::optional<float> acc, acc_ref;        // test accuracy at the last evaluation (classification)
     std::optional<float> test_loss, test_loss_ref;  // test loss at the last evaluation
@@ -33,14 +42,21 @@ struct RunMeasures {
 // Takes a run's records in step order.
 class RunMeter {
 public:
-    explicit RunMeter(const ScalerConfig& scaler) : scaler_(scaler) {}
+    // `gradient_formats`: the format each layer's weight gradient is held in
+    // (the mixed side's PassFormats::layer_compute).
+    RunMeter(const ScalerConfig& scaler, std::vector<FormatId> gradient_formats)
+        : scaler_(scaler), gradient_formats_(std::move(gradient_formats)) {}
     void add(const StepRecord& r);
     RunMeasures result() const;
 
 private:
+    void add_twin_flushes(const TwinView& twin);
+
     ScalerConfig scaler_;
+    std::vector<FormatId> gradient_formats_;
     RunMeasures m_;
     double grad_zeros_ = 0, grad_values_ = 0;
+    double twin_flushed_ = 0, twin_values_ = 0;
 };
 
 }  // namespace plab

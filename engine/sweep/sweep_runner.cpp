@@ -1,5 +1,7 @@
 #include "engine/sweep/sweep_runner.h"
 
+#include "engine/amp/precision_policy.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -61,7 +63,7 @@ private:
         const std::unique_ptr<Backend> backend = make_run_backend("cpu");
         Trainer trainer(*backend, r.config);
         if (observer_.started) observer_.started(run, trainer, *backend);
-        RunMeter meter(r.config.scaler);
+        RunMeter meter(r.config.scaler, mixed_pass_formats(r.config.precision, trainer.layer_names()).layer_compute);
         for (int i = 0; i < r.config.steps; ++i) {
             if (stopping_) return;
             const StepRecord record = trainer.step();

@@ -34,6 +34,7 @@ constexpr int kSteps = 150;
 struct Measured {
     std::int64_t skipped = 0, floor_steps = 0, ceiling_steps = 0;
     double zeros = 0, values = 0;
+    double twin_flushed = 0, twin_values = 0;  // FP16 flushes of the twin's gradients times S (hist lines)
     double final_loss = 0;
     std::optional<double> acc, acc_ref;
     std::optional<std::int64_t> first_growth;
@@ -44,6 +45,12 @@ Measured measure_record(const std::string& jsonl) {
     std::istringstream lines(jsonl);
     for (std::string line; std::getline(lines, line);) {
         const json r = json::parse(line);
+        if (r["type"] == "hist")
+            for (const json& layer : r["layers"]) {
+                const json& g = layer["twin"]["stats"]["grad"];
+                m.twin_flushed += g["fp16"]["underflow"].get<double>() * g["count"].get<double>();
+                m.twin_values += g["count"].get<double>();
+            }
         if (r["type"] != "step") continue;
         m.skipped += r["skipped"].get<bool>();
         const float scale = r["scale"].get<float>();
@@ -131,6 +138,8 @@ TEST_F(SweepCli, ACellIsWhatPlabRunGives) {
         EXPECT_EQ(run["floor_steps"], m.floor_steps);
         EXPECT_EQ(run["ceiling_steps"], m.ceiling_steps);
         EXPECT_EQ(run["grad_zero_share"].get<double>(), m.zeros / m.values);
+        ASSERT_GT(m.twin_values, 0);
+        EXPECT_EQ(run["twin_flush_share"].get<double>(), m.twin_flushed / m.twin_values);
         EXPECT_EQ(run["final_loss"].get<double>(), m.final_loss);
         ASSERT_TRUE(m.acc && m.acc_ref);
         EXPECT_EQ(run["acc"].get<double>(), *m.acc);
@@ -169,7 +178,7 @@ TEST(SweepCliTable, OneRowPerCellUnderTheAxes) {
     std::getline(lines, first);
     std::getline(lines, second);
     EXPECT_EQ(title, "spirals-amp-fp16, 20 steps, the preset's seed");
-    EXPECT_EQ(header.rfind("scaler.growth_interval  skipped  at floor  at ceiling  grad zeros  final loss", 0), 0u)
+    EXPECT_EQ(header.rfind("scaler.growth_interval  skipped  at floor  at ceiling  grad zeros  twin flush  final loss", 0), 0u)
         << header;
     EXPECT_EQ(first.rfind("5 ", 0), 0u) << first;
     EXPECT_EQ(second.rfind("2^3 ", 0), 0u) << second;

@@ -95,7 +95,7 @@ TEST(SweepHeatMap, HoverHoldsEveryNumber) {
     const SweepHeatMap v = make_heat_map(two_by_two(), three_done(), {});
     EXPECT_EQ(v.cells[0].hover,
               "scaler.init_scale=2^8\nscaler.growth_interval=5\n"
-              "skipped steps: 2 of 100\nat floor / ceiling: 0 / 0\ngrad zeros: 0%\nfinal loss: 1\n"
+              "skipped steps: 2 of 100\nat floor / ceiling: 0 / 0\ngrad zeros: 0%\ntrue flush (twin): -\nfinal loss: 1\n"
               "test accuracy: 75%\ngap to FP32 twin: -\ntest loss: -\nfirst growth: none");
 }
 

@@ -52,6 +52,7 @@ constexpr Measure kMeasures[] = {
     {"ceiling_steps", "at ceiling", [](const CellSummary& c) { return std::optional(c.ceiling_steps); }, count_text},
     {"grad_zero_share", "grad zeros", [](const CellSummary& c) { return std::optional(c.grad_zero_share); },
      percent_text},
+    {"twin_flush_share", "twin flush", [](const CellSummary& c) { return c.twin_flush_share; }, percent_text},
     {"final_loss", "final loss", [](const CellSummary& c) { return std::optional(c.final_loss); }, loss_text},
     {"acc", "test acc", [](const CellSummary& c) { return c.acc; }, percent_text},
     {"acc_gap", "gap to twin", [](const CellSummary& c) { return c.acc_gap; }, points_text},
@@ -101,7 +102,9 @@ void write_optional(JsonLine& j, const char* key, const std::optional<T>& x) {
 void write_run(JsonLine& j, const SweepRun& run, const RunMeasures& m) {
     j.begin_object().raw("seed", std::to_string(run.seed)).integer("steps", m.steps);
     j.integer("skipped", m.skipped).integer("floor_steps", m.floor_steps).integer("ceiling_steps", m.ceiling_steps);
-    j.number("grad_zero_share", m.grad_zero_share).number("final_loss", m.final_loss);
+    j.number("grad_zero_share", m.grad_zero_share);
+    write_optional(j, "twin_flush_share", m.twin_flush_share);
+    j.number("final_loss", m.final_loss);
     write_optional(j, "acc", m.acc);
     write_optional(j, "acc_ref", m.acc_ref);
     write_optional(j, "acc_gap", m.acc_gap());
@@ -145,7 +148,8 @@ std::string sweep_table(const SweepPlan& plan, const std::vector<RunMeasures>& m
     return config.name + ", " + std::to_string(config.steps) + " steps, " + seeds_text(plan) + "\n" +
            table_text(rows) +
            "at floor/ceiling: steps whose scale the scaler could not lower/raise; grad zeros: weight-gradient "
-           "values held as zero (flushed, or zero in FP32 too); gap: twin's test accuracy minus the run's; first "
+           "values held as zero (flushed, or zero in FP32 too); twin flush: the twin's true weight gradients the "
+           "format flushes; gap: twin's test accuracy minus the run's; first "
            "growth: the step whose update first grew the scale\n";
 }
 

@@ -47,6 +47,9 @@ MetricRule rule_of(SweepMetric m) {
         case SweepMetric::grad_zeros:
             return {"grad zeros", true, false, [](const CellSummary& c) { return std::optional(c.grad_zero_share); },
                     percent_text};
+        case SweepMetric::twin_flush:
+            return {"true flush (twin)", true, false, [](const CellSummary& c) { return c.twin_flush_share; },
+                    percent_text};
     }
     return rule_of(SweepMetric::final_loss);
 }
@@ -63,6 +66,7 @@ std::string hover_measures(const CellSummary& c, std::int64_t steps) {
     return "skipped steps: " + spread_text(c.skipped, count_text) + " of " + std::to_string(steps) +
            "\nat floor / ceiling: " + spread_text(c.floor_steps, count_text) + " / " +
            spread_text(c.ceiling_steps, count_text) + "\ngrad zeros: " + spread_text(c.grad_zero_share, percent_text) +
+           "\ntrue flush (twin): " + spread_text(c.twin_flush_share, percent_text) +
            "\nfinal loss: " + spread_text(c.final_loss, loss_text) + "\ntest accuracy: " +
            spread_text(c.acc, percent_text) + "\ngap to FP32 twin: " + spread_text(c.acc_gap, points_text) +
            "\ntest loss: " + spread_text(c.test_loss, loss_text) + "\nfirst growth: " +

@@ -17,10 +17,11 @@
 
 namespace plab {
 
-enum class SweepMetric { final_loss, test_acc, acc_gap, test_loss, skipped, grad_zeros };
+enum class SweepMetric { final_loss, test_acc, acc_gap, test_loss, skipped, grad_zeros, twin_flush };
 inline constexpr SweepMetric kSweepMetrics[] = {SweepMetric::final_loss, SweepMetric::test_acc,
                                                 SweepMetric::acc_gap,    SweepMetric::test_loss,
-                                                SweepMetric::skipped,    SweepMetric::grad_zeros};
+                                                SweepMetric::skipped,    SweepMetric::grad_zeros,
+                                                SweepMetric::twin_flush};
 
 // "final loss", "test accuracy", ...: what a chooser lists.
 std::string_view sweep_metric_name(SweepMetric metric);
