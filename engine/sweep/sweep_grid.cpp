@@ -189,6 +189,17 @@ std::string sweep_run_name(const SweepPlan& plan, std::size_t run) {
     return index + "_" + name;
 }
 
+std::vector<std::string> cell_run_settings(const SweepPlan& plan, std::size_t cell) {
+    const auto first = std::find_if(plan.runs.begin(), plan.runs.end(), [&](const SweepRun& r) { return r.cell == cell; });
+    if (cell >= plan.cells.size() || first == plan.runs.end())
+        throw Error("sweep cell " + std::to_string(cell) + ": the grid has " + std::to_string(plan.cells.size()) +
+                    " cells");
+    std::vector<std::string> settings = plan.cells[cell].settings;
+    if (!plan.seeds.empty()) settings.push_back("seed=" + std::to_string(first->seed));
+    settings.push_back("steps=" + std::to_string(first->config.steps));
+    return settings;
+}
+
 std::string grid_size_text(const SweepPlan& plan) {
     std::string shape;
     for (const SweepAxis& a : plan.axes) shape += (shape.empty() ? "" : " x ") + std::to_string(a.values.size());

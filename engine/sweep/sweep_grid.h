@@ -63,6 +63,12 @@ SweepPlan plan_sweep(const RunConfig& base, const PresetEdits& edits, const std:
 // sweep's --yes, the workbench's question).
 inline constexpr std::size_t kSweepRunsWithoutYes = 400;
 
+// The settings that turn the sweep's base config into cell `cell`'s first
+// run: the cell's own, then its seed (when the sweep names seeds) and its
+// steps, as `plab run --set` takes them; what a front end trains again to
+// show that run's curves (a fork from step 0 of the base preset).
+std::vector<std::string> cell_run_settings(const SweepPlan& plan, std::size_t cell);
+
 // "36 runs (6 x 6 cells x 5 seeds)"
 std::string grid_size_text(const SweepPlan& plan);
 

@@ -77,6 +77,7 @@ RunConfig edited_config(RunConfig config, const PresetEdits& edits) {
     apply_settings(config, edits.settings);
     if (edits.steps) config.steps = *edits.steps;
     if (edits.seed) config.seed = *edits.seed;
+    config.data.seed = config.seed;  // as apply_setting keeps it: one config per run, however its seed was given
     if (edits.hist_every) config.telemetry.hist_every = *edits.hist_every;
     validate(config);
     return config;

@@ -61,6 +61,29 @@ TEST(SweepPlan, EveryCombinationOncePerSeed) {
     EXPECT_EQ(sweep_run_name(plan, 3), "04_scaler.init_scale=2^8,scaler.growth_interval=2^10,seed=3");
 }
 
+// What a front end trains again to show a cell's curves: the base preset
+// with the sweep's own settings and the cell's run settings is that cell's
+// first run, config for config, with seeds named or not.
+TEST(SweepPlan, ACellsRunSettingsRemakeItsFirstRun) {
+    const std::vector<SweepAxis> axes = {parse_sweep_axis("scaler.init_scale=2^8,2^-2"),
+                                         parse_sweep_axis("scaler.growth_interval=50,2^10")};
+    for (const std::vector<std::uint64_t>& seeds : {std::vector<std::uint64_t>{7, 3}, std::vector<std::uint64_t>{}}) {
+        const SweepPlan plan = plan_sweep(small_preset(), {{"optimizer.lr=0.01"}, 20, {}, {}}, axes, seeds);
+        for (std::size_t cell = 0; cell < plan.cells.size(); ++cell) {
+            RunConfig remade = small_preset();
+            apply_settings(remade, {"optimizer.lr=0.01"});
+            apply_settings(remade, cell_run_settings(plan, cell));
+            const SweepRun& first = plan.runs[seeds.empty() ? cell : 2 * cell];
+            ASSERT_EQ(first.cell, cell);
+            EXPECT_TRUE(remade == first.config) << "cell " << cell << " seeds " << seeds.size();
+        }
+    }
+    const SweepPlan plan = plan_sweep(small_preset(), {}, axes, {7, 3});
+    EXPECT_EQ(cell_run_settings(plan, 1),
+              (std::vector<std::string>{"scaler.init_scale=2^8", "scaler.growth_interval=2^10", "seed=7", "steps=10"}));
+    EXPECT_NE(error_of([&] { cell_run_settings(plan, 4); }).find("the grid has 4 cells"), std::string::npos);
+}
+
 TEST(SweepPlan, WithoutSeedsEachCellRunsThePresetsSeedOnce) {
     const SweepPlan plan = plan_sweep(small_preset(), {}, {parse_sweep_axis("seed=4,5"),
                                                           parse_sweep_axis("model.hidden=[8],[4,4]")}, {});
