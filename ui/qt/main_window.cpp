@@ -156,7 +156,13 @@ std::vector<Panel*> MainWindow::make_panel_widgets() {
         [this] { start_from_zero(); }, this);
     auto* speed = new SpeedMemoryPanel(this);
     auto* samples = new SamplesPanel(this);
-    auto* sweep = new SweepPanel([this] { return base_config_; }, this);
+    auto* sweep = new SweepPanel(
+        [this] { return base_config_; },
+        [this, loss](const std::vector<std::string>& settings) {
+            fork_and_train(0, settings);
+            dock_of(loss)->raise();  // the curves: the sweep shares the loss panel's place
+        },
+        this);
     return {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario, speed, samples, sweep};
 }
 

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QMessageBox>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <limits>
 #include <mutex>
+#include <optional>
 
 #include "engine/common/error.h"
 #include "engine/sweep/sweep_runner.h"
@@ -62,9 +64,16 @@ Layout* bare_layout(QWidget* box) {
 // hatched while it trains, the best one outlined, a legend below.
 class HeatMapCanvas : public QWidget {
 public:
-    explicit HeatMapCanvas(QWidget* parent) : QWidget(parent) {
+    using Clicked = std::function<void(std::size_t cell)>;
+    HeatMapCanvas(Clicked clicked, QWidget* parent) : QWidget(parent), clicked_(std::move(clicked)) {
         setMinimumSize(240, 160);
         setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+    }
+    // The cell at `pos` (widget pixels), if any, as last painted.
+    std::optional<std::size_t> cell_at(const QPoint& pos) const {
+        for (std::size_t i = 0; i < cell_rects_.size(); ++i)
+            if (cell_rects_[i].contains(pos)) return i;
+        return std::nullopt;
     }
     void show_view(const SweepHeatMap* view) {
         view_ = view;
@@ -74,6 +83,10 @@ public:
 protected:
     void paintEvent(QPaintEvent*) override;
     bool event(QEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override {
+        const std::optional<std::size_t> cell = view_ ? cell_at(e->pos()) : std::nullopt;
+        if (e->button() == Qt::LeftButton && cell && *cell < view_->cells.size()) clicked_(*cell);
+    }
 
 private:
     struct Layout {
@@ -85,6 +98,7 @@ private:
     void paint_cells(QPainter& p, const Layout& l);
     void paint_legend(QPainter& p, const Layout& l) const;
 
+    Clicked clicked_;
     const SweepHeatMap* view_ = nullptr;
     std::vector<QRect> cell_rects_;
 };
@@ -187,11 +201,11 @@ void HeatMapCanvas::paintEvent(QPaintEvent*) {
 bool HeatMapCanvas::event(QEvent* e) {
     if (e->type() != QEvent::ToolTip || !view_) return QWidget::event(e);
     const auto* help = static_cast<QHelpEvent*>(e);
-    for (std::size_t i = 0; i < cell_rects_.size() && i < view_->cells.size(); ++i)
-        if (cell_rects_[i].contains(help->pos())) {
-            QToolTip::showText(help->globalPos(), qs(view_->cells[i].hover), this, cell_rects_[i]);
-            return true;
-        }
+    if (const std::optional<std::size_t> i = cell_at(help->pos()); i && *i < view_->cells.size()) {
+        QToolTip::showText(help->globalPos(), qs(view_->cells[*i].hover) + "\nclick: train it beside the run", this,
+                           cell_rects_[*i]);
+        return true;
+    }
     QToolTip::hideText();
     e->ignore();
     return true;
@@ -208,7 +222,8 @@ struct SweepPanel::Work {
     bool done = false;                             // mutex
 };
 
-SweepPanel::SweepPanel(BaseConfig base, QWidget* parent) : Panel("sweep", "Sweep", parent), base_(std::move(base)) {
+SweepPanel::SweepPanel(BaseConfig base, OpenCell open, QWidget* parent)
+    : Panel("sweep", "Sweep", parent), base_(std::move(base)), open_(std::move(open)) {
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(make_axis_controls());
     layout->addWidget(make_run_controls());
@@ -219,7 +234,7 @@ SweepPanel::SweepPanel(BaseConfig base, QWidget* parent) : Panel("sweep", "Sweep
     // The map and the code it yields side by side: stacked, they would not
     // fit the dock's share of a small screen's height.
     auto* body = new QHBoxLayout;
-    canvas_ = new HeatMapCanvas(this);
+    canvas_ = new HeatMapCanvas([this](std::size_t cell) { open_cell(cell); }, this);
     canvas_->setObjectName("sweep-heat-map");
     body->addWidget(canvas_, 3);
     body->addWidget(make_export(), 2);
@@ -360,6 +375,16 @@ bool SweepPanel::confirmed(const SweepPlan& plan) {
                                  "The grid is " + qs(grid_size_text(plan)) + " of " +
                                      QString::number(plan.runs.front().config.steps) +
                                      " steps each. Train them all?") == QMessageBox::Yes;
+}
+
+void SweepPanel::open_cell(std::size_t cell) {
+    if (!plan_ || cell >= plan_->cells.size()) return;
+    const std::vector<std::string> settings = cell_run_settings(*plan_, cell);
+    std::string text;
+    for (const std::string& s : settings) text += (text.empty() ? "" : ", ") + s;
+    message_->setText("Training " + qs(text) +
+                      " beside the run (a fork from step 0): its loss and loss scale are drawn with the run's.");
+    open_(settings);
 }
 
 bool SweepPanel::start() {

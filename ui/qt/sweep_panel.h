@@ -28,7 +28,10 @@ class SweepPanel : public Panel {
 public:
     // The config a sweep starts from: the window's preset as loaded.
     using BaseConfig = std::function<RunConfig()>;
-    explicit SweepPanel(BaseConfig base, QWidget* parent = nullptr);
+    // Trains a cell's run beside the window's run: the settings that make it
+    // from the base config (cell_run_settings), for a fork from step 0.
+    using OpenCell = std::function<void(const std::vector<std::string>& settings)>;
+    SweepPanel(BaseConfig base, OpenCell open, QWidget* parent = nullptr);
     ~SweepPanel() override;
 
     // The sweep trains runs of its own: the session's snapshot changes nothing here.
@@ -38,6 +41,8 @@ public:
 
     // Starts the grid the controls describe; false, with the reason shown, when they make none.
     bool start();
+    // A click on cell `cell` of the sweep shown (for tests too): its first run trains beside the window's.
+    void open_cell(std::size_t cell);
     bool running() const { return worker_.joinable(); }
     // Until the sweep ends, its last results shown.
     void wait();
@@ -58,6 +63,7 @@ private:
     void show_error(const QString& text);
 
     BaseConfig base_;
+    OpenCell open_;
     QComboBox* field_[2] = {};
     QLineEdit* values_[2] = {};
     QSpinBox* steps_ = nullptr;
