@@ -6,11 +6,14 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QImage>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QScrollArea>
 
 #include "ui/qt/bit_layout_panel.h"
 #include "ui/qt/chart_kit.h"
 #include "ui/qt/main_window.h"
+#include "ui/qt/sweep_panel.h"
 
 namespace {
 
@@ -129,6 +132,34 @@ TEST(ThemeSwitch, ProjectorModeKeepsTheScalerControlsWhole) {
     for (QAction* a : window.findChildren<QAction*>())
         if (a->text() == "&Projector mode") a->trigger();
     EXPECT_FALSE(projector());
+}
+
+// A theme switch makes the panels again, but not the sweep's: a grid's
+// results (minutes of training, on a big grid) stay, drawn in the new theme.
+TEST(ThemeSwitch, TheSweepKeepsItsResults) {
+    using namespace plab::qt;
+    set_dark_theme(false);
+    MainWindow window("spirals-amp-fp16", false);
+    window.show();
+    auto* sweep = dynamic_cast<SweepPanel*>(window.panel("sweep"));
+    ASSERT_NE(sweep, nullptr);
+    sweep->findChild<QLineEdit*>("axis-1-values")->setText("2^8,2^24");
+    sweep->findChild<QLineEdit*>("axis-2-values")->setText("20,500");
+    sweep->findChild<QSpinBox*>("sweep-steps")->setValue(20);
+    ASSERT_TRUE(sweep->start());
+    sweep->wait();
+    const double before = luminance(sweep);
+    QAction* dark = nullptr;
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->text() == "&Dark theme") dark = a;
+    ASSERT_NE(dark, nullptr);
+    dark->trigger();
+    QApplication::processEvents();
+    EXPECT_EQ(window.panel("sweep"), sweep);
+    EXPECT_EQ(sweep->view().finished, 4u);
+    EXPECT_LT(luminance(sweep), before - 60);  // drawn dark
+    dark->trigger();
+    QApplication::processEvents();
 }
 
 }  // namespace

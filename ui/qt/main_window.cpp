@@ -126,7 +126,7 @@ MainWindow::~MainWindow() {
 }
 
 // The panels, in the order of panels_ (make_panels docks them in that order).
-std::vector<Panel*> MainWindow::make_panel_widgets() {
+std::vector<Panel*> MainWindow::make_panel_widgets(Panel* sweep) {
     bits_ = new BitLayoutPanel(this);
     scale_ = new ScalePanel([this](const std::string& a) { edit(a); }, this);
     auto* hist = new HistogramPanel([this](float x) { bits_->set_value(x); }, this);
@@ -156,13 +156,14 @@ std::vector<Panel*> MainWindow::make_panel_widgets() {
         [this] { start_from_zero(); }, this);
     auto* speed = new SpeedMemoryPanel(this);
     auto* samples = new SamplesPanel(this);
-    auto* sweep = new SweepPanel(
-        [this] { return base_config_; },
-        [this, loss](const std::vector<std::string>& settings) {
-            fork_and_train(0, settings);
-            dock_of(loss)->raise();  // the curves: the sweep shares the loss panel's place
-        },
-        this);
+    if (!sweep)
+        sweep = new SweepPanel(
+            [this] { return base_config_; },
+            [this](const std::vector<std::string>& settings) {
+                fork_and_train(0, settings);
+                dock_of(panel("loss"))->raise();  // the curves: the sweep shares the loss panel's place
+            },
+            this);
     return {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario, speed, samples, sweep};
 }
 
@@ -277,9 +278,12 @@ void MainWindow::apply_theme(bool dark) {
     set_dark_theme(dark);
     const std::vector<Panel*> old = panels_;
     const float inspected = bits_->value();  // the value a person was looking at stays
-    panels_ = make_panel_widgets();
+    // The sweep panel stays: it draws with the theme when it paints, and
+    // made again it would drop a grid's results (a training sweep with them).
+    panels_ = make_panel_widgets(panel("sweep"));
     bits_->set_value(inspected);
     for (std::size_t i = 0; i < old.size(); ++i) {
+        if (old[i] == panels_[i]) continue;
         old[i]->hide();
         dock_of(old[i])->setWidget(panels_[i]);
         old[i]->deleteLater();

@@ -88,7 +88,9 @@ public:
     void stop_frame_timer() { frame_timer_.stop(); }
 
 private:
-    std::vector<Panel*> make_panel_widgets();
+    // `sweep`: the sweep panel to keep (a theme switch keeps its grid and
+    // results, and a sweep training on); null to make one.
+    std::vector<Panel*> make_panel_widgets(Panel* sweep = nullptr);
     void make_panels();
     void show_in(Panel* panel, const SessionSnapshot& snapshot);
     static QDockWidget* dock_of(Panel* panel);
