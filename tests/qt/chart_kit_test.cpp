@@ -61,4 +61,18 @@ TEST(ChartKit, AFittedFontShrinksALongTitleToItsRoom) {
     EXPECT_LT(least.pointSizeF(), 12.0 / 0.9);
 }
 
+// An axis title takes the longest of its forms that fits its room, none when none does.
+TEST(ChartKit, AnAxisTitleTakesTheLongestFormThatFits) {
+    QChart chart;
+    QValueAxis* y = plab::qt::make_value_axis("", &chart, Qt::AlignLeft);
+    const QFontMetricsF metrics(y->titleFont());
+    const QStringList forms = {"weight distance", "distance"};
+    plab::qt::fit_axis_title(y, forms, metrics.horizontalAdvance("weight distance") + 1);
+    EXPECT_EQ(y->titleText(), "weight distance");
+    plab::qt::fit_axis_title(y, forms, metrics.horizontalAdvance("weight distance") - 1);
+    EXPECT_EQ(y->titleText(), "distance");
+    plab::qt::fit_axis_title(y, forms, metrics.horizontalAdvance("distance") - 1);
+    EXPECT_EQ(y->titleText(), "");
+}
+
 }  // namespace

@@ -5,7 +5,10 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QAbstractAxis>
+#include <QChartView>
 #include <QDockWidget>
+#include <QFontMetricsF>
 
 #include "ui/qt/main_window.h"
 #include "ui/qt/panel.h"
@@ -33,6 +36,32 @@ TEST(WindowFit, ASmallScreensWindowHoldsEveryPanel) {
     int shown = 0;
     for (QDockWidget* d : window.findChildren<QDockWidget*>()) shown += d->isVisible();
     EXPECT_EQ(shown, 12);  // every panel still has its dock
+}
+
+// On the small screen the plots are short: each vertical axis keeps a title
+// that fits its plot's height whole ("distance", "log2 S") instead of an
+// elided one ("weight dis...").
+TEST(WindowFit, ShortPlotsKeepWholeAxisTitles) {
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    window.show_fitted(QSize(1280, 740));
+    window.session().step(200);
+    window.session().wait_until_idle();
+    static_cast<QDockWidget*>(window.panel("divergence")->parentWidget())->raise();
+    window.refresh();
+    QApplication::processEvents();
+    int checked = 0;
+    for (const char* id : {"divergence", "scale"})
+        for (QChartView* view : window.panel(id)->findChildren<QChartView*>()) {
+            if (!view->isVisible()) continue;
+            for (QAbstractAxis* axis : view->chart()->axes(Qt::Vertical)) {
+                const QString title = axis->titleText();
+                EXPECT_FALSE(title.isEmpty()) << id;
+                EXPECT_LE(QFontMetricsF(axis->titleFont()).horizontalAdvance(title), view->chart()->plotArea().height())
+                    << id << ": " << title.toStdString();
+                ++checked;
+            }
+        }
+    EXPECT_EQ(checked, 3);  // weight distance, grad cosine, log2 scale
 }
 
 }  // namespace

@@ -201,4 +201,15 @@ QFont fitted_font(QFont font, const QString& text, int width, double least) {
     return font;
 }
 
+void fit_axis_title(QAbstractAxis* axis, const QStringList& titles, double room) {
+    const QFontMetricsF metrics(axis->titleFont());
+    QString fitting;
+    for (const QString& title : titles)
+        if (metrics.horizontalAdvance(title) <= room) {
+            fitting = title;
+            break;
+        }
+    if (axis->titleText() != fitting) axis->setTitleText(fitting);  // an unchanged title: no new layout
+}
+
 }  // namespace plab::qt

@@ -62,6 +62,10 @@ QFont body_font(QFont base);  // the body labels' size, for other text widgets
 // no smaller than `least` of its size (the caller elides what still does
 // not fit): a long title in a narrow place keeps its ends legible.
 QFont fitted_font(QFont font, const QString& text, int width, double least = 2.0 / 3.0);
+// The first of `titles` (longest first) that fits `room` pixels in the
+// axis's title font, or none: a short plot keeps "distance" whole rather
+// than showing "weight dis...". A vertical axis's room is its plot's height.
+void fit_axis_title(QAbstractAxis* axis, const QStringList& titles, double room);
 
 void set_points(QXYSeries* series, const std::vector<XY>& points);
 // Columns a plot in this view decimates its data to: one per two pixels (at least 16).

@@ -26,7 +26,7 @@ QLabel* cell(QWidget* parent, const QString& text, bool bold) {
 CountersTable::CountersTable(QWidget* parent) : QWidget(parent) {
     grid_ = new QGridLayout(this);
     grid_->setContentsMargins(0, 0, 0, 0);
-    grid_->setHorizontalSpacing(14);
+    grid_->setHorizontalSpacing(9);
     grid_->setVerticalSpacing(2);
     const char* heads[kColumns] = {"", "zero", "underflow", "twin flush", "subnormal", "overflow", "NaN", "Inf"};
     for (int c = 0; c < kColumns; ++c) grid_->addWidget(cell(this, heads[c], true), 0, c);

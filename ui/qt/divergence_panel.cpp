@@ -83,7 +83,11 @@ int label_room(const QChartView* view) {
 // its labels can be the presenter's: decades counted from the top, and "0" at
 // the foot when zeros are drawn there (a QLogValueAxis labels only powers of
 // its base and nothing else). A label sits at the top of its category.
-void set_decade_labels(QCategoryAxis* y, double lo, double hi, const std::vector<ShadeTick>& ticks) {
+// Past `room` labels, every k-th only (the top one kept), as the plot's height holds them.
+void set_decade_labels(QCategoryAxis* y, double lo, double hi, std::vector<ShadeTick> ticks, int room) {
+    const std::size_t every = (ticks.size() + static_cast<std::size_t>(room) - 1) / static_cast<std::size_t>(room);
+    for (std::size_t i = ticks.size(); i-- > 0;)
+        if (i % every != 0) ticks.erase(ticks.begin() + static_cast<std::ptrdiff_t>(i));
     QStringList labels;
     for (const ShadeTick& t : ticks) labels.append(QString::fromStdString(t.text));
     // Widened by a hair so that the labels at both ends are inside the range.
@@ -524,9 +528,6 @@ void DivergencePanel::show_lines(const DivergenceView& v) {
     cos_gaps_->set_note(QString::fromStdString(v.grad_cos_gaps));
     set_step_range(dist_x_, v.step_min, v.step_max);
     set_step_range(cos_x_, v.step_min, v.step_max);
-    // The colour scale's ticks are placed on the same decades (0 = rel_dist_min .. 1 = rel_dist_max).
-    set_decade_labels(dist_y_, std::round(std::log10(v.rel_dist_min)), std::round(std::log10(v.rel_dist_max)),
-                      v.rel_dist_heat.ticks);
     // A little room above cosine 1 keeps agreeing gradients off the plot's frame
     // (and the tick at 1 inside the range despite rounding).
     cos_y_->setRange(v.cos_min - 1e-9, v.cos_max + 0.03 * (v.cos_max - v.cos_min));
@@ -537,7 +538,13 @@ void DivergencePanel::show_lines(const DivergenceView& v) {
 // whenever the plots change size.
 void DivergencePanel::fit_axes() {
     if (!lines_view_) return;
-    set_cosine_ticks(cos_y_, lines_view_->cos_min, lines_view_->cos_max, label_room(cos_view_));
+    const DivergenceView& v = *lines_view_;
+    // The colour scale's ticks are placed on the same decades (0 = rel_dist_min .. 1 = rel_dist_max).
+    set_decade_labels(dist_y_, std::round(std::log10(v.rel_dist_min)), std::round(std::log10(v.rel_dist_max)),
+                      v.rel_dist_heat.ticks, label_room(dist_view_));
+    set_cosine_ticks(cos_y_, v.cos_min, v.cos_max, label_room(cos_view_));
+    fit_axis_title(dist_y_, {"weight distance", "distance"}, dist_view_->chart()->plotArea().height());
+    fit_axis_title(cos_y_, {"grad cosine", "cosine"}, cos_view_->chart()->plotArea().height());
     align_plot_areas();
 }
 

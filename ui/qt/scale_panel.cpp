@@ -159,6 +159,9 @@ ScalePanel::ScalePanel(Setter set, QWidget* parent) : Panel("scale", "Loss scale
         s->attachAxis(y_);
     }
     view_ = make_chart_view(chart, this);
+    // A short plot (a small screen, projector mode) keeps a whole title: "log2 S", not "log2 sc...".
+    connect(chart, &QChart::plotAreaChanged, this,
+            [this](const QRectF& area) { fit_axis_title(y_, {"log2 scale", "log2 S"}, area.height()); });
     line_item_ = new SeriesItem(chart, line_);
     fork_item_ = new SeriesItem(chart, fork_line_);
     const std::pair<QScatterSeries*, ScaleEventKind> marker_kinds[] = {{overflow_, ScaleEventKind::overflow},
