@@ -9,6 +9,8 @@
 #include <QChartView>
 #include <QDockWidget>
 #include <QFontMetricsF>
+#include <QScrollArea>
+#include <QScrollBar>
 
 #include "ui/qt/main_window.h"
 #include "ui/qt/panel.h"
@@ -62,6 +64,17 @@ TEST(WindowFit, ShortPlotsKeepWholeAxisTitles) {
             }
         }
     EXPECT_EQ(checked, 3);  // weight distance, grad cosine, log2 scale
+}
+
+// The bit layout's widest row, FP32's 32 cells, fits the small screen's
+// column: no sideways scrolling to see a value's last mantissa bits.
+TEST(WindowFit, TheBitLayoutsWidestRowFits) {
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    window.show_fitted(QSize(1280, 740));
+    QApplication::processEvents();
+    auto* area = window.panel("bits")->findChild<QScrollArea*>();
+    ASSERT_NE(area, nullptr);
+    EXPECT_EQ(area->horizontalScrollBar()->maximum(), 0) << "viewport " << area->viewport()->width() << " px";
 }
 
 }  // namespace

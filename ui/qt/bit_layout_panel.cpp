@@ -113,7 +113,9 @@ void BitLayoutPanel::build_row(Row& row, QWidget* host, int grid_row) {
     const std::size_t index = rows_.size() - 1;
     for (int i = 0; i < bits; ++i) {
         auto* b = new QPushButton(cells);
-        b->setFixedSize(15, 24);  // FP32's 32 cells in under 500 pixels: the panel fits a small screen's column
+        // FP32's 32 cells and its name in 530 pixels: the panel fits a small screen's column (1280 wide);
+        // in projector mode as much larger as the fonts.
+        b->setFixedSize(static_cast<int>(13 * theme().scale), static_cast<int>(24 * theme().scale));
         b->setFocusPolicy(Qt::NoFocus);
         const int position = bits - 1 - i;
         b->setToolTip(QString("bit %1: click to flip").arg(position));
