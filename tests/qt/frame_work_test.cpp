@@ -171,6 +171,9 @@ plab::HistogramView histogram(const std::string& title, double y_max) {
 
 TEST(FrameWork, HistogramTopHoldsWhileLiveAndFollowsAnotherTensorAtOnce) {
     plab::qt::HistogramChart chart(false, [](const plab::HistBar&, bool) {}, [](const plab::HistBar&) {});
+    chart.resize(640, 420);  // tall enough for six labels: the room below is the chart's own
+    chart.show();
+    QApplication::processEvents();
     auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
     ASSERT_NE(y, nullptr);
     chart.show_view(histogram("fc1 · weight grad · scaled", 0.05), -4, 4, 0.05, false);

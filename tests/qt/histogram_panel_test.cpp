@@ -10,7 +10,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QStandardItemModel>
+#include <QValueAxis>
+#include <cmath>
 
+#include "ui/qt/chart_kit.h"
 #include "ui/qt/counters_table.h"
 #include "ui/qt/histogram_chart.h"
 #include "ui/qt/histogram_panel.h"
@@ -225,6 +228,27 @@ TEST(HistogramPanel, TheXRangeStaysSteadyWhileTraining) {
         envelope = i == 0 ? std::pair{lo, hi} : std::pair{std::min(envelope.first, lo), std::max(envelope.second, hi)};
     }
     EXPECT_EQ(jumps, 0);
+}
+
+// A short histogram chart labels fewer fractions rather than having Qt
+// Charts elide every label to "...": as many as its height holds.
+TEST(HistogramPanel, AShortChartLabelsWhatItsHeightHolds) {
+    plab::qt::MainWindow window("spirals-amp-fp16", false);
+    plab::qt::Panel* panel = histograms_after(window, 20);
+    ASSERT_NE(panel, nullptr);
+    auto* chart = panel->findChildren<plab::qt::HistogramChart*>().value(0);
+    ASSERT_NE(chart, nullptr);
+    for (int height : {170, 400}) {
+        chart->setFixedHeight(height);
+        QApplication::processEvents();
+        QValueAxis* y = nullptr;
+        for (QAbstractAxis* a : chart->chart()->axes(Qt::Vertical)) y = qobject_cast<QValueAxis*>(a);
+        ASSERT_NE(y, nullptr);
+        const int labels = static_cast<int>(std::floor((y->max() - y->min()) / y->tickInterval() + 1e-9)) + 1;
+        const int room = plab::qt::vertical_label_room(chart->chart(), y->labelsFont());
+        EXPECT_LE(labels, std::max(room, 2)) << "chart " << height << " px tall";
+        EXPECT_GE(labels, 2) << "chart " << height << " px tall";
+    }
 }
 
 }  // namespace

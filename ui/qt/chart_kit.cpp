@@ -6,6 +6,7 @@
 #include <QLegend>
 #include <QPalette>
 #include <QStyle>
+#include <algorithm>
 
 #include "ui/present/axis_ticks.h"
 #include "ui/qt/theme_style.h"
@@ -210,6 +211,11 @@ void fit_axis_title(QAbstractAxis* axis, const QStringList& titles, double room)
             break;
         }
     if (axis->titleText() != fitting) axis->setTitleText(fitting);  // an unchanged title: no new layout
+}
+
+int vertical_label_room(const QChart* chart, const QFont& labels) {
+    const double line = QFontMetricsF(labels).height() * 1.6;
+    return std::max(2, static_cast<int>(chart->plotArea().height() / line));
 }
 
 }  // namespace plab::qt

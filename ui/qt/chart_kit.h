@@ -66,6 +66,9 @@ QFont fitted_font(QFont font, const QString& text, int width, double least = 2.0
 // axis's title font, or none: a short plot keeps "distance" whole rather
 // than showing "weight dis...". A vertical axis's room is its plot's height.
 void fit_axis_title(QAbstractAxis* axis, const QStringList& titles, double room);
+// How many labels a vertical axis in a plot this tall holds without Qt
+// Charts eliding them to "...": a label's height and a gap each, at least 2.
+int vertical_label_room(const QChart* chart, const QFont& labels);
 
 void set_points(QXYSeries* series, const std::vector<XY>& points);
 // Columns a plot in this view decimates its data to: one per two pixels (at least 16).

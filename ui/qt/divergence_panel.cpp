@@ -69,14 +69,11 @@ QValueAxis* step_axis(QChart* chart, bool titled) {
     return x;
 }
 
-// About six ticks at 1, 2 or 5 times a power of ten steps apart, never less than one step.
-// How many y labels a plot this tall holds without QtCharts eliding them.
+// How many y labels a plot this tall holds.
 int label_room(const QChartView* view) {
     QFont f = view->font();
     f.setPointSizeF(font_points(kFontPt));
-    const double height = view->chart()->plotArea().height();
-    const double line = QFontMetricsF(f).height() * 1.6;  // a label and a gap
-    return std::max(2, static_cast<int>(height / line));
+    return vertical_label_room(view->chart(), f);
 }
 
 // The distance plot's y is log10 of the distance on a linear axis, so that

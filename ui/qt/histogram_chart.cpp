@@ -119,7 +119,13 @@ HistogramChart::HistogramChart(bool compact, Hovered hovered, Clicked clicked, Q
     // The band series are many; the legend keeps the bars and the twin, and the bands' labels say the rest.
     for (QAbstractSeries* s : c->series())
         if (s != bars_ && s != ghost_) c->legend()->markers(s).value(0)->setVisible(false);
-    connect(c, &QChart::plotAreaChanged, this, [this] { place_band_labels(); });
+    // A new height may hold more or fewer y labels: the view is fitted again (paused, no steady top).
+    connect(c, &QChart::plotAreaChanged, this, [this] {
+        if (y_room_ != vertical_label_room(chart(), y_->labelsFont()))
+            show_view(shown_, x_->min(), x_->max(), shown_y_max_);
+        else
+            place_band_labels();
+    });
     connect(bars_, &QAreaSeries::hovered, this, [this, hovered](const QPointF& p, bool state) {
         if (const HistBar* b = bar_at(p.x())) hovered(*b, state);
     });
@@ -137,6 +143,7 @@ const HistBar* HistogramChart::bar_at(double x) const {
 void HistogramChart::show_view(const HistogramView& view, double x_min, double x_max, double y_max, bool live) {
     if (view.title != shown_.title) top_.reset();  // another layer or tensor: its own scale at once
     shown_ = view;
+    shown_y_max_ = y_max;
     // Room above the highest bar; while training the bars change every few
     // steps, and the top then moves only when they outgrow it or fill too little of it.
     double top = y_max * 1.08;
@@ -148,7 +155,9 @@ void HistogramChart::show_view(const HistogramView& view, double x_min, double x
     const bool drawn = !view.bars.empty() || !view.ghost.empty();
     // A strip at the top for the bands' labels, a line each, clear of the bars.
     if (!compact_) top *= 1.0 + 0.09 * static_cast<double>(view.bands.size());
-    const int room = compact_ ? 3 : 6;
+    // At most 6 labels (3 small), fewer where a short plot would have Qt Charts elide them.
+    y_room_ = vertical_label_room(chart(), y_->labelsFont());
+    const int room = std::min(compact_ ? 3 : 6, y_room_);
     const TickedRange y = ticked_range(0, drawn ? top : 1.0, {room, room, 0});
     top = y.hi;
     set_points(outline_, outline(view.bars));

@@ -69,6 +69,8 @@ private:
     QLineSeries* ghost_ = nullptr;  // the twin's outline
     PlotNote* note_ = nullptr;  // why there are no bars, in the middle of the plot
     HistogramView shown_;
+    double shown_y_max_ = 1;  // the y_max it was shown with
+    int y_room_ = 0;          // the y labels the plot's height held when it was shown
     SteadyAxis top_;  // y's top while training
 };
 
