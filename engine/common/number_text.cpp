@@ -47,4 +47,17 @@ std::string mib_text(std::size_t bytes) {
     return text;
 }
 
+std::string decimal_bytes_text(double bytes) {
+    char text[32];
+    if (bytes >= 1e9)
+        std::snprintf(text, sizeof text, "%.2f GB", bytes / 1e9);
+    else if (bytes >= 1e6)
+        std::snprintf(text, sizeof text, "%.2f MB", bytes / 1e6);
+    else if (bytes >= 1e3)
+        std::snprintf(text, sizeof text, "%.1f kB", bytes / 1e3);
+    else
+        std::snprintf(text, sizeof text, "%.0f B", bytes);
+    return text;
+}
+
 }  // namespace plab

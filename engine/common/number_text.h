@@ -17,5 +17,8 @@ std::string power_of_two_text(double x);
 std::string power_of_two_text(float x);
 // A byte count in MiB with one decimal: "512.0".
 std::string mib_text(std::size_t bytes);
+// A byte count in decimal units, as memory figures are quoted in articles
+// and on spec sheets: "9.36 GB", "412.50 MB", "3.1 kB", "96 B".
+std::string decimal_bytes_text(double bytes);
 
 }  // namespace plab

@@ -24,6 +24,9 @@ struct Verdict {
 struct ScenarioReport {
     std::string name;  // the preset's
     std::vector<Verdict> verdicts;
+    // Figures the verdicts judge, as aligned text lines shown before them
+    // (a scenario that computes rather than trains, such as memory-ledger).
+    std::vector<std::string> table{};
     bool holds() const;  // every verdict holds (and there is at least one)
 };
 

@@ -69,6 +69,21 @@ TEST(ScenarioCli, HoldingScenarioPrintsGuideAndTicksAndExitsZero) {
     EXPECT_EQ(r.err, "");  // not a terminal: no progress line
 }
 
+// A scenario with a table prints it after the guide and before the verdicts.
+TEST(ScenarioCli, TablePrecedesTheVerdicts) {
+    const Result r = run_plab("scenario memory-ledger");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const std::size_t header = r.out.find("\n  recipe "), bert = r.out.find("\nBERT-Large (24 layers");
+    const std::size_t amp = r.out.find("\n  amp-fp16 "), verdict = r.out.find("\n\u2713 ");
+    ASSERT_NE(header, std::string::npos) << r.out;
+    ASSERT_NE(bert, std::string::npos) << r.out;
+    ASSERT_NE(amp, std::string::npos) << r.out;
+    ASSERT_NE(verdict, std::string::npos) << r.out;
+    EXPECT_LT(header, verdict);
+    EXPECT_LT(bert, verdict);
+    EXPECT_GT(header, r.out.find(load_preset("memory-ledger").guide));
+}
+
 // A shadowing preset file that trains too few steps to saw: the check says so and exits 1.
 TEST(ScenarioCli, FailingScenarioCrossesItAndExitsOne) {
     const fs::path dir = cli_test::scratch_dir();

@@ -64,6 +64,7 @@ int run_scenario(const ScenarioOptions& o, std::ostream& out, std::ostream& log,
     const ScenarioReport report =
         entry.check(*made, [&line](double fraction, const std::string& what) { line.update(fraction, what); });
     line.clear();
+    for (const std::string& row : report.table) out << row << '\n';
     std::size_t held = 0;
     for (const Verdict& v : report.verdicts) {
         out << (v.holds ? "\u2713 " : "\u2717 ") << v.text << '\n';
