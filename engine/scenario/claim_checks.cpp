@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 
 #include "engine/amp/precision_config.h"
@@ -97,49 +96,6 @@ Verdict tf32_recipe_says_opt_in(Backend&, const ScenarioProgress&) {
     return make_verdict(holds, "the lab's tf32 recipe reads: \"" + text +
                                    "\" (PyTorch's own default is checked by tests/probe: "
                                    "torch.backends.cuda.matmul.allow_tf32 is False)");
-}
-
-namespace {
-
-constexpr double kBertLargeParameters = 340e6;  // the article's figure
-constexpr double kBertLargeActivations = 8e9;   // bytes in FP32, the article's figure
-constexpr double kAdamWMoments = 2;             // FP32 tensors per parameter
-
-std::string gb(double bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f GB", bytes / 1e9);
-    return text;
-}
-
-}  // namespace
-
-Verdict mixed_precision_memory(Backend&, const ScenarioProgress&) {
-    const double full = storage_bytes(FormatId::fp32), half = storage_bytes(FormatId::fp16);
-    const double p = kBertLargeParameters;
-    // As the article counts: weights and activations only.
-    const double fp32_total = p * full + kBertLargeActivations;
-    const double mixed_total = p * half + p * full + kBertLargeActivations * half / full;
-    const double article_saving = 1 - mixed_total / fp32_total;
-    // As PyTorch AMP holds it with AdamW: FP32 weights, gradients and moments,
-    // plus the FP16 weight copies autocast makes for the forward pass.
-    const double fp32_per_parameter = full * (2 + kAdamWMoments);
-    const double amp_per_parameter = fp32_per_parameter + half;
-    const double fp32_adamw = p * fp32_per_parameter + kBertLargeActivations;
-    const double amp_adamw = p * amp_per_parameter + kBertLargeActivations * half / full;
-    const double adamw_saving = 1 - amp_adamw / fp32_adamw;
-    const bool sums = std::abs(fp32_total - 9.36e9) < 5e6 && std::abs(mixed_total - 6.04e9) < 5e6;
-    const bool holds = sums && article_saving < 0.4 && amp_per_parameter > fp32_per_parameter && adamw_saving < article_saving;
-    return make_verdict(holds, "BERT-Large (340M parameters) as the article counts: FP32 " + gb(p * full) + " weights + " +
-                                   gb(kBertLargeActivations) + " activations = " + gb(fp32_total) + "; mixed " +
-                                   gb(p * half) + " FP16 + " + gb(p * full) + " FP32 master + " +
-                                   gb(kBertLargeActivations * half / full) + " activations = " + gb(mixed_total) + ": " +
-                                   percent_text(article_saving) + " saved, not 50%, and the weights grow (" +
-                                   gb(p * full) + " -> " + gb(p * (full + half)) +
-                                   "): the activations carry the whole saving. With AdamW as PyTorch AMP holds it "
-                                   "(FP32 weights, gradients and two moments, plus FP16 weight copies): " +
-                                   shortest_text(fp32_per_parameter) + " -> " + shortest_text(amp_per_parameter) +
-                                   " bytes per parameter, " + gb(fp32_adamw) + " -> " + gb(amp_adamw) + ", " +
-                                   percent_text(adamw_saving) + " saved");
 }
 
 Verdict large_scale_skips_not_nan(Backend& backend, const ScenarioProgress& progress) {

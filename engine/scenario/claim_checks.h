@@ -1,9 +1,8 @@
 #pragma once
 // The claims' direct checks (engine/scenario/claims.h), for what no teaching
 // scenario shows: format facts read from the format constants through the one
-// cast routine, the memory arithmetic of mixed precision, the lab's own
-// recipe text, and one short run. Several claims share a check when they
-// state (or misstate) the same fact.
+// cast routine, the lab's own recipe text, and one short run. Several claims
+// share a check when they state (or misstate) the same fact.
 #include "engine/scenario/claims.h"
 
 namespace plab::claim_checks {
@@ -22,8 +21,6 @@ Verdict range_and_precision_order(Backend& backend, const ScenarioProgress& prog
 Verdict half_formats_same_width(Backend& backend, const ScenarioProgress& progress);
 // The lab's tf32 recipe text says TF32 matmuls are opt-in in PyTorch.
 Verdict tf32_recipe_says_opt_in(Backend& backend, const ScenarioProgress& progress);
-// The article's BERT-Large memory sums, and what AdamW's state does to them.
-Verdict mixed_precision_memory(Backend& backend, const ScenarioProgress& progress);
 // A loss scale far too large skips steps; the loss stays finite.
 Verdict large_scale_skips_not_nan(Backend& backend, const ScenarioProgress& progress);
 
