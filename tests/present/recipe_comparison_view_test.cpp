@@ -31,6 +31,9 @@ TEST(RecipeComparisonView, RowsHoldTheLedgersAndTheRatioToFp32) {
     EXPECT_NE(v.claim.find("AMP-FP16 holds " + significant_text(amp / fp32, 3) + "x FP32's bytes"), std::string::npos)
         << v.claim;
     EXPECT_NE(v.claim.find("activations 0.5"), std::string::npos) << v.claim;
+    // Not a framework's layout, and the claim says where that one is.
+    EXPECT_NE(v.claim.find("In the lab's own buffers"), std::string::npos) << v.claim;
+    EXPECT_NE(v.claim.find("plab scenario memory-ledger"), std::string::npos) << v.claim;
     EXPECT_EQ(v.times, "Step times and accuracy need a GPU: none here. On one: plab bench --compare-recipes --backend cuda.");
 }
 

@@ -40,7 +40,10 @@ std::string claim_text(const std::vector<RecipeFigures>& figures) {
         const std::int64_t base = fp32->ledger.bytes(c);
         return base > 0 ? ratio(static_cast<double>(amp->ledger.bytes(c)) / base) : std::string("-");
     };
-    out += " Here AMP-FP16 holds " +
+    // The lab's layout is not a framework's: beside the seeds' claim it must
+    // say so, or its smaller AMP parameter side would read as PyTorch's.
+    out += " In the lab's own buffers (three gradient tensors per parameter in every recipe, for its telemetry; what "
+           "PyTorch holds: plab scenario memory-ledger) AMP-FP16 holds " +
            ratio(static_cast<double>(amp->ledger.total_bytes()) / fp32->ledger.total_bytes()) +
            " FP32's bytes: activations " + of(TensorClass::activations) + ", gradients " +
            of(TensorClass::gradients) + ", weights " + of(TensorClass::weights) + " and optimizer state " +
