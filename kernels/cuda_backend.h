@@ -104,6 +104,16 @@ public:
                              const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma,
                              Tensor& dbeta) override;
 
+    // cuda_batch_norm_ops.cu
+    void batch_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, float momentum,
+                            FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd, Tensor& running_mean,
+                            Tensor& running_var) override;
+    void batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& running_mean,
+                              const Tensor& running_var, float eps, FormatId compute, Tensor& y) override;
+    void batch_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                             const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma,
+                             Tensor& dbeta) override;
+
     // cuda_attention_ops.cu
     void token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) override;
     void token_scores_backward(const Tensor& q, const Tensor& k, const Tensor& dscores, int tokens, Tensor& dq,

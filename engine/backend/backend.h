@@ -2,7 +2,7 @@
 // The Backend: everything a training step asks of the machine it runs on,
 // as four small interfaces grouped by role, each in its own header:
 //   DeviceCore   (device_core.h)   memory, transfers, the one host wait, capture
-//   MathOps      (math_ops.h)      GEMM, activations, losses, LayerNorm, attention
+//   MathOps      (math_ops.h)      GEMM, activations, losses, LayerNorm, BatchNorm, attention
 //   StepOps      (step_ops.h)      accumulation, loss scale, norm and clip, updates
 //   TelemetryOps (telemetry_ops.h) statistics, histograms, comparisons
 // The CPU backend (backend/cpu) is the exact emulation and the reference the

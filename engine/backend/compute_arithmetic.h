@@ -2,8 +2,8 @@
 // The arithmetic of an op that autocast keeps on its FP32 list, taken off
 // it: each step an FP32 operation whose result is rounded to the compute
 // format, as a kernel that keeps its intermediates in FP16 or BF16 gives.
-// LayerNorm (layer_norm_math.h) and the losses (loss_math.h) are written
-// once over these and run in either.
+// LayerNorm (layer_norm_math.h), BatchNorm (batch_norm_math.h) and the
+// losses (loss_math.h) are written once over these and run in either.
 #include "engine/common/host_device.h"
 #include "engine/numeric/fast_cast.h"
 

@@ -37,10 +37,16 @@ PLAB_HD float norm_mean(R r, float sum, float n) {
     return r(sum / n);
 }
 
-// 1 / sqrt(var + eps) from the sum of squares (the biased variance).
+// 1 / sqrt(var + eps).
+template <typename R>
+PLAB_HD float norm_rstd_of_variance(R r, float var, float eps) {
+    return r(1.0f / r(sqrtf(r(var + eps))));
+}
+
+// The same from the sum of squares (the biased variance).
 template <typename R>
 PLAB_HD float norm_rstd(R r, float squares, float n, float eps) {
-    return r(1.0f / r(sqrtf(r(norm_mean(r, squares, n) + eps))));
+    return norm_rstd_of_variance(r, norm_mean(r, squares, n), eps);
 }
 
 // xhat = (x - mean) * rstd.

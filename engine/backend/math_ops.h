@@ -93,6 +93,34 @@ public:
                                      const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma,
                                      Tensor& dbeta) = 0;
 
+    // Batch normalisation of each column (a feature across the batch's rows),
+    // as PyTorch's BatchNorm1d in training mode: y = (x - mean) * rstd * gamma
+    // + beta with the column's mean, its biased variance mean(x^2) - mean^2
+    // (one pass: the sum and the sum of squares) and rstd = 1 / sqrt(var +
+    // eps); y rounded to its dtype. A column's sums run in row order. `compute` is FP32 on autocast's FP32 list; off it, every
+    // intermediate and partial sum is rounded to `compute`
+    // (batch_norm_math.h). mean and rstd (1 x cols FP32 tensors holding
+    // compute-format values) are kept for backward. running_mean and
+    // running_var (1 x cols FP32) become (1 - momentum) * running + momentum *
+    // batch in FP32, with the unbiased variance. x needs two rows at least.
+    virtual void batch_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                                    float momentum, FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd,
+                                    Tensor& running_mean, Tensor& running_var) = 0;
+    // BatchNorm in evaluation mode: each column normalised with the running
+    // statistics instead, rstd = 1 / sqrt(running_var + eps), in `compute` as
+    // the forward; y rounded to its dtype. Nothing is updated.
+    virtual void batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                      const Tensor& running_mean, const Tensor& running_var, float eps,
+                                      FormatId compute, Tensor& y) = 0;
+    // The full batch gradient, in `compute` as the forward: dx = rstd * (g -
+    // mean(g) - xhat * mean(g * xhat)) with g = dy * gamma and the means over
+    // the column, so the gradient flows through the batch's mean and variance;
+    // dgamma = sum(dy * xhat), dbeta = sum(dy) over the column. dx rounded to
+    // its dtype, dgamma and dbeta (1 x cols) to theirs.
+    virtual void batch_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                                     const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma,
+                                     Tensor& dbeta) = 0;
+
     // --- single-head self-attention over the tokens of a row (model/attention.h) ---
     // Each row of q, k, v, out (rows x tokens*width) holds `tokens` tokens of
     // `width` values; scores, probs and their gradients are rows x tokens^2,

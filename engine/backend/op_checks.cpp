@@ -135,6 +135,69 @@ void require_layer_norm_backward(const Tensor& x, const Tensor& gamma, const Ten
     require_row_stats(rstd, x, op, "rstd");
 }
 
+namespace {
+
+// A BatchNorm statistic: one FP32 value per column of x.
+void require_column_stats(const Tensor& s, const Tensor& x, const char* op, const char* what) {
+    require(s.rows() == 1 && s.cols() == x.cols() && s.dtype() == FormatId::fp32, [&] {
+        return std::string(op) + ": " + what + " " + shape_text(s.shape()) + " " +
+               std::string(format_name(s.dtype())) + " does not fit x " + shape_text(x.shape()) + " (want 1x" +
+               std::to_string(x.cols()) + " fp32)";
+    });
+}
+
+void require_column_params(const Tensor& x, const Tensor& gamma, const Tensor& beta, const char* op) {
+    require_columns(x, op);
+    require_row_vector(gamma, x, op, "gamma");
+    require_row_vector(beta, x, op, "beta");
+}
+
+}  // namespace
+
+void require_batch_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, float momentum,
+                                const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& running_mean,
+                                const Tensor& running_var) {
+    constexpr const char* op = "batch_norm_forward";
+    require_same_shape(x, y, op);
+    // The unbiased variance the running statistics take divides by rows - 1.
+    require(x.rows() >= 2, [&] {
+        return std::string(op) + ": x " + shape_text(x.shape()) +
+               " has fewer than 2 rows; batch statistics need a batch of 2 or more";
+    });
+    require_column_params(x, gamma, beta, op);
+    require_column_stats(mean, x, op, "mean");
+    require_column_stats(rstd, x, op, "rstd");
+    require_column_stats(running_mean, x, op, "running_mean");
+    require_column_stats(running_var, x, op, "running_var");
+    require_eps(eps, op);
+    require(momentum >= 0.0f && momentum <= 1.0f, [&] {
+        return std::string(op) + ": momentum " + shortest_number(momentum) + " is not within [0, 1]";
+    });
+}
+
+void require_batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                  const Tensor& running_mean, const Tensor& running_var, float eps, const Tensor& y) {
+    constexpr const char* op = "batch_norm_inference";
+    require_same_shape(x, y, op);
+    require_column_params(x, gamma, beta, op);
+    require_column_stats(running_mean, x, op, "running_mean");
+    require_column_stats(running_var, x, op, "running_var");
+    require_eps(eps, op);
+}
+
+void require_batch_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                                 const Tensor& dy, const Tensor& dx, const Tensor& dgamma, const Tensor& dbeta) {
+    constexpr const char* op = "batch_norm_backward";
+    require_same_shape(x, dy, op);
+    require_same_shape(x, dx, op);
+    require_columns(x, op);
+    require_row_vector(gamma, x, op, "gamma");
+    require_row_vector(dgamma, x, op, "dgamma");
+    require_row_vector(dbeta, x, op, "dbeta");
+    require_column_stats(mean, x, op, "mean");
+    require_column_stats(rstd, x, op, "rstd");
+}
+
 TokenShape token_shape(const Tensor& x, int tokens, const char* op) {
     require(tokens >= 1 && x.cols() % tokens == 0, [&] {
         return std::string(op) + ": " + shape_text(x.shape()) + " does not split into " + std::to_string(tokens) +

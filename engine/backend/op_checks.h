@@ -56,6 +56,16 @@ void require_layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tens
 void require_layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
                                  const Tensor& dy, const Tensor& dx, const Tensor& dgamma, const Tensor& dbeta);
 
+// --- batch norm: gamma, beta, the statistics and the parameter gradients are 1 x cols ---
+// All of batch_norm_forward's, batch_norm_inference's and batch_norm_backward's checks, in order.
+void require_batch_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, float momentum,
+                                const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& running_mean,
+                                const Tensor& running_var);
+void require_batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                  const Tensor& running_mean, const Tensor& running_var, float eps, const Tensor& y);
+void require_batch_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                                 const Tensor& dy, const Tensor& dx, const Tensor& dgamma, const Tensor& dbeta);
+
 // --- attention: a rows x tokens*width token tensor and its rows x tokens^2 pairs ---
 struct TokenShape {
     int rows, tokens, width;

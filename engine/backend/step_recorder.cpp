@@ -182,6 +182,22 @@ void StepRecorder::layer_norm_backward(const Tensor& x, const Tensor& gamma, con
                                        Tensor& dbeta) {
     pass(&Backend::layer_norm_backward, x, gamma, mean, rstd, dy, compute, dx, dgamma, dbeta);
 }
+void StepRecorder::batch_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
+                                      float momentum, FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd,
+                                      Tensor& running_mean, Tensor& running_var) {
+    pass(&Backend::batch_norm_forward, x, gamma, beta, eps, momentum, compute, y, mean, rstd, running_mean,
+         running_var);
+}
+void StepRecorder::batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                        const Tensor& running_mean, const Tensor& running_var, float eps,
+                                        FormatId compute, Tensor& y) {
+    pass(&Backend::batch_norm_inference, x, gamma, beta, running_mean, running_var, eps, compute, y);
+}
+void StepRecorder::batch_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
+                                       const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma,
+                                       Tensor& dbeta) {
+    pass(&Backend::batch_norm_backward, x, gamma, mean, rstd, dy, compute, dx, dgamma, dbeta);
+}
 void StepRecorder::token_scores(const Tensor& q, const Tensor& k, int tokens, Tensor& scores) {
     pass(&Backend::token_scores, q, k, tokens, scores);
 }

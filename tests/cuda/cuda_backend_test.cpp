@@ -699,6 +699,89 @@ TEST_F(CudaBackendTest, LayerNormIsTheCpusBitForBit) {
     }
 }
 
+// ---- batch norm --------------------------------------------------------------
+
+// Bit for bit: a thread per column sums its rows in the CPU's order (the
+// column sums, the squares, and the backward's four sums), sqrt and division
+// are IEEE, no FMA. In FP32 (on the FP32 list) and with every step rounded to
+// FP16 or BF16 (off it); the columns offset by 300 overflow FP16's squares
+// (NaN there), and the running statistics and the evaluation follow too.
+TEST_F(CudaBackendTest, BatchNormIsTheCpusBitForBit) {
+    const int rows = 37, cols = 70;
+    std::vector<float> values = random_values(static_cast<std::size_t>(rows) * cols, 44, 4.0f);
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < cols; j += 9) values[static_cast<std::size_t>(i) * cols + j] += 300.0f;
+    for (FormatId compute : {FormatId::fp32, FormatId::fp16, FormatId::bf16}) {
+        SCOPED_TRACE(std::string("compute ") + std::string(format_name(compute)));
+        const Both x = make({rows, cols}, FormatId::fp16, values);
+        const Both gamma = random({1, cols}, FormatId::fp32, 45), beta = random({1, cols}, FormatId::fp32, 46);
+        Both y = zeros({rows, cols}, FormatId::fp16);
+        Both mean = zeros({1, cols}, FormatId::fp32), rstd = zeros({1, cols}, FormatId::fp32);
+        Both running_mean = random({1, cols}, FormatId::fp32, 47);
+        Both running_var = make({1, cols}, FormatId::fp32, std::vector<float>(cols, 1.0f));
+        for (int pass = 0; pass < 2; ++pass) {  // the second blends into the first's running statistics
+            cpu_.batch_norm_forward(x.cpu, gamma.cpu, beta.cpu, 1e-5f, 0.1f, compute, y.cpu, mean.cpu, rstd.cpu,
+                                    running_mean.cpu, running_var.cpu);
+            gpu_->batch_norm_forward(x.gpu, gamma.gpu, beta.gpu, 1e-5f, 0.1f, compute, y.gpu, mean.gpu, rstd.gpu,
+                                     running_mean.gpu, running_var.gpu);
+        }
+        expect_identical(y, "batch norm y");
+        expect_identical(mean, "batch norm mean");
+        expect_identical(rstd, "batch norm rstd");
+        expect_identical(running_mean, "batch norm running mean");
+        expect_identical(running_var, "batch norm running var");
+
+        Both eval = zeros({rows, cols}, FormatId::bf16);
+        cpu_.batch_norm_inference(x.cpu, gamma.cpu, beta.cpu, running_mean.cpu, running_var.cpu, 1e-5f, compute,
+                                  eval.cpu);
+        gpu_->batch_norm_inference(x.gpu, gamma.gpu, beta.gpu, running_mean.gpu, running_var.gpu, 1e-5f, compute,
+                                   eval.gpu);
+        expect_identical(eval, "batch norm evaluation y");
+
+        const Both dy = random({rows, cols}, FormatId::fp16, 48, 100.0f);
+        Both dx = zeros({rows, cols}, FormatId::fp16);
+        Both dgamma = zeros({1, cols}, FormatId::fp32), dbeta = zeros({1, cols}, FormatId::bf16);
+        cpu_.batch_norm_backward(x.cpu, gamma.cpu, mean.cpu, rstd.cpu, dy.cpu, compute, dx.cpu, dgamma.cpu,
+                                 dbeta.cpu);
+        gpu_->batch_norm_backward(x.gpu, gamma.gpu, mean.gpu, rstd.gpu, dy.gpu, compute, dx.gpu, dgamma.gpu,
+                                  dbeta.gpu);
+        expect_identical(dx, "batch norm dx");
+        expect_identical(dgamma, "batch norm dgamma");
+        expect_identical(dbeta, "batch norm dbeta");
+
+        // y may alias x and dx may alias dy (the interface allows both).
+        Both in_place = make({rows, cols}, FormatId::fp16, host(dy.cpu));
+        cpu_.batch_norm_backward(x.cpu, gamma.cpu, mean.cpu, rstd.cpu, in_place.cpu, compute, in_place.cpu,
+                                 dgamma.cpu, dbeta.cpu);
+        gpu_->batch_norm_backward(x.gpu, gamma.gpu, mean.gpu, rstd.gpu, in_place.gpu, compute, in_place.gpu,
+                                  dgamma.gpu, dbeta.gpu);
+        expect_identical(in_place, "batch norm dx aliasing dy");
+        Both x_in_place = make({rows, cols}, FormatId::fp16, values);
+        cpu_.batch_norm_forward(x_in_place.cpu, gamma.cpu, beta.cpu, 1e-5f, 0.1f, compute, x_in_place.cpu, mean.cpu,
+                                rstd.cpu, running_mean.cpu, running_var.cpu);
+        gpu_->batch_norm_forward(x_in_place.gpu, gamma.gpu, beta.gpu, 1e-5f, 0.1f, compute, x_in_place.gpu,
+                                 mean.gpu, rstd.gpu, running_mean.gpu, running_var.gpu);
+        expect_identical(x_in_place, "batch norm y aliasing x");
+    }
+}
+
+TEST_F(CudaBackendTest, BatchNormRejectsWhatTheCpuRejects) {
+    const Both x = zeros({1, 3}, FormatId::fp32), gamma = zeros({1, 3}, FormatId::fp32);
+    Both y = zeros({1, 3}, FormatId::fp32), stat = zeros({1, 3}, FormatId::fp32);
+    const std::string want =
+        "batch_norm_forward: x 1x3 has fewer than 2 rows; batch statistics need a batch of 2 or more";
+    EXPECT_EQ(testing_support::error_of([&] {
+                  cpu_.batch_norm_forward(x.cpu, gamma.cpu, gamma.cpu, 1e-5f, 0.1f, FormatId::fp32, y.cpu, stat.cpu,
+                                          stat.cpu, stat.cpu, stat.cpu);
+              }),
+              want);
+    EXPECT_EQ(testing_support::error_of([&] {
+                  gpu_->batch_norm_forward(x.gpu, gamma.gpu, gamma.gpu, 1e-5f, 0.1f, FormatId::fp32, y.gpu, stat.gpu,
+                                           stat.gpu, stat.gpu, stat.gpu);
+              }),
+              want);
+}
+
 // ---- attention ---------------------------------------------------------------
 
 // Bit for bit: every dot product in the CPU's index order (a warp per product
