@@ -38,6 +38,7 @@ struct AttentionFormats {
 struct PassFormats {
     std::vector<FormatId> layer_compute;  // one per Linear
     bool fp32_layer_norm = true;
+    bool fp32_batch_norm = true;
     bool fp32_loss = true;  // softmax cross-entropy on the FP32 list
     bool fp32_mse = true;
     // One per Linear, or empty for none: the layer's matmuls take FP8 inputs
@@ -49,7 +50,7 @@ struct PassFormats {
     FormatId accumulate = FormatId::fp32;
 
     static PassFormats uniform(FormatId compute, int layers) {
-        return {std::vector<FormatId>(static_cast<std::size_t>(layers), compute), true, true, true, {},
+        return {std::vector<FormatId>(static_cast<std::size_t>(layers), compute), true, true, true, true, {},
                 {compute, true, FormatId::fp32}, FormatId::fp32};
     }
     bool fp8(std::size_t layer) const { return layer < layer_fp8.size() && layer_fp8[layer]; }

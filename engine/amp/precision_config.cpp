@@ -16,7 +16,8 @@ constexpr EnumNames<Recipe, 7> kRecipeNames({{{Recipe::fp32, "fp32"},
                                               {Recipe::bf16_pure, "bf16-pure"},
                                               {Recipe::fp8, "fp8"}}});
 
-constexpr EnumNames<Fp32Op, 4> kFp32OpNames({{{Fp32Op::layer_norm, "layer_norm"},
+constexpr EnumNames<Fp32Op, 5> kFp32OpNames({{{Fp32Op::layer_norm, "layer_norm"},
+                                              {Fp32Op::batch_norm, "batch_norm"},
                                               {Fp32Op::softmax_cross_entropy, "softmax_cross_entropy"},
                                               {Fp32Op::mse, "mse"},
                                               {Fp32Op::softmax, "softmax"}}});

@@ -39,9 +39,11 @@ ScalerKind recipe_default_scaler(Recipe r);
 // `softmax` is the attention block's scaled softmax (model/attention.h); a
 // list without it (every preset written before it existed) runs that softmax
 // in the compute format, which only matters with an attention block.
-enum class Fp32Op { layer_norm, softmax_cross_entropy, mse, softmax };
-inline constexpr Fp32Op kAllFp32Ops[] = {Fp32Op::layer_norm, Fp32Op::softmax_cross_entropy, Fp32Op::mse,
-                                         Fp32Op::softmax};
+// `batch_norm` likewise: a list without it runs BatchNorm in the compute
+// format, which only matters with model.batch_norm.
+enum class Fp32Op { layer_norm, batch_norm, softmax_cross_entropy, mse, softmax };
+inline constexpr Fp32Op kAllFp32Ops[] = {Fp32Op::layer_norm, Fp32Op::batch_norm, Fp32Op::softmax_cross_entropy,
+                                         Fp32Op::mse, Fp32Op::softmax};
 std::string_view fp32_op_name(Fp32Op op);
 std::optional<Fp32Op> parse_fp32_op(std::string_view name);
 std::string fp32_op_choices();
@@ -62,8 +64,8 @@ bool recipe_accumulates_fp16(Recipe r);
 struct PrecisionConfig {
     Recipe recipe = Recipe::amp_fp16;
     bool master_weights = true;  // fp16-pure and bf16-pure only: keep FP32 master weights
-    std::vector<Fp32Op> fp32_ops = {Fp32Op::layer_norm, Fp32Op::softmax_cross_entropy, Fp32Op::mse,
-                                    Fp32Op::softmax};
+    std::vector<Fp32Op> fp32_ops = {Fp32Op::layer_norm, Fp32Op::batch_norm, Fp32Op::softmax_cross_entropy,
+                                    Fp32Op::mse, Fp32Op::softmax};
     // Layer name ("fc2") -> the format that layer computes in instead of the recipe's.
     std::map<std::string, FormatId> layer_overrides;
     Fp8Config fp8;  // fp8 recipe only: per-tensor delayed scaling

@@ -21,6 +21,7 @@ PassFormats mixed_pass_formats(const PrecisionConfig& config, const std::vector<
         if (fp8) f.layer_fp8[static_cast<std::size_t>(i)] = false;  // an override keeps the layer out of FP8
     }
     f.fp32_layer_norm = config.keeps_fp32(Fp32Op::layer_norm);
+    f.fp32_batch_norm = config.keeps_fp32(Fp32Op::batch_norm);
     f.fp32_loss = config.keeps_fp32(Fp32Op::softmax_cross_entropy);
     f.fp32_mse = config.keeps_fp32(Fp32Op::mse);
     f.attention.fp32_softmax = config.keeps_fp32(Fp32Op::softmax);  // the attention block's scaled softmax

@@ -17,6 +17,8 @@ std::string_view phase_name(Phase phase) {
 
 Mlp::Mlp(Backend& backend, const MlpSpec& spec) : Model(backend), spec_(spec) {
     if (spec.widths.size() < 2) throw Error("model.widths: need at least an input and an output width");
+    if (spec.layer_norm && spec.batch_norm)
+        throw Error("model.layer_norm, model.batch_norm: a hidden layer takes one norm; set one of them to false");
     const int layers = static_cast<int>(spec.widths.size()) - 1;
     for (int i = 0; i < layers; ++i) {
         const std::string index = std::to_string(i + 1);
@@ -24,6 +26,9 @@ Mlp::Mlp(Backend& backend, const MlpSpec& spec) : Model(backend), spec_(spec) {
                               spec.master_weights);
         if (spec.layer_norm && i + 1 < layers)
             norms_.emplace_back(backend, "ln" + index, spec.widths[i + 1], spec.weight_format, spec.master_weights);
+        if (spec.batch_norm && i + 1 < layers)
+            batch_norms_.emplace_back(backend, "bn" + index, spec.widths[i + 1], spec.weight_format,
+                                      spec.master_weights);
     }
     if (spec.attention_tokens > 0) {
         if (layers < 2) throw Error("model.attention_tokens: the attention block needs a hidden layer to sit on");
@@ -41,14 +46,28 @@ std::vector<Parameter*> Mlp::parameters() {
             out.push_back(&norms_[i].gamma);
             out.push_back(&norms_[i].beta);
         }
+        if (i < batch_norms_.size()) {
+            out.push_back(&batch_norms_[i].gamma);
+            out.push_back(&batch_norms_[i].beta);
+        }
         if (i == 0 && attention_)
             for (Parameter* p : attention_->parameters()) out.push_back(p);
     }
     return out;
 }
 
-FormatId Mlp::norm_format(int i, const PassFormats& formats) {
-    return formats.fp32_layer_norm ? FormatId::fp32 : formats.layer_compute[static_cast<std::size_t>(i)];
+std::vector<Tensor*> Mlp::running_state() {
+    std::vector<Tensor*> out;
+    for (BatchNorm& norm : batch_norms_) {
+        out.push_back(&norm.running_mean);
+        out.push_back(&norm.running_var);
+    }
+    return out;
+}
+
+FormatId Mlp::norm_format(int i, const PassFormats& formats) const {
+    const bool fp32 = spec_.batch_norm ? formats.fp32_batch_norm : formats.fp32_layer_norm;
+    return fp32 ? FormatId::fp32 : formats.layer_compute[static_cast<std::size_t>(i)];
 }
 
 const Fp8Scales* Mlp::fp8_of(std::size_t layer, const PassFormats& formats) const {
@@ -71,7 +90,7 @@ Mlp::PassBuffers Mlp::make_pass(Backend& backend, const PassKey& key) const {
         b.pre = backend.allocate(s, compute);
         b.d_pre = backend.allocate(s, compute);
         if (i + 1 == layer_count()) break;
-        const bool norm = !norms_.empty();
+        const bool norm = has_norm();
         const FormatId act_format = norm ? norm_format(i, formats) : compute;
         if (norm) {
             b.normed = backend.allocate(s, act_format);
@@ -101,6 +120,7 @@ void Mlp::for_each_buffer(const std::function<void(const Tensor&)>& f) const {
         visit(pass.probs);
     });
     for (const LayerNorm& norm : norms_) norm.for_each_row_stat(visit);
+    for (const BatchNorm& norm : batch_norms_) norm.for_each_stat(visit);
 }
 
 Mlp::PassBuffers& Mlp::pass() const {
@@ -130,9 +150,8 @@ const Tensor& Mlp::forward_layers(Backend& backend, const Tensor& x, const PassF
         notify(observer, Phase::forward, linears_[u].name(), "matmul", b.pre, input, 1.0f);
         if (i + 1 == layer_count()) break;
         const Tensor* act_in = &b.pre;
-        if (!norms_.empty()) {
-            norms_[u].forward(backend, b.pre, norm_format(i, formats), b.normed);
-            notify(observer, Phase::forward, norms_[u].name(), "layer_norm", b.normed, &b.pre, 1.0f);
+        if (has_norm()) {
+            norm_forward(backend, u, b, norm_format(i, formats), observer);
             act_in = &b.normed;
         }
         backend.activation_forward(spec_.activation, *act_in, b.post);
@@ -191,18 +210,39 @@ void Mlp::backward(Backend& backend, const Tensor& x, const Tensor& targets, flo
         if (above_attention)
             attention_->backward(backend, below.post, pass.attn_dout, below.d_post, loss_scale, observer);
         const std::string& below_name = linears_[u - 1].name();
-        if (norms_.empty()) {
+        if (!has_norm()) {
             backend.activation_backward(spec_.activation, below.pre, below.d_post, below.d_pre);
             notify(observer, Phase::backward, below_name, "activation_grad", below.d_pre, &below.d_post, loss_scale);
             continue;
         }
         backend.activation_backward(spec_.activation, below.normed, below.d_post, below.d_normed);
         notify(observer, Phase::backward, below_name, "activation_grad", below.d_normed, &below.d_post, loss_scale);
-        LayerNorm& norm = norms_[u - 1];
-        const FormatId norm_compute = norm_format(i - 1, formats);
-        norm.backward(backend, below.pre, below.d_normed, norm_compute, below.d_pre, norm_compute);
-        notify(observer, Phase::backward, norm.name(), "layer_norm_grad", below.d_pre, &below.d_normed, loss_scale);
+        norm_backward(backend, u - 1, below, norm_format(i - 1, formats), loss_scale, observer);
     }
+}
+
+void Mlp::norm_forward(Backend& backend, std::size_t u, LayerBuffers& b, FormatId compute, OpObserver* observer) {
+    if (spec_.batch_norm) {
+        batch_norms_[u].forward(backend, b.pre, compute, evaluating(), b.normed);
+        notify(observer, Phase::forward, batch_norms_[u].name(), "batch_norm", b.normed, &b.pre, 1.0f);
+        return;
+    }
+    norms_[u].forward(backend, b.pre, compute, b.normed);
+    notify(observer, Phase::forward, norms_[u].name(), "layer_norm", b.normed, &b.pre, 1.0f);
+}
+
+// The parameter gradients are held in the norm's compute format, as the
+// activation gradients around it are.
+void Mlp::norm_backward(Backend& backend, std::size_t u, LayerBuffers& b, FormatId compute, float loss_scale,
+                        OpObserver* observer) {
+    if (spec_.batch_norm) {
+        batch_norms_[u].backward(backend, b.pre, b.d_normed, compute, b.d_pre, compute);
+        notify(observer, Phase::backward, batch_norms_[u].name(), "batch_norm_grad", b.d_pre, &b.d_normed,
+               loss_scale);
+        return;
+    }
+    norms_[u].backward(backend, b.pre, b.d_normed, compute, b.d_pre, compute);
+    notify(observer, Phase::backward, norms_[u].name(), "layer_norm_grad", b.d_pre, &b.d_normed, loss_scale);
 }
 
 const Tensor& Mlp::activation(int i) const {

@@ -43,6 +43,15 @@ public:
 
     // Every parameter in forward order.
     virtual std::vector<Parameter*> parameters() = 0;
+    // What training changes besides the parameters (BatchNorm's running
+    // statistics, PyTorch's buffers), in a fixed order: what a clone copies.
+    virtual std::vector<Tensor*> running_state() { return {}; }
+
+    // PyTorch's model.eval() and model.train(): while evaluating, a forward
+    // normalises BatchNorm with its running statistics and changes nothing
+    // (EvaluationScope sets it for a scope).
+    void set_evaluating(bool on) { evaluating_ = on; }
+    bool evaluating() const { return evaluating_; }
 
     // The matmul layers, in forward order: what PassFormats' per-layer lists
     // and the records' layers index.
@@ -79,6 +88,19 @@ protected:
 
 private:
     Tensor eval_loss_;  // forward()'s mean loss on the backend, {1, 1} FP32
+    bool evaluating_ = false;
+};
+
+// The model evaluates while this lives, and trains again after.
+class EvaluationScope {
+public:
+    explicit EvaluationScope(Model& model) : model_(model) { model_.set_evaluating(true); }
+    ~EvaluationScope() { model_.set_evaluating(false); }
+    EvaluationScope(const EvaluationScope&) = delete;
+    EvaluationScope& operator=(const EvaluationScope&) = delete;
+
+private:
+    Model& model_;
 };
 
 }  // namespace plab

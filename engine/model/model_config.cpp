@@ -61,6 +61,14 @@ void validate_attention(const ModelConfig& config) {
                      "0 or a divisor of model.hidden[0] = " + std::to_string(config.hidden[0]));
 }
 
+// A hidden layer takes one norm, and only the MLP has hidden layers of its own.
+void validate_norms(const ModelConfig& config) {
+    if (config.layer_norm && config.batch_norm)
+        reject_field("model.batch_norm", "true", "false while model.layer_norm is true (one norm per hidden layer)");
+    if (config.batch_norm && config.kind == ModelKind::gpt)
+        reject_field("model.batch_norm", "true", "false with model.kind gpt (its blocks carry LayerNorms)");
+}
+
 }  // namespace
 
 void validate(const ModelConfig& config) {
@@ -74,6 +82,7 @@ void validate(const ModelConfig& config) {
     check_number_field("model.init_gain", gain, gain > 0.0f && gain <= kMaxInitGain,
                        "> 0 and <= " + shortest_number(kMaxInitGain));
     validate_attention(config);
+    validate_norms(config);
     if (model_kind_name(config.kind) == "?")
         reject_field("model.kind", std::to_string(static_cast<int>(config.kind)), model_kind_choices());
     if (config.kind == ModelKind::gpt) validate(config.gpt);

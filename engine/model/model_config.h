@@ -46,6 +46,7 @@ struct ModelConfig {
     std::vector<int> hidden = {64, 64};
     Activation activation = Activation::relu;
     bool layer_norm = false;  // LayerNorm after every hidden Linear, before the activation
+    bool batch_norm = false;  // BatchNorm likewise; not with layer_norm
     InitKind init = InitKind::kaiming;
     // Multiplies the init's standard deviation (every drawn weight). Below 1
     // the signal and the gradients shrink geometrically with depth: the

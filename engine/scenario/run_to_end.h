@@ -22,9 +22,9 @@ namespace plab {
 RunConfig scenario_config(std::string_view preset, const std::vector<std::string>& settings = {});
 
 // The --set assignment that puts every op back on autocast's default FP32
-// list: the softmax, LayerNorm and the losses.
+// list: the softmax, the norms and the losses.
 inline constexpr const char* kAutocastFp32OpsSetting =
-    R"(precision.fp32_ops=["layer_norm","softmax_cross_entropy","mse","softmax"])";
+    R"(precision.fp32_ops=["layer_norm","batch_norm","softmax_cross_entropy","mse","softmax"])";
 
 // The part of a check's progress (0..1) that one run covers, and its label.
 struct ProgressSlice {

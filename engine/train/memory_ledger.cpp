@@ -12,6 +12,12 @@ namespace {
 
 // One side of a run (the mixed model or its twin): its parameters' tensors,
 // the buffers of its training and evaluation passes, its optimizer's state.
+// The format a hidden layer's norm computes and stores in (Mlp::norm_format).
+FormatId norm_format(const ModelConfig& model, const PassFormats& formats, FormatId compute) {
+    const bool fp32 = model.batch_norm ? formats.fp32_batch_norm : formats.fp32_layer_norm;
+    return fp32 ? FormatId::fp32 : compute;
+}
+
 class SideLedger {
 public:
     SideLedger(MemoryLedger& ledger, bool twin) : ledger_(ledger), twin_(twin) {}
@@ -39,8 +45,9 @@ public:
     }
 
     // Mlp::make_pass and LayerNorm's row statistics, for a pass of `rows`.
-    void pass(const std::vector<int>& widths, const PassFormats& formats, bool layer_norm, int rows,
+    void pass(const std::vector<int>& widths, const PassFormats& formats, const ModelConfig& model, int rows,
               const std::string& which) {
+        const bool normed = model.layer_norm || model.batch_norm;
         const int layers = static_cast<int>(widths.size()) - 1;
         const std::string kept = "layer outputs, " + which, grads = "gradients of layer outputs, " + which;
         for (int i = 0; i < layers; ++i) {
@@ -49,13 +56,14 @@ public:
             add(TensorClass::activations, compute, kept, n);  // pre
             add(TensorClass::activations, compute, grads, n);  // d_pre
             if (i + 1 == layers) break;
-            const FormatId norm = formats.fp32_layer_norm ? FormatId::fp32 : compute;
-            const FormatId post = layer_norm ? norm : compute;
-            if (layer_norm) {
+            const FormatId norm = norm_format(model, formats, compute);
+            const FormatId post = normed ? norm : compute;
+            if (normed) {
                 add(TensorClass::activations, norm, kept, n);   // normed
                 add(TensorClass::activations, norm, grads, n);  // d_normed
-                add(TensorClass::activations, FormatId::fp32, "LayerNorm row statistics, " + which, 2 * rows);
             }
+            if (model.layer_norm)
+                add(TensorClass::activations, FormatId::fp32, "LayerNorm row statistics, " + which, 2 * rows);
             add(TensorClass::activations, post, kept, n);  // post
             add(TensorClass::activations, formats.layer_compute[static_cast<std::size_t>(i) + 1], grads, n);
         }
@@ -81,13 +89,16 @@ void add_side(MemoryLedger& ledger, const RunConfig& c, const std::vector<int>& 
         const FormatId compute = formats.layer_compute[static_cast<std::size_t>(i)];
         side.parameter(in * out + out, value, master, compute);  // weight and bias
         parameters += in * out + out;
-        if (c.model.layer_norm && i + 1 < layers) {
-            side.parameter(2 * out, value, master, formats.fp32_layer_norm ? FormatId::fp32 : compute);
+        if ((c.model.layer_norm || c.model.batch_norm) && i + 1 < layers) {
+            side.parameter(2 * out, value, master, norm_format(c.model, formats, compute));
             parameters += 2 * out;
         }
+        // The last training batch's mean and rstd, and the running mean and variance.
+        if (c.model.batch_norm && i + 1 < layers)
+            side.add(TensorClass::activations, FormatId::fp32, "BatchNorm statistics", 4 * out);
     }
-    side.pass(widths, formats, c.model.layer_norm, c.batch_size, "training batch");
-    if (test_rows > 0) side.pass(widths, formats, c.model.layer_norm, test_rows, "test set");
+    side.pass(widths, formats, c.model, c.batch_size, "training batch");
+    if (test_rows > 0) side.pass(widths, formats, c.model, test_rows, "test set");
     // Optimizer::state_tensor: FP32, one per parameter for momentum, two for AdamW.
     if (c.optimizer.kind == OptimizerKind::adamw)
         side.add(TensorClass::optimizer_state, FormatId::fp32, "AdamW moments m and v", 2 * parameters);

@@ -29,7 +29,7 @@ std::int64_t parameter_count(const ModelConfig& model, int inputs, int outputs) 
     std::int64_t in = inputs;
     for (const int width : model.hidden) {
         total += linear_parameters(in, width);
-        if (model.layer_norm) total += 2 * static_cast<std::int64_t>(width);  // gamma and beta
+        if (model.layer_norm || model.batch_norm) total += 2 * static_cast<std::int64_t>(width);  // gamma and beta
         in = width;
     }
     total += linear_parameters(in, outputs);

@@ -10,7 +10,7 @@
 namespace plab {
 
 // Weights and biases of the model a run builds for inputs of `inputs`
-// features and `outputs` outputs: every Linear, LayerNorm and the attention
+// features and `outputs` outputs: every Linear, norm and the attention
 // block's four d x d projections. One copy (the twin has as many again).
 std::int64_t parameter_count(const ModelConfig& model, int inputs, int outputs);
 

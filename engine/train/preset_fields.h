@@ -73,6 +73,7 @@ void visit_fields(RunConfig& c, Visitor&& v) {
     v("model", "activation", EnumField<Activation>{c.model.activation, activation_name, parse_activation,
                                                    activation_choices});
     v("model", "layer_norm", c.model.layer_norm);
+    v("model", "batch_norm", c.model.batch_norm);
     v("model", "init", EnumField<InitKind>{c.model.init, init_kind_name, parse_init_kind, init_kind_choices});
     v("model", "init_gain", c.model.init_gain);
     v("model", "attention_tokens", IntField{c.model.attention_tokens});

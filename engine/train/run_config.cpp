@@ -81,6 +81,9 @@ void validate_model_and_data(const RunConfig& c) {
 
 // A micro-batch is drawn from the training rows, so it cannot hold more.
 void validate_batch_size(const RunConfig& c) {
+    if (c.model.batch_norm && c.batch_size < 2)
+        reject_field("batch_size", std::to_string(c.batch_size),
+                     "2 or more with model.batch_norm (a batch's variance needs two rows)");
     if (is_token_data(c.data.kind)) return;  // windows are drawn afresh: any count will do
     const int test_rows = test_row_count(c.data);
     const int train_rows = c.data.samples - test_rows;

@@ -31,6 +31,7 @@ MlpSpec mlp_spec(const RunConfig& c, const Dataset& data, bool twin) {
     spec.widths.push_back(data.num_classes > 0 ? data.num_classes : 1);
     spec.activation = c.model.activation;
     spec.layer_norm = c.model.layer_norm;
+    spec.batch_norm = c.model.batch_norm;
     spec.loss = data.num_classes > 0 ? LossKind::cross_entropy : LossKind::mse;
     spec.weight_format = twin ? FormatId::fp32 : recipe_weight_format(c.precision.recipe);
     spec.master_weights = twin || c.precision.master_weights;
@@ -566,12 +567,19 @@ void Trainer::queue_step_telemetry(float scale, bool histograms) {
     if (enabled && twin_) queue_twin_comparison(backend_, *mixed_->model, *twin_->model, twin_sums_);
 }
 
+// A forward in evaluation mode (PyTorch's model.eval()): BatchNorm uses its
+// running statistics, and the run's training state stays as it was.
+float Trainer::evaluation_loss(Side& side, const PassFormats& formats, const Tensor& x, const Tensor& y) {
+    const EvaluationScope evaluating(*side.model);
+    return side.model->forward(backend_, x, y, formats);
+}
+
 // Forward of one side on a batch (x, targets y) in the given formats, as
 // the test set is evaluated; the softmax outputs land in probs (rows x
 // classes). Returns the mean loss.
 float Trainer::predict(Side& side, const PassFormats& formats, const Tensor& x, const Tensor& y,
                        std::vector<float>& probs) {
-    const float loss = side.model->forward(backend_, x, y, formats);
+    const float loss = evaluation_loss(side, formats, x, y);
     const Tensor& out = side.model->outputs();
     probs.resize(out.size());
     backend_.download(out, probs.data());
@@ -599,7 +607,7 @@ float Trainer::evaluate_side(Side& side, const PassFormats& formats, float* accu
         *accuracy = token_accuracy(host_probs_);
         return loss;
     }
-    if (data_.num_classes == 0) return side.model->forward(backend_, test_x_, test_y_, formats);
+    if (data_.num_classes == 0) return evaluation_loss(side, formats, test_x_, test_y_);
     const float loss = predict(side, formats, test_x_, test_y_, host_probs_);
     const auto classes = static_cast<std::size_t>(data_.num_classes);
     int correct = 0;

@@ -139,6 +139,7 @@ private:
     void queue_step_telemetry(float scale, bool histograms);
     void evaluate(StepRecord& record);
     float evaluate_side(Side& side, const PassFormats& formats, float* accuracy);
+    float evaluation_loss(Side& side, const PassFormats& formats, const Tensor& x, const Tensor& y);
     float predict(Side& side, const PassFormats& formats, const Tensor& x, const Tensor& y, std::vector<float>& probs);
     void take_boundary(StepRecord& record);
     void take_samples(StepRecord& record);

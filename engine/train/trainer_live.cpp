@@ -92,6 +92,9 @@ void Trainer::copy_state_from(const Trainer& other) {
             backend_.convert(from.params[i]->value, to.params[i]->value);
             if (!to.params[i]->master.empty()) backend_.convert(from.params[i]->master, to.params[i]->master);
         }
+        const std::vector<Tensor*> running = to.model->running_state();
+        const std::vector<Tensor*> given = from.model->running_state();
+        for (std::size_t i = 0; i < running.size(); ++i) backend_.convert(*given[i], *running[i]);
         to.optimizer.copy_state_from(backend_, from.optimizer);
         to.formats = from.formats;
         to.fp8 = from.fp8;

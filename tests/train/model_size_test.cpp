@@ -35,6 +35,7 @@ void expect_count_matches_the_built_model(const RunConfig& config) {
 TEST(ModelSize, CountIsWhatTheTrainerAllocates) {
     expect_count_matches_the_built_model(preset_with("spirals-amp-fp16", {}));
     expect_count_matches_the_built_model(preset_with("spirals-amp-fp16", {"model.layer_norm=true"}));
+    expect_count_matches_the_built_model(preset_with("spirals-amp-fp16", {"model.batch_norm=true"}));
     expect_count_matches_the_built_model(preset_with("attention-softmax-overflow", {}));
     expect_count_matches_the_built_model(preset_with("spirals-amp-fp16", {"data.kind=sine", "model.hidden=[5,7]"}));
 }

@@ -136,7 +136,7 @@ TEST(PresetErrors, WrongTypes) {
               "test_fraction, digits, garbled_from, garbled_steps");
     EXPECT_EQ(parse_error(R"({"precision": {"fp32_ops": "mse"}})"),
               "precision.fp32_ops: \"mse\" is not allowed; allowed an array of names from "
-              "layer_norm|softmax_cross_entropy|mse|softmax");
+              "layer_norm|batch_norm|softmax_cross_entropy|mse|softmax");
     EXPECT_EQ(parse_error(R"({"precision": {"layer_overrides": ["fc1"]}})"),
               "precision.layer_overrides: [\"fc1\"] is not allowed; allowed an object of layer name -> "
               "fp32|tf32|fp16|bf16, e.g. {\"fc2\": \"fp32\"}");
@@ -195,6 +195,21 @@ TEST(PresetErrors, BatchSizeAtMostTheTrainingRows) {
               "test rows)");
 }
 
+// A hidden layer takes one norm; a batch's statistics need two rows; the
+// GPT's blocks have LayerNorms of their own.
+TEST(PresetErrors, BatchNormRules) {
+    EXPECT_EQ(parse_error(R"({"model": {"layer_norm": true, "batch_norm": true}})"),
+              "model.batch_norm: true is out of range; allowed false while model.layer_norm is true (one norm per "
+              "hidden layer)");
+    EXPECT_EQ(parse_error(R"({"model": {"batch_norm": true}, "batch_size": 1})"),
+              "batch_size: 1 is out of range; allowed 2 or more with model.batch_norm (a batch's variance needs two "
+              "rows)");
+    EXPECT_EQ(parse_error(R"({"data": {"kind": "shakespeare"}, "model": {"kind": "gpt", "batch_norm": true}})"),
+              "model.batch_norm: true is out of range; allowed false with model.kind gpt (its blocks carry "
+              "LayerNorms)");
+    EXPECT_TRUE(parse_run_config(R"({"model": {"batch_norm": true}, "batch_size": 2})", "").model.batch_norm);
+}
+
 // An MLP writes no text: samples are refused with the kind that cannot take
 // them, and taken with a GPT.
 TEST(PresetErrors, TextSamplesNeedALanguageModel) {
@@ -222,7 +237,7 @@ TEST(PresetErrors, BadEnumNamesListTheChoices) {
     EXPECT_EQ(parse_error(R"({"optimizer": {"kind": "adam"}})"),
               "optimizer.kind: \"adam\" is not allowed; allowed sgd|adamw");
     EXPECT_EQ(parse_error(R"({"precision": {"fp32_ops": ["mse", "exp"]}})"),
-              "precision.fp32_ops[1]: \"exp\" is not allowed; allowed layer_norm|softmax_cross_entropy|mse|softmax");
+              "precision.fp32_ops[1]: \"exp\" is not allowed; allowed layer_norm|batch_norm|softmax_cross_entropy|mse|softmax");
     EXPECT_EQ(parse_error(R"({"precision": {"layer_overrides": {"fc2": "e4m3"}}})"),
               "precision.layer_overrides.fc2: \"e4m3\" is not allowed; allowed fp32|tf32|fp16|bf16");
     EXPECT_EQ(parse_error(R"({"precision": {"accumulate": "bf16"}})"),
@@ -253,7 +268,7 @@ TEST(PresetErrors, PrecisionPolicyAgainstTheModel) {
                   .precision.layer_overrides.at("fc3"),
               FormatId::bf16);
     EXPECT_EQ(parse_error(R"({"precision": {"fp32_ops": ["mse", "layer_norm", "mse"]}})"),
-              "precision.fp32_ops[2]: mse is out of range; allowed each of layer_norm|softmax_cross_entropy|mse|softmax "
+              "precision.fp32_ops[2]: mse is out of range; allowed each of layer_norm|batch_norm|softmax_cross_entropy|mse|softmax "
               "at most once");
     // A config built in code with a format a file could not name.
     RunConfig c;

@@ -45,12 +45,12 @@ TEST(Recipes, TableFromTheDesign) {
 }
 
 TEST(Recipes, Fp32OpList) {
-    EXPECT_EQ(fp32_op_choices(), "layer_norm|softmax_cross_entropy|mse|softmax");
+    EXPECT_EQ(fp32_op_choices(), "layer_norm|batch_norm|softmax_cross_entropy|mse|softmax");
     for (Fp32Op op : kAllFp32Ops) EXPECT_EQ(parse_fp32_op(fp32_op_name(op)), op);
     EXPECT_EQ(parse_fp32_op("softmax"), Fp32Op::softmax);  // the attention block's
     EXPECT_EQ(parse_fp32_op("exp"), std::nullopt);
 
-    PrecisionConfig p;  // autocast's list: all four by default
+    PrecisionConfig p;  // autocast's list: all five by default
     for (Fp32Op op : kAllFp32Ops) EXPECT_TRUE(p.keeps_fp32(op));
     p.fp32_ops = {Fp32Op::mse};
     EXPECT_FALSE(p.keeps_fp32(Fp32Op::layer_norm));

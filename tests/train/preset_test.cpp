@@ -183,6 +183,7 @@ TEST(PresetWrite, DefaultConfigPretty) {
     "hidden": [64, 64],
     "activation": "relu",
     "layer_norm": false,
+    "batch_norm": false,
     "init": "kaiming",
     "init_gain": 1,
     "attention_tokens": 0,
@@ -198,7 +199,7 @@ TEST(PresetWrite, DefaultConfigPretty) {
   "precision": {
     "recipe": "amp-fp16",
     "master_weights": true,
-    "fp32_ops": ["layer_norm", "softmax_cross_entropy", "mse", "softmax"],
+    "fp32_ops": ["layer_norm", "batch_norm", "softmax_cross_entropy", "mse", "softmax"],
     "layer_overrides": {},
     "fp8_scaling": "delayed",
     "fp8_history_len": 16,
@@ -314,6 +315,19 @@ TEST(PresetRoundTrip, EveryFieldOffDefault) {
     expect_round_trip(c);
 }
 
+// odd_config() takes LayerNorm, which excludes BatchNorm: its field goes
+// through the writer, the reader and --set here.
+TEST(PresetRoundTrip, BatchNormField) {
+    RunConfig c;
+    c.data.seed = c.seed;
+    c.model.batch_norm = true;
+    ASSERT_NO_THROW(validate(c));
+    expect_round_trip(c);
+    RunConfig set;
+    apply_setting(set, "model.batch_norm=true");
+    EXPECT_EQ(set, c);
+}
+
 // Random positive finite floats, bit for bit, through fields that accept any
 // of them (min/max_scale are tied to init_scale for the hysteresis kind only).
 TEST(PresetRoundTrip, RandomFloatsBitExact) {
@@ -417,7 +431,7 @@ TEST(ApplySetting, SettingsValidateOnceAtTheEnd) {
 
 TEST(ApplySetting, PathsListEveryField) {
     const std::vector<std::string> paths = setting_paths();
-    ASSERT_EQ(paths.size(), 61u);  // 8 top-level, data 8, model 15, precision 8, scaler 8, optimizer 10, telemetry 4
+    ASSERT_EQ(paths.size(), 62u);  // 8 top-level, data 8, model 16, precision 8, scaler 8, optimizer 10, telemetry 4
     EXPECT_EQ(paths.front(), "name");
     EXPECT_EQ(paths[2], "guide");
     EXPECT_EQ(paths[8], "data.kind");

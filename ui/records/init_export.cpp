@@ -51,8 +51,10 @@ std::vector<float> values_of(Backend& backend, const Tensor& t) {
 }  // namespace
 
 void export_initial_state(const Trainer& trainer, Backend& backend, const RunConfig& config, const std::string& dir) {
-    if (config.model.layer_norm || config.model.attention_tokens > 0)
-        throw Error("--export-init: exports plain MLPs only (model.layer_norm=false, model.attention_tokens=0)");
+    if (config.model.layer_norm || config.model.batch_norm || config.model.attention_tokens > 0)
+        throw Error(
+            "--export-init: exports plain MLPs only (model.layer_norm=false, model.batch_norm=false, "
+            "model.attention_tokens=0)");
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec || !std::filesystem::is_directory(dir))

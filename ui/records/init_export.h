@@ -16,7 +16,7 @@ namespace plab {
 // float32) and <layer>.bias.npy (out), train_x.npy (rows x inputs, float32),
 // train_y.npy (rows: int32 class labels, or float32 targets), batches.npy
 // (steps * accumulation x batch_size, int32 row indices). plab::Error for a
-// model with LayerNorm or attention (only plain MLPs are exported) or a dir
+// model with a norm or attention (only plain MLPs are exported) or a dir
 // that cannot be written.
 void export_initial_state(const Trainer& trainer, Backend& backend, const RunConfig& config, const std::string& dir);
 
