@@ -246,6 +246,26 @@ TEST(NanDiagnosis, ATracedLossReductionPutsTheLossBackOnTheFp32List) {
         EXPECT_NE(r.label, "Run the loss in FP32");
 }
 
+TEST(NanDiagnosis, ATracedNormPutsItBackOnTheFp32List) {
+    const RunLog log = forward_nan_log();
+    const StepTrace trace{2, traced_report("bn1", "batch_norm")};
+    RunConfig config = amp_fp16(ScalerKind::dynamic);
+    config.precision.fp32_ops = {Fp32Op::layer_norm, Fp32Op::mse};
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), config, kNames, &trace);
+    ASSERT_FALSE(d.remedies.empty());
+    EXPECT_EQ(d.remedies.front().label, "Run BatchNorm in FP32");
+    EXPECT_EQ(d.remedies.front().changes,
+              (std::vector<std::string>{R"(precision.fp32_ops=["layer_norm","mse","batch_norm"])"}));
+    const StepTrace layer_norm_grad{2, traced_report("ln1", "layer_norm_grad")};
+    config.precision.fp32_ops = {Fp32Op::mse};
+    EXPECT_EQ(diagnose_first_nonfinite(log.view(), config, kNames, &layer_norm_grad).remedies.front().label,
+              "Run LayerNorm in FP32");
+    // On the list already: nothing to put back.
+    config.precision.fp32_ops.push_back(Fp32Op::batch_norm);
+    for (const Remedy& r : diagnose_first_nonfinite(log.view(), config, kNames, &trace).remedies)
+        EXPECT_NE(r.label, "Run BatchNorm in FP32");
+}
+
 TEST(NanDiagnosis, ATraceInALinearLayerKeepsThatLayerInFp32) {
     const RunLog log = forward_nan_log();
     const StepTrace trace{2, traced_report("fc3.weight", "matmul")};

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "engine/common/number_text.h"
 #include "ui/present/loss_curves.h"
@@ -146,6 +148,13 @@ std::string fp32_ops_with(const PrecisionConfig& p, Fp32Op added) {
     return "precision.fp32_ops=[" + list + "\"" + std::string(fp32_op_name(added)) + "\"]";
 }
 
+// The norm a traced op belongs to (its forward or its gradient), with the
+// name a remedy gives it; none for any other op.
+std::optional<std::pair<Fp32Op, std::string>> traced_norm(const NanReport& r) {
+    if (r.op.starts_with("batch_norm")) return std::pair{Fp32Op::batch_norm, std::string("BatchNorm")};
+    if (r.op.starts_with("layer_norm")) return std::pair{Fp32Op::layer_norm, std::string("LayerNorm")};
+    return std::nullopt;
+}
 
 void apply_trace(const NanReport& r, const RunConfig& config, const std::vector<std::string>& names, NanDiagnosis& d) {
     d.headline = "Step " + std::to_string(r.step) + ": the " + std::string(phase_name(r.phase)) + " " + r.op + " of " +
@@ -163,6 +172,12 @@ void apply_trace(const NanReport& r, const RunConfig& config, const std::vector<
         d.remedies.insert(d.remedies.begin(), {"Run softmax in FP32",
                                                "autocast's default: the scaled logits get FP32's range (3.4e38) before the exp.",
                                                {fp32_ops_with(config.precision, Fp32Op::softmax)}});
+    if (const auto norm = traced_norm(r); norm && !config.precision.keeps_fp32(norm->first))
+        d.remedies.insert(d.remedies.begin(),
+                          {"Run " + norm->second + " in FP32",
+                           "autocast's default: its statistics get FP32's range (3.4e38), so the squares and their "
+                           "sums stay finite.",
+                           {fp32_ops_with(config.precision, norm->first)}});
     const std::optional<Fp32Op> loss_op = traced_loss_op(r);
     if (loss_op && !config.precision.keeps_fp32(*loss_op))
         d.remedies.insert(d.remedies.begin(),
