@@ -110,6 +110,22 @@ void require_eps(float eps, const char* op) {
             [&] { return std::string(op) + ": eps " + shortest_number(eps) + " is not finite and >= 0"; });
 }
 
+namespace {
+
+// What both norms' backward checks first, in order: the gradients' and the
+// parameters' shapes against x.
+void require_norm_backward_tensors(const Tensor& x, const Tensor& gamma, const Tensor& dy, const Tensor& dx,
+                                   const Tensor& dgamma, const Tensor& dbeta, const char* op) {
+    require_same_shape(x, dy, op);
+    require_same_shape(x, dx, op);
+    require_columns(x, op);
+    require_row_vector(gamma, x, op, "gamma");
+    require_row_vector(dgamma, x, op, "dgamma");
+    require_row_vector(dbeta, x, op, "dbeta");
+}
+
+}  // namespace
+
 void require_layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps, const Tensor& y,
                                 const Tensor& mean, const Tensor& rstd) {
     constexpr const char* op = "layer_norm_forward";
@@ -125,12 +141,7 @@ void require_layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tens
 void require_layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
                                  const Tensor& dy, const Tensor& dx, const Tensor& dgamma, const Tensor& dbeta) {
     constexpr const char* op = "layer_norm_backward";
-    require_same_shape(x, dy, op);
-    require_same_shape(x, dx, op);
-    require_columns(x, op);
-    require_row_vector(gamma, x, op, "gamma");
-    require_row_vector(dgamma, x, op, "dgamma");
-    require_row_vector(dbeta, x, op, "dbeta");
+    require_norm_backward_tensors(x, gamma, dy, dx, dgamma, dbeta, op);
     require_row_stats(mean, x, op, "mean");
     require_row_stats(rstd, x, op, "rstd");
 }
@@ -188,12 +199,7 @@ void require_batch_norm_inference(const Tensor& x, const Tensor& gamma, const Te
 void require_batch_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
                                  const Tensor& dy, const Tensor& dx, const Tensor& dgamma, const Tensor& dbeta) {
     constexpr const char* op = "batch_norm_backward";
-    require_same_shape(x, dy, op);
-    require_same_shape(x, dx, op);
-    require_columns(x, op);
-    require_row_vector(gamma, x, op, "gamma");
-    require_row_vector(dgamma, x, op, "dgamma");
-    require_row_vector(dbeta, x, op, "dbeta");
+    require_norm_backward_tensors(x, gamma, dy, dx, dgamma, dbeta, op);
     require_column_stats(mean, x, op, "mean");
     require_column_stats(rstd, x, op, "rstd");
 }
