@@ -36,4 +36,5 @@ with_fork underflow-no-scaling --fork-set scaler.kind=dynamic
 with_fork overflow-nan --fork-set precision.layer_overrides.fc4=fp32
 with_fork pure-fp16-lost-updates --fork-set precision.master_weights=true
 with_fork fp16-accumulate --fork-set precision.accumulate=fp32
+with_fork batch-norm-fp16 --fork-set 'precision.fp32_ops=["layer_norm","batch_norm","softmax_cross_entropy","mse","softmax"]'
 with_fork bf16-precision-cost --fork-set precision.recipe=fp16-pure --fork-set scaler.kind=dynamic

@@ -73,10 +73,10 @@ const Claim kClaims[] = {
      "plab scenario clip-before-unscale",
      "Clipping still-scaled gradients shrinks every update by the scale; unscaled first, training proceeds."},
     {"batch-norm-in-fp32", kWhatIs, "self.bn = nn.BatchNorm2d(...).float()  # 强制FP32",
-     "Force normalisation layers (BatchNorm) to FP32.", V::shown_true, "tiny-gpt-layer-norm-fp16", nullptr,
-     "plab scenario tiny-gpt-layer-norm-fp16",
-     "Shown with LayerNorm (the lab has no BatchNorm yet): its sums of squares overflow FP16, the rows collapse to "
-     "beta; on the FP32 list the run tracks its twin."},
+     "Force normalisation layers (BatchNorm) to FP32.", V::shown_true, "batch-norm-fp16", nullptr,
+     "plab scenario batch-norm-fp16",
+     "BatchNorm's batch sums overflow FP16 on activations in the hundreds: the variance is NaN and every step is "
+     "skipped; on the FP32 list the run tracks its twin."},
     {"dimension-alignment", kWhatIs, "矩阵维度未对齐（需要8/16倍数）",
      "Matrix dimensions must be multiples of 8/16 for the speed-up.", V::needs_gpu, {}, nullptr, "tools/gpu-check",
      "Tensor Core tile shapes are a GPU matter."},

@@ -19,6 +19,7 @@ ScenarioReport check_growth_every_step(Backend& backend, const ScenarioProgress&
 ScenarioReport check_power_of_two_scaling(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_tf32_drift(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_loss_off_fp32_list(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_batch_norm_fp16(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_fp16_accumulate(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_bf16_precision_cost(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_clip_before_unscale(Backend& backend, const ScenarioProgress& progress);

@@ -16,6 +16,7 @@ const ScenarioEntry kScenarios[] = {
     {"overflow-nan", check_overflow_nan},
     {"attention-softmax-overflow", check_attention_softmax_overflow},
     {"loss-off-fp32-list", check_loss_off_fp32_list},
+    {"batch-norm-fp16", check_batch_norm_fp16},
     {"scaler-sawtooth", check_scaler_sawtooth},
     {"growth-interval-tradeoff", check_growth_interval_tradeoff},
     {"growth-every-step", check_growth_every_step},
