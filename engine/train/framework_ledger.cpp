@@ -52,6 +52,9 @@ void add_parameter_side(LedgerBuilder& b, const ModelShape& shape, const Precisi
     } else {
         b.add(HeldClass::weights, FormatId::fp32, "FP32 weights", n);
     }
+    // A model cast to 16 bits casts its buffers too (module.half()); autocast leaves them FP32.
+    b.add(HeldClass::weights, pure ? weights : FormatId::fp32, "BatchNorm running means and variances",
+          shape.buffers);
     const FormatId compute = stored_compute_format(p.recipe);
     if (!pure && compute != FormatId::fp32) {
         const I cast = shape.parameter_count(ParameterUse::matmul_weight) + shape.parameter_count(ParameterUse::matmul_bias);

@@ -48,6 +48,13 @@ public:
         saved("LayerNorm row statistics", 2 * rows, {}, true);
     }
 
+    void batch_norm(I width, I rows) {
+        parameters("BatchNorm gains and biases", 2 * width);
+        saved("BatchNorm inputs", rows * width, Fp32Op::batch_norm);
+        saved("BatchNorm feature statistics", 2 * width, {}, true);
+        shape_.buffers += 2 * width;
+    }
+
     // q, k and v read one input: the first Linear counts it, the other two
     // add their parameters only.
     void attention(I width, I rows, I probabilities) {
@@ -115,6 +122,7 @@ ModelShape mlp_shape(const MlpShapeSpec& spec) {
         b.linear(spec.widths[i], out, rows);
         if (i + 1 == layers) break;
         if (spec.layer_norm) b.layer_norm(out, rows);
+        if (spec.batch_norm) b.batch_norm(out, rows);
         if (spec.activation == Activation::gelu) b.saved("GELU inputs", rows * out);
         if (i == 0 && spec.attention_tokens > 0) b.attention(out, rows, rows * spec.attention_tokens * spec.attention_tokens);
     }
@@ -175,6 +183,7 @@ ModelShape preset_model_shape(const RunConfig& c) {
     widths.insert(widths.end(), c.model.hidden.begin(), c.model.hidden.end());
     widths.push_back(data.num_classes > 0 ? data.num_classes : 1);
     return mlp_shape({.widths = widths, .activation = c.model.activation, .layer_norm = c.model.layer_norm,
+                      .batch_norm = c.model.batch_norm,
                       .attention_tokens = c.model.attention_tokens, .classes = data.num_classes > 0,
                       .rows = c.batch_size});
 }

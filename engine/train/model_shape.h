@@ -8,7 +8,9 @@
 // - a Linear saves its input (the weight is the parameter, or autocast's
 //   copy of it, counted with the parameters);
 // - LayerNorm saves its input, and a mean and a reciprocal deviation per row
-//   in FP32 whatever the input's format;
+//   in FP32 whatever the input's format; BatchNorm likewise, its statistics
+//   per feature, and it keeps a running mean and variance per feature as
+//   buffers (no gradient, no optimizer state);
 // - GELU saves its input; ReLU and Tanh save their output, which is also the
 //   next Linear's input and counted there (Tanh at the end of BERT's pooler
 //   has no next Linear and is counted itself); identity saves nothing;
@@ -54,6 +56,7 @@ struct ModelShape {
     std::string name;  // "BERT-Large (24 layers, ...)", "the preset's 2-64-64-3 MLP"
     std::vector<ParameterGroup> parameters;
     std::vector<SavedActivation> saved;
+    std::int64_t buffers = 0;  // BatchNorm's running means and variances
     std::int64_t parameter_count() const;
     std::int64_t parameter_count(ParameterUse use) const;
     std::int64_t saved_count() const;
@@ -65,6 +68,7 @@ struct MlpShapeSpec {
     std::vector<int> widths;
     Activation activation = Activation::relu;
     bool layer_norm = false;
+    bool batch_norm = false;
     int attention_tokens = 0;  // the optional block on the first hidden layer's output
     bool classes = true;
     int rows = 0;

@@ -138,6 +138,32 @@ TEST(ModelShape, BertLargeParameterCount) {
               24 * (4 * (d * d + d) + (d * f + f) + (f * d + d)) + pooler);
 }
 
+// 2-8-8-3 with BatchNorm, batch 5: gains and biases trained like LayerNorm's;
+// inputs saved, two statistics per feature in FP32; a running mean and
+// variance per feature held as buffers, in FP32 under autocast and in the
+// weights' format in a model cast to 16 bits.
+TEST(FrameworkLedger, BatchNormKeepsRunningStatisticsAsBuffers) {
+    const ModelShape s =
+        mlp_shape({.widths = {2, 8, 8, 3}, .activation = Activation::relu, .batch_norm = true, .rows = 5});
+    EXPECT_EQ(s.parameter_count(), 24 + 16 + 72 + 16 + 27);
+    EXPECT_EQ(s.buffers, 2 * (8 + 8));
+    const auto saved = saved_by_what(s);
+    EXPECT_EQ(saved.at("BatchNorm inputs"), 5 * (8 + 8));
+    EXPECT_EQ(saved.at("BatchNorm feature statistics"), 2 * (8 + 8));
+    const std::map<Key, std::int64_t> amp{
+        {{HeldClass::weights, FormatId::fp32}, 155 + 32},
+        {{HeldClass::weight_copies, FormatId::fp16}, 104 + 19},
+        {{HeldClass::gradients, FormatId::fp32}, 155},
+        {{HeldClass::optimizer_state, FormatId::fp32}, 2 * 155},
+        {{HeldClass::activations, FormatId::fp16}, 90},           // Linear inputs
+        {{HeldClass::activations, FormatId::fp32}, 80 + 32 + 15},  // BatchNorm, its statistics, the loss
+    };
+    EXPECT_EQ(elements_by_class(framework_ledger(s, recipe(Recipe::amp_fp16), adamw())), amp);
+    const auto pure = elements_by_class(framework_ledger(s, recipe(Recipe::fp16_pure, false), adamw()));
+    EXPECT_EQ(pure.at({HeldClass::weights, FormatId::fp16}), 155 + 32);
+    EXPECT_FALSE(pure.contains({HeldClass::weights, FormatId::fp32}));
+}
+
 TEST(FrameworkLedger, AmpKeepsFp32WeightsAndAddsSixteenBitCopies) {
     const FrameworkLedger l = framework_ledger(small_mlp(), recipe(Recipe::amp_fp16), adamw());
     const std::map<Key, std::int64_t> expected{
