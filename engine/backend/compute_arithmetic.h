@@ -20,4 +20,14 @@ struct ComputeArithmetic {
     PLAB_HD float operator()(float v) const { return round_fast(compute, v); }
 };
 
+// Runs `op` in the arithmetic of `compute`: plain FP32, or each result
+// rounded to the compute format (an op off autocast's FP32 list).
+template <typename Op>
+void in_arithmetic(FormatId compute, Op&& op) {
+    if (compute == FormatId::fp32)
+        op(Fp32Arithmetic{});
+    else
+        op(ComputeArithmetic{compute});
+}
+
 }  // namespace plab

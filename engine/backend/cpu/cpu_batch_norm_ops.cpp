@@ -119,11 +119,9 @@ void CpuBackend::batch_norm_forward(const Tensor& x, const Tensor& gamma, const 
                                     float momentum, FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd,
                                     Tensor& running_mean, Tensor& running_var) {
     checks::require_batch_norm_forward(x, gamma, beta, eps, momentum, y, mean, rstd, running_mean, running_var);
-    if (compute == FormatId::fp32)
-        forward_columns(Fp32Arithmetic{}, x, gamma, beta, eps, momentum, y, mean, rstd, running_mean, running_var);
-    else
-        forward_columns(ComputeArithmetic{compute}, x, gamma, beta, eps, momentum, y, mean, rstd, running_mean,
-                        running_var);
+    in_arithmetic(compute, [&](auto a) {
+        forward_columns(a, x, gamma, beta, eps, momentum, y, mean, rstd, running_mean, running_var);
+    });
     round_to_dtype(y);
 }
 
@@ -131,20 +129,14 @@ void CpuBackend::batch_norm_inference(const Tensor& x, const Tensor& gamma, cons
                                       const Tensor& running_mean, const Tensor& running_var, float eps,
                                       FormatId compute, Tensor& y) {
     checks::require_batch_norm_inference(x, gamma, beta, running_mean, running_var, eps, y);
-    if (compute == FormatId::fp32)
-        inference_columns(Fp32Arithmetic{}, x, gamma, beta, running_mean, running_var, eps, y);
-    else
-        inference_columns(ComputeArithmetic{compute}, x, gamma, beta, running_mean, running_var, eps, y);
+    in_arithmetic(compute, [&](auto a) { inference_columns(a, x, gamma, beta, running_mean, running_var, eps, y); });
     round_to_dtype(y);
 }
 
 void CpuBackend::batch_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
                                      const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
     checks::require_batch_norm_backward(x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
-    if (compute == FormatId::fp32)
-        backward_columns(Fp32Arithmetic{}, x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
-    else
-        backward_columns(ComputeArithmetic{compute}, x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
+    in_arithmetic(compute, [&](auto a) { backward_columns(a, x, gamma, mean, rstd, dy, dx, dgamma, dbeta); });
     round_to_dtype(dx);
     round_to_dtype(dgamma);
     round_to_dtype(dbeta);

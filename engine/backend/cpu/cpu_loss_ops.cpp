@@ -161,20 +161,14 @@ void backward_all_rows(Arith a, const Tensor& x, const Tensor& gamma, const Tens
 void CpuBackend::layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, float eps,
                                     FormatId compute, Tensor& y, Tensor& mean, Tensor& rstd) {
     checks::require_layer_norm_forward(x, gamma, beta, eps, y, mean, rstd);
-    if (compute == FormatId::fp32)
-        forward_all_rows(Fp32Arithmetic{}, x, gamma, beta, eps, y, mean, rstd);
-    else
-        forward_all_rows(ComputeArithmetic{compute}, x, gamma, beta, eps, y, mean, rstd);
+    in_arithmetic(compute, [&](auto a) { forward_all_rows(a, x, gamma, beta, eps, y, mean, rstd); });
     round_to_dtype(y);
 }
 
 void CpuBackend::layer_norm_backward(const Tensor& x, const Tensor& gamma, const Tensor& mean, const Tensor& rstd,
                                      const Tensor& dy, FormatId compute, Tensor& dx, Tensor& dgamma, Tensor& dbeta) {
     checks::require_layer_norm_backward(x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
-    if (compute == FormatId::fp32)
-        backward_all_rows(Fp32Arithmetic{}, x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
-    else
-        backward_all_rows(ComputeArithmetic{compute}, x, gamma, mean, rstd, dy, dx, dgamma, dbeta);
+    in_arithmetic(compute, [&](auto a) { backward_all_rows(a, x, gamma, mean, rstd, dy, dx, dgamma, dbeta); });
     round_to_dtype(dx);
     round_to_dtype(dgamma);
     round_to_dtype(dbeta);
