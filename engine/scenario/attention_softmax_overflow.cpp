@@ -44,10 +44,8 @@ ScenarioReport check_attention_softmax_overflow(Backend& backend, const Scenario
     const RunConfig config = scenario_config("attention-softmax-overflow", {"telemetry.hist_every=0"});
     ScenarioReport report{config.name, {}};
 
-    RunToEndOptions tracing = run_options(progress, 0, 0.1, "softmax in FP16, --trace-nan");
-    tracing.trainer.trace_nan = true;
-    tracing.stop_at_nan = true;
-    report.verdicts.push_back(traced_verdict(run_to_end(backend, config, tracing), config.model.attention_logit_scale));
+    report.verdicts.push_back(traced_verdict(run_traced(backend, config, progress, 0, 0.1, "softmax in FP16, --trace-nan"),
+                                             config.model.attention_logit_scale));
 
     const RunResult fp16 = run_to_end(backend, config, run_options(progress, 0.1, 0.55, "softmax in FP16"));
     const std::int64_t skipped = count_steps(fp16.records, [](const StepRecord& r) { return r.skipped; });

@@ -56,10 +56,8 @@ ScenarioReport check_batch_norm_fp16(Backend& backend, const ScenarioProgress& p
     const RunConfig config = scenario_config("batch-norm-fp16", {"telemetry.hist_every=0"});
     ScenarioReport report{config.name, {}};
 
-    RunToEndOptions tracing = run_options(progress, 0, 0.1, "BatchNorm statistics in FP16, --trace-nan");
-    tracing.trainer.trace_nan = true;
-    tracing.stop_at_nan = true;
-    report.verdicts.push_back(traced_verdict(run_to_end(backend, config, tracing)));
+    report.verdicts.push_back(
+        traced_verdict(run_traced(backend, config, progress, 0, 0.1, "BatchNorm statistics in FP16, --trace-nan")));
 
     const RunResult fp16 = run_to_end(backend, config, run_options(progress, 0.1, 0.55, "BatchNorm statistics in FP16"));
     report.verdicts.push_back(every_step_skipped(fp16));

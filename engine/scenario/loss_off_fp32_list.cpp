@@ -61,10 +61,8 @@ Verdict finite_on_the_list(const RunResult& run) {
 ScenarioReport check_loss_off_fp32_list(Backend& backend, const ScenarioProgress& progress) {
     const RunConfig config = scenario_config("loss-off-fp32-list", {"telemetry.hist_every=0"});
     ScenarioReport report{config.name, {}};
-    RunToEndOptions tracing = run_options(progress, 0, 0.1, "loss off the FP32 list, --trace-nan");
-    tracing.trainer.trace_nan = true;
-    tracing.stop_at_nan = true;
-    report.verdicts.push_back(tracer_names_the_loss(run_to_end(backend, config, tracing)));
+    report.verdicts.push_back(
+        tracer_names_the_loss(run_traced(backend, config, progress, 0, 0.1, "loss off the FP32 list, --trace-nan")));
 
     const RunResult off = run_to_end(backend, config, run_options(progress, 0.1, 0.55, "loss off the FP32 list"));
     report.verdicts.push_back(loss_reads_inf_at_first(off));

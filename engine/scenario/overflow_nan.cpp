@@ -35,10 +35,7 @@ Verdict runs_finite(Backend& backend, const RunConfig& base, const std::vector<s
 
 ScenarioReport check_overflow_nan(Backend& backend, const ScenarioProgress& progress) {
     const RunConfig config = scenario_config("overflow-nan", {"telemetry.hist_every=0"});
-    RunToEndOptions tracing = run_options(progress, 0, 0.2, "AMP FP16 with --trace-nan");
-    tracing.trainer.trace_nan = true;
-    tracing.stop_at_nan = true;
-    const RunResult traced = run_to_end(backend, config, tracing);
+    const RunResult traced = run_traced(backend, config, progress, 0, 0.2, "AMP FP16 with --trace-nan");
     ScenarioReport report{config.name, {}};
     if (!traced.nan) {
         report.verdicts.push_back(make_verdict(false, "no NaN/Inf in " + std::to_string(traced.records.size()) +

@@ -28,6 +28,14 @@ RunToEndOptions run_options(const ScenarioProgress& progress, double begin, doub
     return options;
 }
 
+RunResult run_traced(Backend& backend, const RunConfig& config, const ScenarioProgress& progress, double begin,
+                     double end, std::string what) {
+    RunToEndOptions tracing = run_options(progress, begin, end, std::move(what));
+    tracing.trainer.trace_nan = true;
+    tracing.stop_at_nan = true;
+    return run_to_end(backend, config, tracing);
+}
+
 RunResult run_to_end(Backend& backend, const RunConfig& config, const RunToEndOptions& options) {
     Trainer trainer(backend, config, options.trainer);
     RunResult result{config, {}, std::nullopt};

@@ -56,6 +56,11 @@ RunToEndOptions run_options(const ScenarioProgress& progress, double begin, doub
 
 RunResult run_to_end(Backend& backend, const RunConfig& config, const RunToEndOptions& options);
 
+// The same with the NaN tracer on (every op's output checked), stopping at
+// its first report: RunResult::nan names the op that made the first NaN/Inf.
+RunResult run_traced(Backend& backend, const RunConfig& config, const ScenarioProgress& progress, double begin,
+                     double end, std::string what);
+
 // The preset in `recipe` with the scaler that recipe runs with by default,
 // no histograms, over [begin, end) of the check's progress, keeping every
 // step's layers (for weight_distance_at).
