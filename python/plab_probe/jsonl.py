@@ -47,3 +47,55 @@ def _encode(value) -> str:
 
 def line(record: dict) -> str:
     return _encode(record) + "\n"
+
+
+INDEX_VERSION = 1
+
+
+def _unscaled_gradient_amax(layers) -> float:
+    """The largest finite amax of the layers' unscaled weight and activation
+    gradients, as the lab reads it from a step's layers (NaN without any)."""
+    if not layers:
+        return math.nan
+    amax = 0.0
+    for layer in layers:
+        for key in ("grad_unscaled", "act_grad_unscaled"):
+            v = layer.get(key, {}).get("amax")
+            if v is not None and math.isfinite(v) and v > amax:
+                amax = v
+    return amax
+
+
+class RecordFile:
+    """A record and its index beside it (PATH.index, docs/telemetry.md "The
+    index"): one index line per record line, where it is and, for a step,
+    its fields without the layers. The lab then reads a long record's steps
+    from the index and only the newest steps' layers from the record."""
+
+    def __init__(self, path: str):
+        self._record = open(path, "wb")  # first: a path that cannot be written fails before the index exists
+        self._index = open(path + ".index", "wb")
+        self._bytes = 0
+        self._lines = 0
+
+    def write(self, record: dict):
+        text = line(record).encode("utf-8")
+        at, self._bytes, self._lines = self._bytes, self._bytes + len(text), self._lines + 1
+        self._record.write(text)
+        if self._lines == 1:
+            entry = {"type": "index", "version": INDEX_VERSION, "header_bytes": self._bytes}
+        else:
+            entry = {"type": record["type"], "at": at, "end": self._bytes, "line": self._lines}
+            if record["type"] == "step":
+                entry["grad_amax"] = F32(_unscaled_gradient_amax(record.get("layers")))
+                entry.update((k, v) for k, v in record.items() if k not in ("type", "layers"))
+        self._index.write(line(entry).encode("utf-8"))
+
+    def flush(self):
+        """The record first: its index never names a line the record does not hold yet."""
+        self._record.flush()
+        self._index.flush()
+
+    def close(self):
+        self._record.close()
+        self._index.close()

@@ -17,7 +17,7 @@ import os
 import torch
 
 from . import __version__
-from .jsonl import F32, line
+from .jsonl import F32, RecordFile
 from .stats import log2_histogram_views, tensor_stats_views
 from .thresholds import BINS, BINS_PER_BINADE, LOW_LOG2
 
@@ -226,8 +226,8 @@ class Recorder:
         self.steps = 0
         self.nan_lines = 0
         self._scale = self.scaler.get_scale() if self.scaler else 1.0
-        self._file = open(self.path, "w", encoding="utf-8")  # first: a path that cannot be written leaves no hooks
-        self._file.write(line(self._header(name or type(model).__name__)))
+        self._file = RecordFile(self.path)  # first: a path that cannot be written leaves no hooks
+        self._file.write(self._header(name or type(model).__name__))
         self._watch = _Watch(model, self.layers, activations, trace_nan)
 
     # --- the record's lines -------------------------------------------------
@@ -295,9 +295,9 @@ class Recorder:
         if self.optimizer is not None:
             record["lr"] = F32(self.optimizer.param_groups[0]["lr"])
         record["layers"] = layers
-        self._file.write(line(record))
+        self._file.write(record)
         if self.hist_every and self.steps % self.hist_every == 0:
-            self._file.write(line(self._histograms(scale)))
+            self._file.write(self._histograms(scale))
         self._trace(scale, layers)
         self._watch.next_step()
         self._file.flush()  # a run killed later keeps every step recorded so far
@@ -347,12 +347,12 @@ class Recorder:
         self.nan_lines += 1
         what = {"output": "output", "output_grad": "gradient w.r.t. its output", "weight_grad": "weight gradient",
                 "weight": "weight after the update"}
-        self._file.write(line({
+        self._file.write({
             "type": "nan", "step": self.steps, "phase": phase, "layer": module, "op": op, "tensor": kind,
             "format": _dtype_name(dtype), "nans": nans, "infs": infs, "scale": F32(scale),
             "diagnosis": f"step {self.steps}, {phase}: {module} ({op}) {what[kind]} holds {nans} NaN and "
                          f"{infs} Inf in {_dtype_name(dtype)}, the first non-finite value of the step",
-        }))
+        })
 
     def _non_finite_weight_grad(self, layers):
         """A weight gradient that overflowed while no module output's

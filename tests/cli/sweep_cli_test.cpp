@@ -102,9 +102,16 @@ TEST_F(SweepCli, EveryCellAndSeedIsOneRun) {
     ASSERT_EQ(sweep["cells"].size(), 4u);
     EXPECT_EQ(sweep["seeds"], json::parse("[1,2]"));
     EXPECT_EQ(sweep["spread"], "min/max over the seeds");
-    std::size_t files = 0;
-    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(*dir_ / "records")) ++files;
-    EXPECT_EQ(files, 8u);
+    std::size_t records = 0, indexes = 0;  // each run's record, and its index beside it
+    for (const auto& entry : fs::directory_iterator(*dir_ / "records")) {
+        const bool index = entry.path().extension() == ".index";
+        (index ? indexes : records) += 1;
+        if (!index) {
+            EXPECT_TRUE(fs::exists(entry.path().string() + ".index")) << entry.path();
+        }
+    }
+    EXPECT_EQ(records, 8u);
+    EXPECT_EQ(indexes, 8u);
 }
 
 // The sweep's numbers for a cell are plab run's: its records byte for byte,

@@ -1,6 +1,6 @@
 #pragma once
 // A short run of a preset trained on the CPU and written as a JSON Lines
-// record, kept beside the records it wrote: what the reader's tests read back.
+// record (and its index), kept beside the records it wrote: what the reader's tests read back.
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +14,7 @@ namespace plab {
 
 struct WrittenRun {
     std::string text;
+    std::string index;  // the record's index (record_index.h)
     std::vector<StepRecord> steps;
     RunHeader header;
 };
@@ -26,9 +27,9 @@ inline WrittenRun train_and_write(const std::string& preset, int steps, const st
     Trainer trainer(backend, config);
     WrittenRun run;
     run.header = make_run_header(trainer, backend);
-    std::ostringstream out;
+    std::ostringstream out, index;
     {
-        auto writer = make_run_writer(RecordFormat::jsonl, out);
+        auto writer = make_run_writer(RecordFormat::jsonl, out, &index);
         writer->header(run.header);
         for (int i = 0; i < steps; ++i) {
             run.steps.push_back(trainer.step());
@@ -38,6 +39,7 @@ inline WrittenRun train_and_write(const std::string& preset, int steps, const st
         writer->flush();
     }
     run.text = out.str();
+    run.index = index.str();
     return run;
 }
 

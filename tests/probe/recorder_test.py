@@ -244,6 +244,53 @@ class RecorderTest(unittest.TestCase):
         self.assertIn("first non-finite value: step 2, backward", out.stdout)
         self.assertIn("(3 histogram lines)", out.stdout)
 
+    def test_the_index_says_where_every_line_is_and_each_steps_fields(self):
+        self.train_with_scaler(12, {2, 3, 9}, hist_every=4, activations=True)
+        record = open(self.path, "rb").read()
+        index = [json.loads(text) for text in open(self.path + ".index", encoding="utf-8")]
+        lines = record.split(b"\n")[:-1]
+        self.assertEqual(index[0], {"type": "index", "version": 1, "header_bytes": len(lines[0]) + 1})
+        self.assertEqual(len(index), len(lines))
+        at = len(lines[0]) + 1
+        for number, (entry, text) in enumerate(zip(index[1:], lines[1:]), start=2):
+            self.assertEqual((entry["at"], entry["end"], entry["line"]), (at, at + len(text) + 1, number))
+            self.assertEqual(record[entry["at"]:entry["end"]], text + b"\n")
+            at = entry["end"]
+            line = json.loads(text)
+            self.assertEqual(entry["type"], line["type"])
+            if line["type"] != "step":
+                self.assertEqual(set(entry), {"type", "at", "end", "line"})
+                continue
+            layers = line.pop("layers")
+            fields = {k: v for k, v in entry.items() if k not in ("at", "end", "line", "grad_amax")}
+            self.assertEqual(fields, line)
+            amaxes = [layer[key]["amax"] for layer in layers for key in ("grad_unscaled", "act_grad_unscaled")]
+            finite = [a for a in amaxes if not isinstance(a, str)]  # "nan", "inf" are strings
+            self.assertEqual(entry["grad_amax"], max(finite + [0]))
+        self.assertEqual({e["type"] for e in index[1:]}, {"step", "hist", "nan"})
+
+    def test_an_index_steps_gradient_amax_is_the_largest_finite_of_its_layers(self):
+        from plab_probe.jsonl import RecordFile
+        f = RecordFile(self.path)
+        f.write({"type": "run", "version": 1})
+        layers = [{"grad_unscaled": {"amax": 2.0}, "act_grad_unscaled": {"amax": 3.0}},
+                  {"grad_unscaled": {"amax": math.inf}}, {"grad_unscaled": {"amax": math.nan}}]
+        f.write({"type": "step", "step": 1, "layers": layers})
+        f.write({"type": "step", "step": 2, "layers": []})
+        f.close()
+        entries = [json.loads(text) for text in open(self.path + ".index", encoding="utf-8")][1:]
+        self.assertEqual([e["grad_amax"] for e in entries], [3, "nan"])
+
+    @unittest.skipUnless(os.environ.get("PLAB_EXE"), "PLAB_EXE (the plab program) not given")
+    def test_the_lab_reads_the_same_run_with_the_index_and_without(self):
+        self.train_with_scaler(12, {2, 3, 9}, hist_every=4, activations=True)
+        summary = [os.environ["PLAB_EXE"], "summary", self.path]
+        indexed = subprocess.run(summary, capture_output=True, text=True)
+        os.remove(self.path + ".index")
+        whole = subprocess.run(summary, capture_output=True, text=True)
+        self.assertEqual((indexed.returncode, indexed.stdout, indexed.stderr), (0, whole.stdout, whole.stderr))
+        self.assertIn("3 overflows, 3 skipped steps", indexed.stdout)
+
     @unittest.skipUnless(os.environ.get("PLAB_EXE"), "PLAB_EXE (the plab program) not given")
     def test_replaying_the_records_own_scaler_gives_its_trajectory(self):
         self.train_with_scaler(40, {2, 3, 9, 10, 11, 25})

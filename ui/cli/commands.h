@@ -140,9 +140,9 @@ void run_long_run_bench(const BenchOptions& options, std::ostream& out, std::ost
 // plab::Error on bad input and WriteError when the records could not be
 // written. `progress` draws a progress bar on `log`; `finish_records` (an
 // --out file's commit) runs once the records are flushed, before any
-// message says where they went.
+// message says where they went; `index` takes the record's index (record_index.h).
 int run_training(const RunOptions& options, const RunConfig& config, std::ostream& records, std::ostream& log,
-                 bool progress, const std::function<void()>& finish_records = {});
+                 bool progress, const std::function<void()>& finish_records = {}, std::ostream* index = nullptr);
 // Prints the scenario's guide, runs its check and prints one line per verdict
 // (or the list, with options.list). Returns 0 when every verdict holds, 1 when
 // one does not; throws plab::Error for an unknown name. `progress` draws a

@@ -22,6 +22,7 @@
 #include "ui/cli/interrupt.h"
 #include "ui/records/init_export.h"
 #include "ui/records/output_file.h"
+#include "ui/records/record_files.h"
 #include "ui/cli/progress_bar.h"
 #include "ui/cli/run_summary.h"
 #include "ui/records/run_writer.h"
@@ -92,7 +93,7 @@ std::string progress_detail(const StepRecord& r) {
 }  // namespace
 
 int run_training(const RunOptions& o, const RunConfig& config, std::ostream& records, std::ostream& log,
-                 bool progress, const std::function<void()>& finish_records) {
+                 bool progress, const std::function<void()>& finish_records, std::ostream* index) {
     if (o.dump_preset) {
         records << run_config_to_json(config, true) << '\n';
         return 0;
@@ -100,7 +101,7 @@ int run_training(const RunOptions& o, const RunConfig& config, std::ostream& rec
     const std::unique_ptr<Backend> backend = make_run_backend(o.backend);
     Trainer trainer(*backend, config, {.trace_nan = o.trace_nan});
     if (!o.export_init.empty()) export_initial_state(trainer, *backend, config, o.export_init);
-    const auto writer = make_run_writer(o.format, records);
+    const auto writer = make_run_writer(o.format, records, index);
     writer->header(make_run_header(trainer, *backend));
     ProgressBar bar(log, config.steps, progress);
     SummaryTotals totals;
@@ -223,8 +224,10 @@ void add_run_command(CLI::App& app) {
         if (out->count() == 0 || options->dump_preset) {
             code = run_training(*options, config, std::cout, std::cerr, tty && !options->dump_preset);
         } else {
-            OutputFile file(options->out);  // checked before training: exit 2 for a path it cannot take
-            code = run_training(*options, config, file.stream(), std::cerr, tty, [&file] { file.commit(); });
+            // Checked before training: exit 2 for a path it cannot take.
+            RecordFiles file(options->out, options->format == RecordFormat::jsonl);
+            code = run_training(*options, config, file.stream(), std::cerr, tty, [&file] { file.commit(); },
+                                file.index());
         }
         if (code != 0) throw CommandExit(code);
     });

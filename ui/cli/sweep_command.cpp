@@ -20,6 +20,7 @@
 #include "ui/cli/progress_bar.h"
 #include "ui/cli/sweep_output.h"
 #include "ui/records/output_file.h"
+#include "ui/records/record_files.h"
 #include "ui/records/run_writer.h"
 
 namespace plab {
@@ -61,7 +62,7 @@ const char* sweep_help_text() {
 class RunRecordFile {
 public:
     RunRecordFile(const std::string& path, const Trainer& trainer, const Backend& backend)
-        : file_(path, "--records"), writer_(make_run_writer(RecordFormat::jsonl, file_.stream())) {
+        : file_(path, true, "--records"), writer_(make_run_writer(RecordFormat::jsonl, file_.stream(), file_.index())) {
         writer_->header(make_run_header(trainer, backend));
     }
     void step(const StepRecord& r) {
@@ -75,7 +76,7 @@ public:
     }
 
 private:
-    OutputFile file_;
+    RecordFiles file_;
     std::unique_ptr<RunWriter> writer_;
 };
 

@@ -272,6 +272,12 @@ bool FastLines::step(const RecordedRun& run, bool with_layers, std::int64_t prev
     return gradient_amax(o, grad_amax);
 }
 
+bool FastLines::index_entry(bool step, IndexEntry& e) const {
+    const object& o = impl_->line;
+    return integer(o, "at", e.at) && integer(o, "end", e.end) && integer(o, "line", e.line) &&
+           (!step || number(o, "grad_amax", e.grad_amax));
+}
+
 bool FastLines::gradient_histogram(std::pair<std::int64_t, Log2Histogram>& out) const {
     simdjson::dom::array list;
     if (!histogram_layers(impl_->line, list)) return false;
@@ -316,6 +322,7 @@ FastLines::~FastLines() = default;
 bool FastLines::parse(std::string&) { return false; }
 std::string_view FastLines::type() const { return {}; }
 bool FastLines::step(const RecordedRun&, bool, std::int64_t, StepRecord&, float&) const { return false; }
+bool FastLines::index_entry(bool, IndexEntry&) const { return false; }
 bool FastLines::gradient_histogram(std::pair<std::int64_t, Log2Histogram>&) const { return false; }
 bool FastLines::layer_histograms(const RecordedRun&, HistogramLine&) const { return false; }
 bool fast_lines_available() { return false; }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/train/step_record.h"
+#include "ui/records/record_index.h"
 
 namespace plab {
 
@@ -49,6 +50,8 @@ public:
     // |unscaled gradient| of its layers (NaN without layers). `previous` is
     // the step before it (0 for the first).
     bool step(const RecordedRun& run, bool with_layers, std::int64_t previous, StepRecord& r, float& grad_amax) const;
+    // An index line's own fields (record_index.h); a step line's are read by step().
+    bool index_entry(bool step, IndexEntry& e) const;
     // A hist line: its step and the unscaled weight-gradient histograms summed over its layers.
     bool gradient_histogram(std::pair<std::int64_t, Log2Histogram>& out) const;
     // A hist line whole: its step, every layer's histograms and the twin's.

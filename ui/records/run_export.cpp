@@ -4,16 +4,16 @@
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/train/trainer.h"
-#include "ui/records/output_file.h"
+#include "ui/records/record_files.h"
 
 namespace plab {
 
 namespace {
 
-StepRecord write_replay(const RunExport& e, std::ostream& out, const ExportProgress& progress) {
+StepRecord write_replay(const RunExport& e, std::ostream& out, std::ostream* index, const ExportProgress& progress) {
     CpuBackend backend;
     Trainer trainer(backend, e.initial);
-    const auto writer = make_run_writer(e.format, out);
+    const auto writer = make_run_writer(e.format, out, index);
     writer->header(make_run_header(trainer, backend));
     std::size_t next_edit = 0;
     const std::size_t edit_count = e.edits ? e.edits->size() : 0;
@@ -39,8 +39,8 @@ StepRecord write_replay(const RunExport& e, std::ostream& out, const ExportProgr
 // The same care as plab run --out (output_file.h): the path checked first,
 // the file replaced whole or not at all.
 StepRecord export_run(const RunExport& e, const ExportProgress& progress) {
-    OutputFile file(e.path, "export");
-    const StepRecord last = write_replay(e, file.stream(), progress);
+    RecordFiles file(e.path, e.format == RecordFormat::jsonl, "export");
+    const StepRecord last = write_replay(e, file.stream(), file.index(), progress);
     file.commit();
     return last;
 }

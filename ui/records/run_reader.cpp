@@ -14,6 +14,7 @@
 #include "engine/common/error.h"
 #include "ui/present/step_fields.h"
 #include "ui/records/fast_lines.h"
+#include "ui/records/record_index.h"
 
 namespace plab {
 
@@ -457,13 +458,17 @@ void read_newest_layers(std::istream& in, const std::string& label, const RunRea
         const bool parsed = at_line(run.step_offsets[i]);
         StepRecord r;
         float amax = 0;
+        const Place at{label, run.step_offsets[i].line};
         if (parsed && fast.step(run, true, i ? run.steps[i - 1].step : 0, r, amax)) {
+            if (r.step != run.steps[i].step) at.fail("step", "not the step the first pass read there (has the file changed?)");
             run.steps[i].layers = std::move(r.layers);
             continue;
         }
         const Json line = Json::parse(text);
+        if (Fields(line, at, "").integer("step") != run.steps[i].step)
+            at.fail("step", "not the step the first pass read there (has the file changed?)");
         if (const auto layers = line.find("layers"); layers != line.end())
-            read_layers(*layers, Place{label, run.step_offsets[i].line}, run, run.steps[i]);
+            read_layers(*layers, at, run, run.steps[i]);
     }
     if (!options.layer_histograms) return;
     const auto& hists = run.histogram_offsets;
@@ -475,6 +480,17 @@ void read_newest_layers(std::istream& in, const std::string& label, const RunRea
         StepRecord* owner = step_of_histograms(run, read.step);
         if (owner && static_cast<std::size_t>(owner - run.steps.data()) >= first) std::move(read).attach_to(*owner);
     }
+}
+
+// One line after the header, the fast way where it can be, else the careful
+// way; false when it is not JSON.
+bool read_line(std::string& text, const Place& at, FastLines& fast, const RunReadOptions& options, RecordedRun& run,
+               std::vector<std::string>& unknown_types) {
+    if (!options.careful_only && fast.parse(text) && read_fast(fast, options, run)) return true;
+    const Json line = Json::parse(text, nullptr, false);
+    if (line.is_discarded()) return false;
+    read_careful(line, at, options, run, unknown_types);
+    return true;
 }
 
 // What reading a range of a record's lines gave: the lines after the
@@ -489,6 +505,7 @@ struct RangeRead {
     std::string error;                 // the first problem, its message as thrown
     std::int64_t error_line = 0;
     bool cut_off = false;              // its last line was cut off (skipped, with a warning)
+    std::int64_t end = -1;             // read through the index: the byte after its last line
 };
 
 // Reads the lines from the stream's position up to byte `end` (-1: to the
@@ -520,18 +537,12 @@ RangeRead read_range(std::istream& in, std::streamoff end, const std::string& la
             if (text.empty() || text == "\r") continue;
             const std::size_t steps_before = run.steps.size();
             const std::int64_t hists_before = run.histogram_lines;
-            if (first.careful_only || !fast.parse(text) || !read_fast(fast, first, run)) {
-                Json line = Json::parse(text, nullptr, false);
-                if (line.is_discarded()) {
-                    if (cut_off) {
-                        run.warnings.push_back(label + " line " + std::to_string(at.line) +
-                                               " is cut off (the run stopped while writing it): skipped");
-                        r.cut_off = true;
-                        break;
-                    }
-                    at.fail("", "not a JSON object");
-                }
-                read_careful(line, at, first, run, unknown_types);
+            if (!read_line(text, at, fast, first, run, unknown_types)) {
+                if (!cut_off) at.fail("", "not a JSON object");
+                run.warnings.push_back(label + " line " + std::to_string(at.line) +
+                                       " is cut off (the run stopped while writing it): skipped");
+                r.cut_off = true;
+                break;
             }
             if (run.steps.size() > steps_before && r.first_step_line == 0) r.first_step_line = at.line;
             const RecordLine where{static_cast<std::int64_t>(line_pos), at.line};
@@ -544,6 +555,111 @@ RangeRead read_range(std::istream& in, std::streamoff end, const std::string& la
         r.error_line = at.line;
     }
     r.lines = at.line;
+    return r;
+}
+
+// An index that does not describe its record (record_index.h): the record is then read whole.
+struct IndexMismatch : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Whether the record holds, at `e`, a whole line of `type` (and for a step
+// line, that step): both writers start a line with its type and step.
+bool record_line_is(std::istream& record, const IndexEntry& e, std::string_view type, std::int64_t step) {
+    std::string want = "{\"type\":\"" + std::string(type) + "\"";
+    if (step > 0) want += ",\"step\":" + std::to_string(step) + ",";
+    std::string got(want.size(), '\0');
+    char last = 0;
+    record.clear();
+    record.seekg(e.at);
+    record.read(got.data(), static_cast<std::streamsize>(got.size()));
+    record.seekg(e.end - 1);
+    record.get(last);
+    return record && got == want && last == '\n';
+}
+
+// The lines of a record its index covers, read from the index: each step's
+// fields from its entry, the other lines from the record where the entry
+// says (hist lines only when the read keeps their histograms). Line numbers
+// are made the range's own, as read_range's. Throws IndexMismatch when the
+// index does not describe this record; the record's own problems are kept
+// in the result, as read_range keeps them.
+RangeRead read_indexed(std::istream& index, std::istream& record, std::int64_t header_lines,
+                       std::uint64_t header_bytes, std::streamoff size, const std::string& label,
+                       const RunReadOptions& first, const RecordedRun& header) {
+    RangeRead r;
+    RecordedRun& run = r.part;
+    run.version = header.version;
+    run.layer_names = header.layer_names;
+    run.twin = header.twin;
+    std::vector<std::string> unknown_types;
+    FastLines fast, line_reader;
+    std::string text, line_text;
+    const bool hists_read = first.gradient_histograms || (first.layer_histograms && first.layers_kept > 0);
+    const std::string index_label = record_index_path(label);
+    IndexEntry e{.end = static_cast<std::int64_t>(header_bytes), .line = header_lines};
+    std::int64_t checked = 0, last_step = 0;
+    std::string last_type;
+    while (std::getline(index, text)) {
+        if (index.eof()) break;  // cut off mid-line: the record's lines after the last whole entry are read as usual
+        const IndexEntry before = e;
+        std::string type;
+        StepRecord step;
+        if (!first.careful_only && fast.parse(text) && (type = fast.type()) == "step") {
+            float unused;
+            if (!fast.index_entry(true, e) || !fast.step(run, false, run.steps.empty() ? 0 : run.steps.back().step, step, unused))
+                throw IndexMismatch("an entry the fast way does not read");
+        } else if (!first.careful_only && !type.empty()) {
+            if (!fast.index_entry(false, e)) throw IndexMismatch("an entry without its place");
+        } else {
+            const Json entry = Json::parse(text, nullptr, false);
+            const Place at{index_label, r.lines + header_lines + 1};
+            if (!entry.is_object() || !entry.contains("type")) throw IndexMismatch("not an index entry");
+            type = as_string(entry["type"], at, "type");
+            const Fields f(entry, at, "");
+            e.at = f.integer("at"), e.end = f.integer("end"), e.line = f.integer("line");
+            if (type == "step") {
+                step = read_step(entry, at, run, false);
+                e.grad_amax = f.number("grad_amax");
+            }
+        }
+        if (e.at != before.end || e.end <= e.at || e.end > size || e.line != before.line + 1)
+            throw IndexMismatch("line " + std::to_string(e.line) + " is not where the entry before it ends");
+        const bool is_step = type == "step";
+        last_type = type;
+        last_step = is_step ? step.step : 0;
+        if ((++checked == 1 || checked % 1024 == 0) && !record_line_is(record, e, type, is_step ? step.step : 0))
+            throw IndexMismatch("the record's line " + std::to_string(e.line) + " is not the entry's");
+        const RecordLine where{e.at, e.line - header_lines};
+        if (is_step) {
+            run.steps.push_back(std::move(step));
+            run.grad_amax.push_back(e.grad_amax);
+            forget_old_layers(run, first.layers_kept);
+            if (r.first_step_line == 0) r.first_step_line = where.line;
+            r.step_offsets.push_back(where);
+        } else if (type == "hist" && !hists_read) {
+            ++run.histogram_lines;
+        } else if (r.error.empty()) {
+            line_text.resize(static_cast<std::size_t>(e.end - e.at - 1));
+            record.clear();
+            record.seekg(e.at);
+            record.read(line_text.data(), static_cast<std::streamsize>(line_text.size()));
+            const Place at{label, where.line};
+            try {
+                if (!read_line(line_text, at, line_reader, first, run, unknown_types)) at.fail("", "not a JSON object");
+            } catch (const std::exception& error) {  // the record's own problem, as read_range keeps it
+                r.error = error.what();
+                r.error_line = where.line;
+                break;
+            }
+        }
+        if (type == "hist") r.histogram_offsets.push_back({run.steps.empty() ? -1 : run.steps.back().step, where});
+        r.lines = where.line;
+        if (first.progress && checked % 4096 == 0) first.progress(static_cast<std::uint64_t>(e.end));
+    }
+    if (checked > 1 && checked % 1024 != 0 && !record_line_is(record, e, last_type, last_step))
+        throw IndexMismatch("the record's line " + std::to_string(e.line) + " is not the entry's");
+    r.end = e.end;
     return r;
 }
 
@@ -709,7 +825,31 @@ RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOp
     return run;
 }
 
-// A file is read in ranges on threads (RunReadOptions::threads), merged in
+// The lines the record's index covers, read through it (read_indexed); none
+// when there is no index, or, with a warning, when it does not describe the record.
+std::optional<RangeRead> read_through_index(const std::string& path, std::int64_t header_lines,
+                                            std::uint64_t header_bytes, std::streamoff size,
+                                            const RunReadOptions& first, RecordedRun& run) {
+    std::ifstream index(record_index_path(path), std::ios::binary);
+    if (!index) return std::nullopt;
+    std::ifstream record(path, std::ios::binary);
+    try {
+        std::string text;
+        const Json head = std::getline(index, text) ? Json::parse(text, nullptr, false) : Json();
+        if (!head.is_object() || head.value("type", "") != "index" || head.value("version", 0) != kRecordIndexVersion)
+            throw IndexMismatch("not an index of version " + std::to_string(kRecordIndexVersion));
+        if (head.value("header_bytes", std::int64_t{-1}) != static_cast<std::int64_t>(header_bytes))
+            throw IndexMismatch("it is of a record with another header");
+        return read_indexed(index, record, header_lines, header_bytes, size, path, first, run);
+    } catch (const std::exception& e) {  // a derived file: never the record's fault
+        run.warnings.push_back(record_index_path(path) + " does not describe this record (" + e.what() +
+                               "): the record was read whole");
+        return std::nullopt;
+    }
+}
+
+// A file is read through its index where it has one, and the rest (all of
+// it without one) in ranges on threads (RunReadOptions::threads), merged in
 // order, so the result and every message are those of one pass over it.
 RecordedRun read_run_file(const std::string& path, const RunReadOptions& options) {
     std::ifstream in(path, std::ios::binary);
@@ -717,18 +857,26 @@ RecordedRun read_run_file(const std::string& path, const RunReadOptions& options
     RecordedRun run;
     std::uint64_t header_bytes = 0;
     const std::int64_t header_lines = read_header_line(in, path, run, header_bytes);
-    const std::streamoff begin = in.tellg();
-    if (begin < 0) return run;  // the header was the last line
+    std::streamoff rest = in.tellg();
+    if (rest < 0) return run;  // the header was the last line
     in.seekg(0, std::ios::end);
     const std::streamoff size = in.tellg();
-    in.seekg(begin);
-    const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    const auto per_thread = static_cast<std::streamoff>(std::max<std::uint64_t>(options.bytes_per_thread, 1));
-    const auto parts = static_cast<unsigned>(std::clamp<std::streamoff>((size - begin) / per_thread, 1, threads));
     const bool second_pass = reads_layers_twice(options);
-    std::vector<RangeRead> reads = read_ranges(path, range_starts(path, begin, size, parts), size,
-                                               first_pass(options, second_pass), run,
-                                               second_pass || options.line_offsets, header_bytes);
+    const RunReadOptions first = first_pass(options, second_pass);
+    std::vector<RangeRead> reads;
+    if (options.use_index)
+        if (std::optional<RangeRead> indexed = read_through_index(path, header_lines, header_bytes, size, first, run)) {
+            rest = indexed->end;
+            reads.push_back(std::move(*indexed));
+        }
+    if (rest < size) {
+        const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+        const auto per_thread = static_cast<std::streamoff>(std::max<std::uint64_t>(options.bytes_per_thread, 1));
+        const auto parts = static_cast<unsigned>(std::clamp<std::streamoff>((size - rest) / per_thread, 1, threads));
+        std::vector<RangeRead> tail = read_ranges(path, range_starts(path, rest, size, parts), size, first, run,
+                                                  second_pass || options.line_offsets, static_cast<std::uint64_t>(rest));
+        std::move(tail.begin(), tail.end(), std::back_inserter(reads));
+    }
     run = finish(reads, header_lines, path, options, second_pass, in, std::move(run));
     if (options.progress) options.progress(static_cast<std::uint64_t>(size));
     return run;

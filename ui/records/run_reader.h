@@ -73,6 +73,10 @@ struct RunReadOptions {
     // (older steps keep their scalars): a long record of a large model then
     // fits in memory, as a live run's RunLog keeps only its recent records.
     std::size_t layers_kept = static_cast<std::size_t>(-1);
+    // read_run_file reads every step's fields from the record's index when
+    // one beside it describes it (record_index.h), and the record only for
+    // the lines the read needs whole.
+    bool use_index = true;
     bool line_offsets = false;  // RecordedRun::step_offsets and histogram_offsets (files only)
     // Every line read with nlohmann-json, none with simdjson (fast_lines.h):
     // the reference the fast way is tested against.
@@ -88,7 +92,8 @@ struct RunReadOptions {
 // Reads a record; `label` names it in messages ("run.jsonl"). Throws
 // plab::Error ("run.jsonl line 12: scale_after: \"x\" is not a number").
 RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOptions& options = {});
-// The same from a file; a file that cannot be opened is an Error naming it.
+// The same from a file, through its index where it has one (the result is
+// the same); a file that cannot be opened is an Error naming it.
 RecordedRun read_run_file(const std::string& path, const RunReadOptions& options = {});
 
 // Step `index` of a run read from `path` with line_offsets, read again with

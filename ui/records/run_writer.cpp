@@ -7,6 +7,7 @@
 #include "engine/common/number_text.h"
 #include "engine/model/op_observer.h"
 #include "ui/records/json_line.h"
+#include "ui/records/record_index.h"
 #include "ui/present/step_fields.h"
 
 namespace plab {
@@ -58,39 +59,67 @@ void write_layer_histograms(JsonLine& j, const LayerHistograms& h) {
     write_histogram(j, "act_grad_unscaled", h.act_grad_unscaled);
 }
 
+// JsonSink for the index: a step's fields without its layers.
+class ScalarsSink {
+public:
+    explicit ScalarsSink(JsonLine& j) : sink_(j) {}
+    void number(std::string_view k, float v) {
+        if (!depth_) sink_.number(k, v);
+    }
+    void integer(std::string_view k, std::int64_t v) {
+        if (!depth_) sink_.integer(k, v);
+    }
+    void boolean(std::string_view k, bool v) {
+        if (!depth_) sink_.boolean(k, v);
+    }
+    void missing(std::string_view) {}
+    void begin(std::string_view) { ++depth_; }  // objects only occur inside the layers
+    void end() { --depth_; }
+    void begin_list(std::string_view) { ++depth_; }
+    void end_list() { --depth_; }
+    void begin_item(std::string_view) {}
+    void end_item() {}
+
+private:
+    JsonSink sink_;
+    int depth_ = 0;
+};
+
+// With an index stream, each line also gets its index entry (record_index.h);
+// the record's bytes are written before the index's, so an index never names
+// a line the record does not hold yet.
 class JsonlWriter final : public RunWriter {
 public:
-    explicit JsonlWriter(std::ostream& out) : out_(out) {}
+    JsonlWriter(std::ostream& out, std::ostream* index) : out_(out), index_(index) {}
     ~JsonlWriter() override { flush(); }
-
     void header(const RunHeader& h) override {
         layer_names_ = h.layer_names;
         twin_ = h.twin;
-        JsonLine j(buffer_);
-        j.string("type", "run").integer("version", 1).string("backend", h.backend).raw("config", h.config_json);
-        j.begin_array("layers");
-        for (std::size_t i = 0; i < h.layer_names.size(); ++i)
-            j.begin_object().string("name", h.layer_names[i]).string("shape", h.layer_shapes[i]).end_object();
-        j.end_array();
-        j.begin_object("histogram").integer("low_log2", Log2Histogram::kLowExponent)
-            .integer("bins_per_binade", Log2Histogram::kBinsPerBinade).integer("bins", Log2Histogram::kBins).end_object();
-    }
-
-    void step(const StepRecord& r, std::optional<double> micros) override {
         {
             JsonLine j(buffer_);
-            j.string("type", "step");
+            j.string("type", "run").integer("version", 1).string("backend", h.backend).raw("config", h.config_json);
+            j.begin_array("layers");
+            for (std::size_t i = 0; i < h.layer_names.size(); ++i)
+                j.begin_object().string("name", h.layer_names[i]).string("shape", h.layer_shapes[i]).end_object();
+            j.end_array();
+            j.begin_object("histogram").integer("low_log2", Log2Histogram::kLowExponent)
+                .integer("bins_per_binade", Log2Histogram::kBinsPerBinade).integer("bins", Log2Histogram::kBins).end_object();
+        }
+        ++lines_;
+        if (index_)
+            JsonLine(index_buffer_).string("type", "index").integer("version", kRecordIndexVersion)
+                .integer("header_bytes", static_cast<std::int64_t>(written_ + buffer_.size()));
+    }
+    void step(const StepRecord& r, std::optional<double> micros) override {
+        write_line("step", [&](JsonLine& j) {
             JsonSink sink(j);
             visit_step(r, layer_names_, twin_, sink);
             if (micros) j.number("time_us", *micros);
-        }
-        maybe_flush();
+        }, &r);
     }
-
     void histograms(std::int64_t step, const std::vector<LayerHistograms>& layers, const TwinView* twin) override {
-        {
-            JsonLine j(buffer_);
-            j.string("type", "hist").integer("step", step).begin_array("layers");
+        write_line("hist", [&](JsonLine& j) {
+            j.integer("step", step).begin_array("layers");
             for (std::size_t i = 0; i < layers.size(); ++i) {
                 j.begin_object().string("name", layer_names_[i]);
                 write_layer_histograms(j, layers[i]);
@@ -105,15 +134,12 @@ public:
                 j.end_object();
             }
             j.end_array();
-        }
-        maybe_flush();
+        });
     }
-
     // The twin's text only when the header says there is a twin, as its step fields are.
     void samples(const TextSamples& s) override {
-        {
-            JsonLine j(buffer_);
-            j.string("type", "samples").integer("step", s.step).begin_array("samples");
+        write_line("samples", [&](JsonLine& j) {
+            j.integer("step", s.step).begin_array("samples");
             for (const TextSample& t : s.samples) {
                 j.begin_object().string("prompt", t.prompt);
                 if (!t.expected.empty()) j.string("expected", t.expected);
@@ -122,34 +148,58 @@ public:
                 j.end_object();
             }
             j.end_array();
-        }
-        maybe_flush();
+        });
     }
-
     void nan(const NanReport& r) override {
-        JsonLine j(buffer_);
-        j.string("type", "nan").integer("step", r.step).string("phase", phase_name(r.phase)).string("layer", r.layer)
-            .string("op", r.op).string("format", format_name(r.format)).integer("nans", r.nans).integer("infs", r.infs)
-            .number("input_amax", r.input_amax).number("scale", r.loss_scale).string("diagnosis", r.diagnosis);
+        write_line("nan", [&](JsonLine& j) {
+            j.integer("step", r.step).string("phase", phase_name(r.phase)).string("layer", r.layer).string("op", r.op)
+                .string("format", format_name(r.format)).integer("nans", r.nans).integer("infs", r.infs)
+                .number("input_amax", r.input_amax).number("scale", r.loss_scale).string("diagnosis", r.diagnosis);
+        });
     }
-
     void edit(std::int64_t after_step, const std::string& assignment) override {
-        JsonLine j(buffer_);
-        j.string("type", "edit").integer("step", after_step).string("assignment", assignment);
+        write_line("edit", [&](JsonLine& j) { j.integer("step", after_step).string("assignment", assignment); });
     }
-
     void flush() override {
+        written_ += buffer_.size();
         out_ << buffer_;
         out_.flush();
         buffer_.clear();
+        if (!index_) return;
+        *index_ << index_buffer_;
+        index_->flush();
+        index_buffer_.clear();
     }
 
 private:
-    void maybe_flush() {
+    // One record line of `type`, its fields written by `fill`, and its index entry.
+    template <typename Fill>
+    void write_line(std::string_view type, Fill&& fill, const StepRecord* step = nullptr) {
+        const std::uint64_t at = written_ + buffer_.size();
+        {
+            JsonLine j(buffer_);
+            j.string("type", type);
+            fill(j);
+        }
+        ++lines_;
+        if (index_) index_entry(type, at, step);
         if (buffer_.size() >= kFlushBytes) flush();
     }
+    void index_entry(std::string_view type, std::uint64_t at, const StepRecord* step) {
+        JsonLine j(index_buffer_);
+        j.string("type", type).integer("at", static_cast<std::int64_t>(at))
+            .integer("end", static_cast<std::int64_t>(written_ + buffer_.size())).integer("line", lines_);
+        if (!step) return;
+        j.number("grad_amax", unscaled_gradient_amax(*step));
+        ScalarsSink sink(j);
+        visit_step(*step, layer_names_, twin_, sink);
+    }
+
     std::ostream& out_;
-    std::string buffer_;
+    std::ostream* index_;
+    std::string buffer_, index_buffer_;
+    std::uint64_t written_ = 0;  // bytes of the record handed to out_
+    std::int64_t lines_ = 0;
     std::vector<std::string> layer_names_;
     bool twin_ = false;
 };
@@ -227,9 +277,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<RunWriter> make_run_writer(RecordFormat format, std::ostream& out) {
+std::unique_ptr<RunWriter> make_run_writer(RecordFormat format, std::ostream& out, std::ostream* index) {
     if (format == RecordFormat::csv) return std::make_unique<CsvWriter>(out);
-    return std::make_unique<JsonlWriter>(out);
+    return std::make_unique<JsonlWriter>(out, index);
 }
 
 void write_step_extras(RunWriter& writer, const StepRecord& record) {

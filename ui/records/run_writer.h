@@ -49,6 +49,8 @@ RunHeader make_run_header(const Trainer& trainer, const Backend& backend);
 void write_step_extras(RunWriter& writer, const StepRecord& record);
 
 // The writer keeps a reference to `out`; it buffers and writes in large blocks.
-std::unique_ptr<RunWriter> make_run_writer(RecordFormat format, std::ostream& out);
+// A JSON Lines writer given `index` writes the record's index there too
+// (record_index.h); CSV has none.
+std::unique_ptr<RunWriter> make_run_writer(RecordFormat format, std::ostream& out, std::ostream* index = nullptr);
 
 }  // namespace plab
