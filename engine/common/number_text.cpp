@@ -47,6 +47,17 @@ std::string mib_text(std::size_t bytes) {
     return text;
 }
 
+std::string grouped_text(std::int64_t n) {
+    const std::string digits = std::to_string(n);
+    const std::size_t sign = n < 0 ? 1 : 0;
+    std::string out = digits.substr(0, sign);
+    for (std::size_t i = sign; i < digits.size(); ++i) {
+        if (i > sign && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
 std::string decimal_bytes_text(double bytes) {
     char text[32];
     if (bytes >= 1e9)

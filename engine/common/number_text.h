@@ -2,6 +2,7 @@
 // Numbers as text for people: the shortest decimal that reads back to the
 // same value, and powers of two written as such.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace plab {
@@ -15,6 +16,8 @@ std::string significant_text(double x, int digits);
 // writes an FP32 value as FP32 (3e+38, not 3.0000000054977558e+38).
 std::string power_of_two_text(double x);
 std::string power_of_two_text(float x);
+// A count in groups of three digits: 335141888 -> "335,141,888".
+std::string grouped_text(std::int64_t n);
 // A byte count in MiB with one decimal: "512.0".
 std::string mib_text(std::size_t bytes);
 // A byte count in decimal units, as memory figures are quoted in articles

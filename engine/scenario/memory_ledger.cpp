@@ -15,6 +15,7 @@
 #include "engine/scenario/run_to_end.h"
 #include "engine/scenario/scenario_checks.h"
 #include "engine/train/framework_ledger.h"
+#include "engine/train/framework_ledger_table.h"
 #include "engine/train/model_shape.h"
 
 namespace plab {
@@ -34,16 +35,6 @@ using I = std::int64_t;
 
 std::string bytes(double b) { return decimal_bytes_text(b); }
 
-// "335,141,888": a parameter count read digit group by digit group.
-std::string grouped(I n) {
-    std::string digits = std::to_string(n), out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
 struct RecipeLedgers {
     ModelShape shape;
     std::string optimizer;                 // "adamw", "sgd"
@@ -54,13 +45,8 @@ struct RecipeLedgers {
 };
 
 RecipeLedgers every_recipe(ModelShape shape, const RunConfig& config) {
-    RecipeLedgers out{std::move(shape), std::string(optimizer_kind_name(config.optimizer.kind)), {}};
-    for (const Recipe r : kAllRecipes) {
-        PrecisionConfig p = config.precision;
-        p.recipe = r;
-        out.ledgers.push_back(framework_ledger(out.shape, p, config.optimizer));
-    }
-    return out;
+    std::vector<FrameworkLedger> ledgers = framework_ledgers(shape, config);
+    return {std::move(shape), std::string(optimizer_kind_name(config.optimizer.kind)), std::move(ledgers)};
 }
 
 I fp32_activation_bytes(int sequences, const RunConfig& config) {
@@ -71,23 +57,6 @@ I fp32_activation_bytes(int sequences, const RunConfig& config) {
 int bert_batch_nearest_article(const RunConfig& config) {
     const double per_sequence = static_cast<double>(fp32_activation_bytes(1, config));
     return std::max(1, static_cast<int>(std::lround(kArticleActivations / per_sequence)));
-}
-
-// "1.34 GB FP32", "0.67 GB FP16 + 1.34 GB FP32": a class's bytes by format.
-std::string class_cell(const FrameworkLedger& l, HeldClass c) {
-    std::vector<std::pair<FormatId, I>> by_format;
-    for (const HeldLine& line : l.lines) {
-        if (line.held_class != c) continue;
-        auto it = std::find_if(by_format.begin(), by_format.end(), [&](const auto& f) { return f.first == line.format; });
-        if (it == by_format.end())
-            by_format.emplace_back(line.format, line.bytes());
-        else
-            it->second += line.bytes();
-    }
-    std::string cell;
-    for (const auto& [format, b] : by_format)
-        cell += (cell.empty() ? "" : " + ") + bytes(static_cast<double>(b)) + " " + std::string(format_display_name(format));
-    return cell.empty() ? "-" : cell;
 }
 
 void append_aligned(std::vector<std::string>& out, const std::vector<std::vector<std::string>>& rows) {
@@ -102,21 +71,9 @@ void append_aligned(std::vector<std::string>& out, const std::vector<std::vector
     }
 }
 
-void append_table(std::vector<std::string>& out, const RecipeLedgers& m) {
-    out.push_back(m.shape.name + ", " + grouped(m.shape.parameter_count()) +
-                  " parameters, " + m.optimizer + ":");
-    std::vector<std::vector<std::string>> rows{{"recipe"}};
-    for (const HeldClass c : kHeldClasses) rows[0].emplace_back(held_class_name(c));
-    rows[0].insert(rows[0].end(), {"total", "vs fp32"});
-    const double fp32 = static_cast<double>(m.of(Recipe::fp32).total_bytes());
-    for (const FrameworkLedger& l : m.ledgers) {
-        std::vector<std::string> row{std::string(recipe_name(l.recipe))};
-        for (const HeldClass c : kHeldClasses) row.push_back(class_cell(l, c));
-        row.push_back(bytes(static_cast<double>(l.total_bytes())));
-        row.push_back(percent_text(static_cast<double>(l.total_bytes()) / fp32));
-        rows.push_back(std::move(row));
-    }
-    append_aligned(out, rows);
+void append_table(std::vector<std::string>& out, const RecipeLedgers& m, const RunConfig& config) {
+    out.push_back(framework_ledger_title(m.shape, config) + ":");
+    append_aligned(out, framework_ledger_rows(m.ledgers));
     out.emplace_back();
 }
 
@@ -167,9 +124,9 @@ Verdict parameter_side_grows(const RecipeLedgers& m, std::string_view label) {
                                    " (weights, copies, gradients, optimizer state; bytes per parameter): fp32 " +
                                    bytes(static_cast<double>(fp32)) + " (" +
                                    significant_text(static_cast<double>(fp32) / static_cast<double>(n), 4) + ")" +
-                                   amp_text + ": larger under AMP by 2 bytes for each of the " + grouped(cast) +
+                                   amp_text + ": larger under AMP by 2 bytes for each of the " + grouped_text(cast) +
                                    " weights and biases the matmuls read, which autocast casts (needs exactly 2 x " +
-                                   grouped(cast) + " bytes more)");
+                                   grouped_text(cast) + " bytes more)");
 }
 
 // The activations stored in 16 bits are exactly half their FP32 bytes; those
@@ -226,8 +183,8 @@ ScenarioReport check_memory_ledger(Backend&, const ScenarioProgress& progress) {
     const RecipeLedgers bert = every_recipe(bert_large_shape(batch, kBertTokens), config);
     if (progress) progress(1, "ledgers");
 
-    append_table(report.table, preset);
-    append_table(report.table, bert);
+    append_table(report.table, preset, config);
+    append_table(report.table, bert, config);
     append_lines(report.table, bert, Recipe::amp_fp16);
     report.table.push_back("The article: \"about half\" (减少显存占用50%); its own BERT-Large: 9.36 GB -> 6.04 GB.");
 

@@ -156,6 +156,9 @@ TEST(BackendCli, CompareRecipesGivesTheLedgerAndTimesOnlyOnAGpu) {
         EXPECT_EQ(run_plab("bench --compare-recipes --backend cuda").exit_code, 2);
     }
     EXPECT_EQ(run_plab("bench --compare-recipes --steps 2").exit_code, 2);
+    const Result gpt = run_plab("bench --compare-recipes --preset tiny-gpt-amp-fp16");
+    EXPECT_EQ(gpt.exit_code, 2);
+    EXPECT_NE(gpt.err.find("for MLPs only, and this model has attention blocks"), std::string::npos) << gpt.err;
 }
 
 }  // namespace

@@ -53,6 +53,10 @@ void run_recipe_comparison(const BenchOptions& o, std::ostream& out, std::ostrea
         throw Error("--steps: " + std::to_string(o.steps) + " is out of range; allowed 3..100000 with --compare-recipes");
     RunConfig base = o.preset.empty() ? seeds_wide_mlp() : load_preset(o.preset);
     base.steps = o.steps;
+    if (base.model.kind == ModelKind::gpt || base.model.attention_tokens > 0)
+        throw Error("--preset " + o.preset + ": --compare-recipes counts the lab's own buffers, for MLPs only, and this "
+                    "model has attention blocks; what PyTorch holds for it under every recipe is in the workbench's "
+                    "Speed & memory panel (plab scenario memory-ledger for the tiny GPT beside BERT-Large)");
     std::string device, why;
     std::unique_ptr<Backend> backend;
     if (o.backend == "cpu") {
