@@ -89,6 +89,9 @@ TEST(RecordIndex, AReadThroughTheIndexIsTheRecordReadWhole) {
         EXPECT_TRUE(indexed.warnings.empty()) << preset;
         EXPECT_GT(whole.histogram_lines, 0) << preset;
         EXPECT_EQ(whole.samples.size(), preset == "tiny-gpt-amp-fp16" ? 7u : 0u) << preset;
+        RunReadOptions careful = opening(true);  // every line read with nlohmann-json, the index's too
+        careful.careful_only = true;
+        EXPECT_EQ(difference(read_run_file(file, careful), whole), "") << preset << " (careful)";
         RunReadOptions scalars;
         scalars.layers = false;
         const RecordedRun summary = read_run_file(file, scalars);
