@@ -147,6 +147,24 @@ TEST(RecordIndex, AnIndexThatDoesNotDescribeItsRecordIsSetAsideWithAWarning) {
     }
 }
 
+// A progress callback that stops the read (a cancelled dialog) stops it:
+// its exception is not taken for an index that does not fit.
+TEST(RecordIndex, AReadStoppedByItsProgressCallbackStops) {
+    const WrittenRun written = train_and_write("scaler-sawtooth", 700);  // over 4 MB: progress during the index
+    ASSERT_GT(written.text.size(), 4u << 20);
+    const std::string file = saved(written.text, written.index, "stopped");
+    RunReadOptions o = opening(true);
+    std::uint64_t heard = 0;
+    o.progress = [&](std::uint64_t bytes) {  // the first call says stop; a read that went on would finish
+        if (heard > 0) return;
+        heard = bytes;
+        throw Error("opening cancelled");
+    };
+    EXPECT_EQ(testing_support::error_of([&] { read_run_file(file, o); }), "opening cancelled");
+    EXPECT_GT(heard, 0u);
+    EXPECT_LT(heard, written.text.size());  // from inside the index's read, not from its end
+}
+
 TEST(RecordIndex, ARecordsOwnProblemIsNamedAsAWholeReadNamesIt) {
     const WrittenRun written = train_and_write("tiny-gpt-amp-fp16", 20, kTinyGpt);
     std::string spoilt = written.text;

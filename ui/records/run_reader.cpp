@@ -598,7 +598,7 @@ RangeRead read_indexed(std::istream& index, std::istream& record, std::int64_t h
     const bool hists_read = first.gradient_histograms || (first.layer_histograms && first.layers_kept > 0);
     const std::string index_label = record_index_path(label);
     IndexEntry e{.end = static_cast<std::int64_t>(header_bytes), .line = header_lines};
-    std::int64_t checked = 0, last_step = 0;
+    std::int64_t checked = 0, last_step = 0, reported = 0;
     std::string last_type;
     while (std::getline(index, text)) {
         if (index.eof()) break;  // cut off mid-line: the record's lines after the last whole entry are read as usual
@@ -612,15 +612,19 @@ RangeRead read_indexed(std::istream& index, std::istream& record, std::int64_t h
         } else if (!first.careful_only && !type.empty()) {
             if (!fast.index_entry(false, e)) throw IndexMismatch("an entry without its place");
         } else {
-            const Json entry = Json::parse(text, nullptr, false);
-            const Place at{index_label, r.lines + header_lines + 1};
-            if (!entry.is_object() || !entry.contains("type")) throw IndexMismatch("not an index entry");
-            type = as_string(entry["type"], at, "type");
-            const Fields f(entry, at, "");
-            e.at = f.integer("at"), e.end = f.integer("end"), e.line = f.integer("line");
-            if (type == "step") {
-                step = read_step(entry, at, run, false);
-                e.grad_amax = f.number("grad_amax");
+            try {
+                const Json entry = Json::parse(text, nullptr, false);
+                const Place at{index_label, r.lines + header_lines + 1};
+                if (!entry.is_object() || !entry.contains("type")) throw IndexMismatch("not an index entry");
+                type = as_string(entry["type"], at, "type");
+                const Fields f(entry, at, "");
+                e.at = f.integer("at"), e.end = f.integer("end"), e.line = f.integer("line");
+                if (type == "step") {
+                    step = read_step(entry, at, run, false);
+                    e.grad_amax = f.number("grad_amax");
+                }
+            } catch (const Error& error) {  // the index's problem, not the record's
+                throw IndexMismatch(error.what());
             }
         }
         if (e.at != before.end || e.end <= e.at || e.end > size || e.line != before.line + 1)
@@ -655,7 +659,8 @@ RangeRead read_indexed(std::istream& index, std::istream& record, std::int64_t h
         }
         if (type == "hist") r.histogram_offsets.push_back({run.steps.empty() ? -1 : run.steps.back().step, where});
         r.lines = where.line;
-        if (first.progress && checked % 4096 == 0) first.progress(static_cast<std::uint64_t>(e.end));
+        if (first.progress && e.end - reported >= static_cast<std::int64_t>(kProgressBytes))
+            first.progress(static_cast<std::uint64_t>(reported = e.end));
     }
     if (checked > 1 && checked % 1024 != 0 && !record_line_is(record, e, last_type, last_step))
         throw IndexMismatch("the record's line " + std::to_string(e.line) + " is not the entry's");
@@ -833,15 +838,17 @@ std::optional<RangeRead> read_through_index(const std::string& path, std::int64_
     std::ifstream index(record_index_path(path), std::ios::binary);
     if (!index) return std::nullopt;
     std::ifstream record(path, std::ios::binary);
+    // Only a mismatch sets the index aside: anything else (a cancelled
+    // progress dialog's exception, say) goes on to the caller.
     try {
         std::string text;
         const Json head = std::getline(index, text) ? Json::parse(text, nullptr, false) : Json();
-        if (!head.is_object() || head.value("type", "") != "index" || head.value("version", 0) != kRecordIndexVersion)
+        const auto field = [&](const char* key) { return head.is_object() && head.contains(key) ? head[key] : Json(); };
+        if (field("type") != "index" || field("version") != kRecordIndexVersion)
             throw IndexMismatch("not an index of version " + std::to_string(kRecordIndexVersion));
-        if (head.value("header_bytes", std::int64_t{-1}) != static_cast<std::int64_t>(header_bytes))
-            throw IndexMismatch("it is of a record with another header");
+        if (field("header_bytes") != header_bytes) throw IndexMismatch("it is of a record with another header");
         return read_indexed(index, record, header_lines, header_bytes, size, path, first, run);
-    } catch (const std::exception& e) {  // a derived file: never the record's fault
+    } catch (const IndexMismatch& e) {  // a derived file: never the record's fault
         run.warnings.push_back(record_index_path(path) + " does not describe this record (" + e.what() +
                                "): the record was read whole");
         return std::nullopt;
