@@ -74,7 +74,11 @@ class RecordFile:
 
     def __init__(self, path: str):
         self._record = open(path, "wb")  # first: a path that cannot be written fails before the index exists
-        self._index = open(path + ".index", "wb")
+        try:
+            self._index = open(path + ".index", "wb")
+        except OSError:
+            self._record.close()
+            raise
         self._bytes = 0
         self._lines = 0
 
