@@ -18,7 +18,7 @@ import torch
 
 from . import __version__
 from .jsonl import F32, RecordFile
-from .stats import log2_histogram_views, tensor_stats_views
+from .stats import tensor_views
 from .thresholds import BINS, BINS_PER_BINADE, LOW_LOG2
 
 RECORD_VERSION = 1
@@ -264,7 +264,9 @@ class Recorder:
         scale_after = self.scaler.get_scale() if self.scaler else 1.0
         self._scale = scale_after
         grad_totals = {}  # id(weight) -> its gradient's FP64 sum of squares and non-finite count
-        layers = [self._layer_stats(layer, scale, grad_totals) for layer in self.layers]
+        with_hist = bool(self.hist_every) and self.steps % self.hist_every == 0
+        hist_layers = [] if with_hist else None
+        layers = [self._layer_stats(layer, scale, grad_totals, hist_layers) for layer in self.layers]
         squares = 0.0  # over every parameter's gradient, biases too: non-finite when any value is
         for p in self.model.parameters():
             if p.grad is None:
@@ -272,7 +274,7 @@ class Recorder:
             t = grad_totals.get(id(p))
             if t is None:
                 g = p.grad.detach().double()
-                squares += float(torch.dot(g.reshape(-1), g.reshape(-1)))
+                squares += float(g.mul_(g).sum())  # not torch.dot, for the reason stats.py gives
             else:
                 squares += math.inf if t["non_finite"] else t["sum_sq"]
         # The scaler's verdict where there is one: it backs off exactly when it found an Inf or NaN.
@@ -296,8 +298,8 @@ class Recorder:
             record["lr"] = F32(self.optimizer.param_groups[0]["lr"])
         record["layers"] = layers
         self._file.write(record)
-        if self.hist_every and self.steps % self.hist_every == 0:
-            self._file.write(self._histograms(scale))
+        if with_hist:
+            self._file.write({"type": "hist", "step": self.steps, "layers": hist_layers})
         self._trace(scale, layers)
         self._watch.next_step()
         self._file.flush()  # a run killed later keeps every step recorded so far
@@ -317,23 +319,21 @@ class Recorder:
                 views.append((act[1], [("act_grad", 1.0), ("act_grad_unscaled", scale)]))
         return views
 
-    def _layer_stats(self, layer, scale, grad_totals: dict) -> dict:
+    def _layer_stats(self, layer, scale, grad_totals: dict, hist_layers: list = None) -> dict:
+        """The layer's statistics; with hist_layers, its histograms from the
+        same scans go there too."""
         out = {"name": layer.name}
+        hists = {"name": layer.name}
         for tensor, keys in self._views(layer, scale):
             totals = grad_totals.setdefault(id(layer.weight), {}) if tensor is layer.weight.grad else None
-            for (key, _), stats in zip(keys, tensor_stats_views(tensor, [d for _, d in keys], totals)):
-                out[key] = _stats_record(stats)
+            stats, hist = tensor_views(tensor, [d for _, d in keys], totals, hist=hist_layers is not None)
+            for (key, _), s in zip(keys, stats):
+                out[key] = _stats_record(s)
+            for (key, _), h in zip(keys, hist or ()):
+                hists[key] = _histogram_record(h)
+        if hist_layers is not None:
+            hist_layers.append(hists)
         return out
-
-    def _histograms(self, scale) -> dict:
-        layers = []
-        for layer in self.layers:
-            out = {"name": layer.name}
-            for tensor, keys in self._views(layer, scale):
-                for (key, _), hist in zip(keys, log2_histogram_views(tensor, [d for _, d in keys])):
-                    out[key] = _histogram_record(hist)
-            layers.append(out)
-        return {"type": "hist", "step": self.steps, "layers": layers}
 
     def _trace(self, scale, layers):
         if not self._watch.trace_nan or self.nan_lines >= NAN_LINES:

@@ -5,21 +5,30 @@
 Every function takes the tensor as held and divisors: the statistics are
 those of x / divisor as an exact real number (a gradient's unscaled view is
 its scaled values with divisor S; its scaled view, from unscaled values, has
-divisor 1 / S). All views of a tensor come from one scan of its FP32 bit
-patterns, integer work only, in chunks through scratch buffers that are
-kept: allocating a tensor-sized temporary per operation costs more than the
-operation on the CPU (fresh pages), and chunks bound the scratch memory on
-a GPU."""
+divisor 1 / S). All views of a tensor, and on a histogram step its
+histograms, come from one scan of its FP32 bit patterns, in chunks through
+scratch buffers that are kept: allocating a tensor-sized temporary per
+operation costs more than the operation on the CPU (fresh pages), a chunk
+that fits a core's cache is cheaper to pass over again, and chunks bound
+the scratch memory on a GPU. The counts take integer work only; the
+histogram of a power-of-two divisor reads the exponent of |x|^4 in FP64
+(see _scan)."""
 import struct
+import sys
 import threading
+from fractions import Fraction
+from functools import lru_cache
 
 import torch
 
 from .formats import RANGE_FORMATS
-from .thresholds import BINS, POS_INF_BITS, histogram_edges, range_thresholds
+from .thresholds import (BINS, BINS_PER_BINADE, LOW_LOG2, POS_INF_BITS, float_of_bits, histogram_edges,
+                         range_thresholds)
 
-CHUNK = 1 << 21  # elements per scan step: 2 Mi, 58 MiB of scratch at most
+CHUNK = 1 << 18  # elements per scan step: 256 Ki, so that a chunk's passes stay in a core's L2 (docs/perf.md)
 _FIXED = (1, POS_INF_BITS, POS_INF_BITS + 1)  # below these: zeros, finite values, all but NaN
+# The int16 that holds the top bits of an int32 (and of an FP64), by byte order.
+_HIGH_HALF, _HIGH_QUARTER = (1, 3) if sys.byteorder == "little" else (0, 0)
 _U_SLOTS = 5 * 256  # u = 5 E + (bin edges passed within the binade), see _add_unclamped_bins
 
 
@@ -33,9 +42,16 @@ def to_float32(x: float) -> float:
 
 
 class _Scratch:
-    """Reused buffers of CHUNK elements per device and thread."""
+    """Reused buffers of CHUNK elements per device and thread, each cut to
+    the chunk's length when asked for."""
 
     _by_key = {}
+
+    def __init__(self, buffers, n):
+        self.buffers, self.n = buffers, n
+
+    def __getitem__(self, name):
+        return self.buffers[name][:self.n]
 
     @classmethod
     def get(cls, device, n):
@@ -46,13 +62,13 @@ class _Scratch:
                 "value": torch.empty(CHUNK, dtype=torch.float32, device=device),
                 "wide": torch.empty(CHUNK, dtype=torch.float64, device=device),
                 "bits": torch.empty(CHUNK, dtype=torch.int32, device=device),
-                "exponent": torch.empty(CHUNK, dtype=torch.int32, device=device),
                 "fraction": torch.empty(CHUNK, dtype=torch.int32, device=device),
                 "u": torch.empty(CHUNK, dtype=torch.int32, device=device),
-                "lookup": torch.empty(CHUNK, dtype=torch.int32, device=device),
+                "clamped": torch.empty(CHUNK, dtype=torch.int32, device=device),
+                "top": torch.empty(CHUNK, dtype=torch.bfloat16, device=device),
                 "flag": torch.empty(CHUNK, dtype=torch.bool, device=device),
             }
-        return {k: v[:n] for k, v in s.items()}
+        return cls(s, n)
 
 
 def _chunks(x: torch.Tensor):
@@ -64,106 +80,117 @@ def _chunks(x: torch.Tensor):
         scratch = _Scratch.get(flat.device, part.numel())
         if part.dtype != torch.float32 or not part.is_contiguous():
             part = scratch["value"].copy_(part)
-        torch.bitwise_and(part.view(torch.int32), 0x7FFFFFFF, out=scratch["bits"])
-        yield part, scratch["bits"], scratch
+        yield part, torch.bitwise_and(part.view(torch.int32), 0x7FFFFFFF, out=scratch["bits"]), scratch
 
 
-class _BinadeKey:
-    """Counts below many thresholds at once. Each element gets a key: its
-    binade (the exponent field) times `slots`, plus how many of the
-    thresholds inside that binade its fraction field reaches (each rank
-    looked up per binade through index_select). One bincount of the keys
-    then answers every threshold: the elements of the binades below it,
-    and those of its own binade below its rank. No element is compared one
-    by one and nothing is compacted (masked_select cost more than the rest
-    of the scan together).
+def _top_halves_by_conversion(device) -> bool:
+    """Whether converting FP32 values whose low 16 bits are zero to BF16
+    gives their top 16 bits on this device, subnormals included (a
+    conversion that flushed them, or a platform's own rounding, would not):
+    the contiguous key _Counts bincounts. Checked once per device; a
+    flush-to-zero mode set later (torch.set_flush_denormal) is not seen,
+    and under one the FP64 sums drop subnormals too, as they did before."""
+    ok = _TOP_BY_CONVERSION.get(device)
+    if ok is None:
+        patterns = [0, 1 << 16, 0x7F0000, 0x800000, 0x3F800000, 0x3FFF0000, 0x7F7F0000, POS_INF_BITS]
+        bits = torch.tensor(patterns, dtype=torch.int32, device=device)
+        try:
+            converted = bits.view(torch.float32).to(torch.bfloat16).view(torch.int16).tolist()
+        except RuntimeError:  # a device without BF16
+            converted = None
+        ok = _TOP_BY_CONVERSION[device] = converted == [p >> 16 for p in patterns]
+    return ok
 
-    Binade 0 (zeros and FP32 subnormals) holds more thresholds than the
-    others (format boundaries far below FP32's normal range). Ranks cost a
-    lookup each over the whole chunk, so its thresholds past the others'
-    rank count are counted exactly over its elements instead, and only when
-    it holds a value other than zero (a model rarely does)."""
 
-    def __init__(self, thresholds, device):
+_TOP_BY_CONVERSION = {}
+
+
+class _Counts:
+    """Counts below many thresholds at once, from the top 16 bits of each
+    |x| bit pattern (128 buckets a binade). One bincount of them gives the
+    elements below every bucket; a threshold inside a bucket (its low 16
+    bits not zero) whose bucket holds elements is counted over the chunk
+    exactly, a clamp to {t - 1, t} and an int32 sum. The key takes no shift
+    and no lookup: on the CPU a shift, a comparison or a per-element lookup
+    each cost about as much as the bincount, a mask or a conversion a
+    quarter of it (docs/perf.md)."""
+
+    def __init__(self, thresholds):
         self.thresholds = thresholds
-        inside = {}  # binade -> sorted fraction fields of the thresholds that split it
-        for t in thresholds:
-            if t & 0x7FFFFF:
-                inside.setdefault(t >> 23, []).append(t & 0x7FFFFF)
-        for fractions in inside.values():
-            fractions.sort()
-        self.inside = inside
-        ranks = max((len(f) for e, f in inside.items() if e != 0), default=0)
-        ranks = max(ranks, 1 if 0 in inside else 0)  # binade 0's first threshold is zero's own (1)
-        self.slots = ranks + 1
-        unreachable = 1 << 23  # above every fraction field
-        self.tables = [torch.tensor([inside[e][r] if r < len(inside.get(e, ())) else unreachable for e in range(256)],
-                                    dtype=torch.int32, device=device) for r in range(ranks)]
+        buckets = [t >> 16 for t in thresholds]
+        # Running totals over the buckets, read at b - 1 for every threshold (the elements below its
+        # bucket b; none for b = 0) and at b for one inside its bucket (the two differ when it is occupied).
+        self.reads = [(i, t, b, t & 0xFFFF != 0) for i, (t, b) in enumerate(zip(thresholds, buckets))]
+        self.index = [max(b - 1, 0) for b in buckets] + [b for _, _, b, inside in self.reads if inside]
+        self.inside_rank = {i: r for r, i in enumerate(i for i, _, _, inside in self.reads if inside)}
+        self.on_device = {}
 
-    def add(self, bits, scratch, counts):
-        """Adds to counts[t] the elements of the chunk with bits < t, for every threshold t."""
-        exponent = torch.bitwise_right_shift(bits, 23, out=scratch["exponent"])
-        ranks = len(self.tables)
-        # key = slots E + ranks - #{ranks not reached}: (fraction - threshold) >> 31 is -1 below the
-        # threshold and 0 from it on, all in int32 in place (a comparison's bool would be converted
-        # into a fresh int32 tensor to be added).
-        key = torch.mul(exponent, self.slots, out=scratch["u"]).add_(ranks)
-        if ranks:
-            fraction = torch.bitwise_and(bits, 0x7FFFFF, out=scratch["fraction"])
-            for table in self.tables:
-                below = torch.index_select(table, 0, exponent, out=scratch["lookup"])
-                key.add_(torch.sub(fraction, below, out=below).bitwise_right_shift_(31))
-        per_key = torch.bincount(key, minlength=256 * self.slots).tolist()
-        below = [0] * 257  # elements below binade e
-        for e in range(256):
-            below[e + 1] = below[e] + sum(per_key[e * self.slots:(e + 1) * self.slots])
-        tiny = None  # binade 0's values other than zero, when a threshold past its ranks needs them
-        for t in self.thresholds:
-            e, f = t >> 23, t & 0x7FFFFF
-            n = below[e]
-            rank = self.inside[e].index(f) if f else -1
-            if rank >= self.slots - 1:  # binade 0, past its ranks: zeros lie below, the rest compared
-                if tiny is None:
-                    subnormals = below[1] - per_key[0]
-                    tiny = bits[(bits > 0) & (bits < (1 << 23))] if subnormals else bits[:0]
-                n += per_key[0] + int((tiny < t).sum())
-            elif f:  # those of its binade whose fraction reaches fewer of its thresholds than f's rank
-                n += sum(per_key[e * self.slots:e * self.slots + rank + 1])
+    def add(self, bits, scratch, counts, has_nan=True):
+        """Adds to counts[t] the elements of the chunk with bits < t, for every
+        threshold t. has_nan: whether the chunk may hold a NaN. Returns the
+        count of each bucket when every value is its bucket's start (low 16
+        bits zero, as a gradient from BF16 arithmetic), else None."""
+        top = torch.bitwise_and(bits, 0x7FFF0000, out=scratch["clamped"])
+        # Values at their buckets' starts lie below every threshold inside their bucket (unless a NaN
+        # was moved into +Inf's, below). Checking costs a pass when it holds and stops at the first
+        # other value when not.
+        on_starts = not has_nan and torch.equal(top, bits)
+        if _top_halves_by_conversion(bits.device):
+            # The top halves as a contiguous int16 tensor: masked to them, then converted to BF16, which
+            # is then exact. Two cheap passes; bincount would copy a strided view at more cost. A NaN
+            # converts to a NaN of BF16's own choosing (negative on some), so with any NaN it goes as +Inf
+            # (the buckets above +Inf's hold no threshold).
+            halves = scratch["top"].copy_((top.clamp(max=POS_INF_BITS) if has_nan else top).view(torch.float32))
+            per_bucket = torch.bincount(halves.view(torch.int16))
+        else:
+            per_bucket = torch.bincount(bits.view(torch.int16)[_HIGH_HALF::2])
+        # Up to the highest occupied bucket only (the running total is the chunk's length from there on).
+        index = self.on_device.get(per_bucket.device)
+        if index is None:
+            index = self.on_device[per_bucket.device] = torch.tensor(self.index, device=per_bucket.device)
+        index = index.clamp(max=per_bucket.numel() - 1)
+        running = (per_bucket.cumsum(0) if on_starts else per_bucket.cumsum_(0)).index_select(0, index).tolist()
+        below = [running[i] if b else 0 for i, _, b, _ in self.reads]
+        upto = iter(running[len(self.reads):])
+        if on_starts:  # the whole of a threshold's bucket lies below it
+            split = []
+            for i, _, _, inside in self.reads:
+                if inside:
+                    below[i] = next(upto)
+        else:
+            split = [(i, t) for i, t, _, inside in self.reads if inside and next(upto) > below[i]]
+        m = bits.numel()
+        for i, t in split:  # t splits a bucket that holds elements: 1 where bits >= t, else 0
+            at_or_above = torch.clamp(bits, t - 1, t, out=scratch["clamped"]).sub_(t - 1).sum(dtype=torch.int32)
+            below[i] = m - int(at_or_above)
+        for (_, t, _, _), n in zip(self.reads, below):
             counts[t] += n
+        return per_bucket if on_starts else None
+
+
+def _bucket_sums(per_bucket):
+    """(sum of |x|, sum of x^2) in FP64 of values that each sit at their
+    bucket's start, from the buckets' counts: each count times the value
+    (or its square) is exact in FP64, summed as the values would be."""
+    device = per_bucket.device
+    tables = _BUCKET_VALUES.get(device)
+    if tables is None:
+        starts = (torch.arange(POS_INF_BITS >> 16, dtype=torch.int32) << 16).view(torch.float32).double()
+        tables = _BUCKET_VALUES[device] = (starts.to(device), (starts * starts).to(device))
+    counts = per_bucket.double()
+    n = counts.numel()  # the highest occupied bucket + 1, below +Inf's: a finite chunk
+    return float((counts * tables[0][:n]).sum()), float((counts * tables[1][:n]).sum())
+
+
+_BUCKET_VALUES = {}
 
 
 def _fraction(part: int, n: int) -> float:
     return 0.0 if part == 0 else to_float32(part / n)
 
 
-def tensor_stats_views(x: torch.Tensor, divisors, totals: dict = None) -> list:
-    """tensor_stats of x for each divisor, from one scan of x. `totals`, when
-    given, receives x's own "sum_sq" (FP64, over the finite values) and
-    "non_finite" count."""
-    per_view = [range_thresholds(float(d)) for d in divisors]
-    thresholds = sorted({t for view in per_view for f in view for t in f} | set(_FIXED))
-    counts = dict.fromkeys(thresholds, 0)
-    binade_key = _BinadeKey(thresholds, x.device)
-    n, pos_infs, amax, sum_abs, sum_sq = 0, 0, 0.0, 0.0, 0.0
-    for values, bits, scratch in _chunks(x):
-        n += bits.numel()
-        before = counts[POS_INF_BITS]
-        binade_key.add(bits, scratch, counts)
-        if counts[POS_INF_BITS] - before < bits.numel():  # some Inf or NaN: the sums skip them
-            pos_infs += int(torch.isposinf(values).sum())
-            values = values[bits < POS_INF_BITS]
-        if values.numel():
-            low, high = torch.aminmax(values)
-            amax = max(amax, -float(low), float(high))
-            m = values.numel()
-            # In FP64 (x^2 is exact there), through kept scratch: a sum with
-            # dtype=float64 would convert into a fresh tensor-sized temporary.
-            wide = scratch["wide"][:m].copy_(values)
-            sum_sq += float(torch.dot(wide, wide))
-            sum_abs += float(wide.abs_().sum())
+def _stats_of(n, counts, pos_infs, amax, sum_abs, sum_sq, divisors, per_view) -> list:
     finite = counts[POS_INF_BITS]
-    if totals is not None:
-        totals.update(sum_sq=sum_sq, non_finite=n - finite)
     out = []
     for d, view in zip(divisors, per_view):
         d = float(d)
@@ -189,6 +216,116 @@ def tensor_stats_views(x: torch.Tensor, divisors, totals: dict = None) -> list:
             }
         out.append(stats)
     return out
+
+
+@lru_cache(maxsize=64)
+def _plan(divisors: tuple):
+    """(thresholds of every view, their _Counts): one union for all views."""
+    per_view = [range_thresholds(d) for d in divisors]
+    thresholds = sorted({t for view in per_view for f in view for t in f} | set(_FIXED))
+    return per_view, _Counts(thresholds)
+
+
+def _power_of_two(d: float):
+    """k with d = 2^k, else None."""
+    q = Fraction(d)
+    if q.numerator & (q.numerator - 1) or q.denominator & (q.denominator - 1):
+        return None
+    return q.numerator.bit_length() - q.denominator.bit_length()
+
+
+@lru_cache(maxsize=64)
+def _fourth_power_bins(k: int, device) -> torch.Tensor:
+    """Bin of each top-16-bit key of |x|^4 in FP64 (sign, exponent E, 4 bits
+    of fraction), for divisor 2^k: floor(log2 |x|^4) = E - 1023 is
+    floor(4 log2 |x|), so the bin is E - 1023 - 4k - 4 LOW_LOG2, clamped.
+    Zeros (E = 0), Inf and NaN (E = 2047) go to the dropped slot BINS."""
+    exponent = torch.arange(1 << 15, dtype=torch.int64) >> 4
+    bins = (exponent - 1023 - BINS_PER_BINADE * (k + LOW_LOG2)).clamp_(0, BINS - 1)
+    bins[(exponent == 0) | (exponent == 2047)] = BINS
+    return bins.to(device)
+
+
+def _scan(x: torch.Tensor, divisors, totals: dict = None, hist: bool = False):
+    """(tensor_stats of x for each divisor, and with `hist` its log2
+    histograms or None) from one scan of x.
+
+    The histogram of a power-of-two divisor comes from the same scan: |x| in
+    FP64 (exact), squared in place (exact: 48 significant bits) for the sum
+    of squares, squared again. That one rounds, by at most 2^-53 of the
+    value, while an FP32 |x| below a quarter-binade edge 2^(k/4) has |x|^4
+    below 2^k by more than 2^-24 of it (for every 2^k up to 2^96, the reach
+    of a 24-bit significand's fourth power, the largest significand below
+    misses by at least 2^-23.8 of it). So the exponent of |x|^4 is exactly
+    floor(4 log2 |x|), the quarter-binade bin, read from the top 16 bits of
+    the FP64 pattern; probe_engine_agreement.py feeds the float just below
+    every edge. Other divisors get their histogram from log2_histogram's
+    exact edges, in a second scan."""
+    divisors = tuple(float(d) for d in divisors)
+    per_view, counter = _plan(divisors)
+    counts = dict.fromkeys(counter.thresholds, 0)
+    powers = [_power_of_two(d) for d in divisors] if hist else []
+    fourth = hist and any(k is not None for k in powers)
+    keys = None  # bincount of |x|^4's top 16 bits, over the finite values
+    n, pos_infs, amax_bits, sum_abs, sum_sq = 0, 0, 0, 0.0, 0.0
+    for values, bits, scratch in _chunks(x):
+        m = bits.numel()
+        n += m
+        high = int(bits.max())
+        on_starts = counter.add(bits, scratch, counts, has_nan=high > POS_INF_BITS)
+        if high >= POS_INF_BITS:  # some Inf or NaN: the sums skip them
+            pos_infs += int(torch.isposinf(values).sum())
+            bits = bits[bits < POS_INF_BITS]
+            high = int(bits.max()) if bits.numel() else 0
+        elif on_starts is not None and not fourth:  # the sums from the buckets, no pass in FP64
+            amax_bits = max(amax_bits, high)
+            chunk_abs, chunk_sq = _bucket_sums(on_starts)
+            sum_abs += chunk_abs
+            sum_sq += chunk_sq
+            continue
+        if bits.numel():
+            amax_bits = max(amax_bits, high)
+            # |x| in FP64 through kept scratch: a sum with dtype=float64 would
+            # convert into a fresh tensor-sized temporary.
+            wide = scratch["wide"][:bits.numel()].copy_(bits.view(torch.float32))
+            sum_abs += float(wide.sum())
+            # Squared in place and summed rather than torch.dot: a BLAS such as OpenBLAS hands a long dot
+            # to threads of its own, which wait for a core whenever the machine is busy.
+            sum_sq += float(wide.mul_(wide).sum())
+            if fourth:
+                key = torch.bincount(wide.mul_(wide).view(torch.int16)[_HIGH_QUARTER::4], minlength=1 << 15)
+                keys = key if keys is None else keys.add_(key)
+    finite = counts[POS_INF_BITS]
+    if totals is not None:
+        totals.update(sum_sq=sum_sq, non_finite=n - finite)
+    stats = _stats_of(n, counts, pos_infs, float_of_bits(amax_bits), sum_abs, sum_sq, divisors, per_view)
+    if not hist:
+        return stats, None
+    others = iter(_edge_histograms(x, [d for d, k in zip(divisors, powers) if k is None]))
+    hists = []
+    for k, s in zip(powers, stats):
+        if k is None:
+            hists.append(next(others))
+            continue
+        bins = torch.zeros(BINS + 1, dtype=torch.int64)
+        if keys is not None:  # else nothing finite
+            bins = bins.to(keys.device).index_add_(0, _fourth_power_bins(k, keys.device), keys)
+        hists.append({"zeros": s["zeros"], "nans": s["nans"], "pos_infs": s["pos_infs"], "neg_infs": s["neg_infs"],
+                      "bins": bins[:BINS].tolist()})
+    return stats, hists
+
+
+def tensor_stats_views(x: torch.Tensor, divisors, totals: dict = None) -> list:
+    """tensor_stats of x for each divisor, from one scan of x. `totals`, when
+    given, receives x's own "sum_sq" (FP64, over the finite values) and
+    "non_finite" count."""
+    return _scan(x, divisors, totals)[0]
+
+
+def tensor_views(x: torch.Tensor, divisors, totals: dict = None, hist: bool = True):
+    """(tensor_stats_views, log2_histogram_views or, without `hist`, None)
+    of x, sharing one scan."""
+    return _scan(x, divisors, totals, hist)
 
 
 def tensor_stats(x: torch.Tensor, divisor: float = 1.0) -> dict:
@@ -237,8 +374,14 @@ def _special_counts(x: torch.Tensor):
 
 
 def log2_histogram_views(x: torch.Tensor, divisors) -> list:
-    """log2_histogram of x for each divisor. Divisors whose bin edges differ
-    by whole binades (powers of two apart) share one scan."""
+    """log2_histogram of x for each divisor."""
+    return _scan(x, divisors, hist=True)[1]
+
+
+def _edge_histograms(x: torch.Tensor, divisors) -> list:
+    """log2_histogram of x for each divisor, from each bin's exact edges.
+    Divisors whose bin edges differ by whole binades (powers of two apart)
+    share one scan."""
     by_edges = {}
     special = None  # (zeros, Inf, +Inf), counted once for every view, when some view needs it
     out = []

@@ -116,6 +116,14 @@ def main() -> int:
             d = line["divisor"]
             compare(f"{dtype}/{d!r}.stats", tensor_stats(held, d), line["stats"], problems)
             compare(f"{dtype}/{d!r}.hist", log2_histogram(held, d), line["hist"], problems)
+    # Finite values that BF16 holds, as a gradient from BF16 arithmetic: every value at the start of its
+    # bucket of the top 16 bits, so the probe takes the sums from the buckets' counts.
+    held = x.to(torch.bfloat16)
+    held = held[torch.isfinite(held)]
+    for line in run_oracle(oracle, held.float()):
+        d = line["divisor"]
+        compare(f"finite bf16/{d!r}.stats", tensor_stats(held, d), line["stats"], problems)
+        compare(f"finite bf16/{d!r}.hist", log2_histogram(held, d), line["hist"], problems)
     # On a GPU the same scan runs on the device, with the same integer arithmetic.
     if torch.cuda.is_available():
         for name, x in tensors.items():
