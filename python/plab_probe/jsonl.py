@@ -8,12 +8,33 @@ import struct
 
 def float32_text(x: float) -> str:
     """The shortest %g text that reads back as x's FP32 value."""
+    if x == 0:  # 0.0 and -0.0 are one key of a dict, not one text
+        return "-0" if math.copysign(1.0, x) < 0 else "0"
+    text = _FLOAT32_TEXT.get(x)
+    if text is None:
+        if len(_FLOAT32_TEXT) >= _CACHED_TEXTS:
+            _FLOAT32_TEXT.clear()
+        text = _FLOAT32_TEXT[x] = _shortest_float32_text(x)
+    return text
+
+
+def _shortest_float32_text(x: float) -> str:
     want = struct.pack("<f", x)
     for digits in range(1, 10):
         text = f"{x:.{digits}g}"
-        if struct.pack("<f", float(text)) == want:
-            return text
+        try:
+            if struct.pack("<f", float(text)) == want:
+                return text
+        except OverflowError:  # near FP32's largest value a short text can round past it
+            continue
     return repr(x)
+
+
+# A record repeats many values (0, 1, the same fractions layer after layer):
+# their texts are kept, which halves the time to write a step line.
+_CACHED_TEXTS = 1 << 16
+_FLOAT32_TEXT = {}
+_KEY_TEXT = {}
 
 
 def _non_finite(x: float):
@@ -29,7 +50,30 @@ class F32(float):
     """A float the writer prints as an FP32 value."""
 
 
+def _key(k) -> str:
+    text = _KEY_TEXT.get(k)
+    if text is None:
+        text = _KEY_TEXT[k] = json.dumps(str(k))
+    return text
+
+
 def _encode(value) -> str:
+    kind = type(value)
+    if kind is F32 or kind is float:
+        if math.isnan(value) or math.isinf(value):
+            return _non_finite(value)
+        return float32_text(value) if kind is F32 else repr(value)
+    if kind is int:
+        return str(value)
+    if kind is dict:
+        return "{" + ",".join(_key(k) + ":" + _encode(v) for k, v in value.items()) + "}"
+    if kind is list or kind is tuple:
+        return "[" + ",".join(_encode(v) for v in value) + "]"
+    return _encode_other(value)
+
+
+def _encode_other(value) -> str:
+    """Subclasses and the rarer kinds, as the common ones above."""
     if isinstance(value, float) and _non_finite(value):
         return _non_finite(value)
     if isinstance(value, F32):
@@ -39,7 +83,7 @@ def _encode(value) -> str:
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, dict):
-        return "{" + ",".join(json.dumps(str(k)) + ":" + _encode(v) for k, v in value.items()) + "}"
+        return "{" + ",".join(_key(k) + ":" + _encode(v) for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(_encode(v) for v in value) + "]"
     raise TypeError(f"cannot write {type(value).__name__} to a record")

@@ -269,6 +269,28 @@ class RecorderTest(unittest.TestCase):
             self.assertEqual(entry["grad_amax"], max(finite + [0]))
         self.assertEqual({e["type"] for e in index[1:]}, {"step", "hist", "nan"})
 
+    def test_a_float32_field_is_its_shortest_text_from_fp32s_largest_to_zeros_sign(self):
+        from plab_probe.jsonl import float32_text
+        import struct
+        biggest = struct.unpack("<f", struct.pack("<I", 0x7F7FFFFF))[0]
+        self.assertEqual(float32_text(biggest), "3.4028235e+38")  # shorter texts round past it, to Inf
+        self.assertEqual(float32_text(-biggest), "-3.4028235e+38")
+        self.assertEqual((float32_text(0.0), float32_text(-0.0), float32_text(0.0)), ("0", "-0", "0"))
+        self.assertEqual(float32_text(0.1), "0.1")
+        self.assertEqual(float32_text(2.0**-149), "1e-45")
+        # Every text reads back to its FP32 value, and one digit fewer would not (a sample of bit patterns).
+        for bits in range(0x00000001, 0x7F800000, 0x00F0F0F1):
+            x = struct.unpack("<f", struct.pack("<I", bits))[0]
+            text = float32_text(x)
+            self.assertEqual(struct.pack("<f", float(text)), struct.pack("<f", x), text)
+            digits = len(text.split("e")[0].replace("-", "").replace(".", "").lstrip("0"))
+            if digits > 1:
+                try:
+                    shorter = struct.pack("<f", float(f"{x:.{digits - 1}g}"))
+                except OverflowError:
+                    continue
+                self.assertNotEqual(shorter, struct.pack("<f", x), text)
+
     def test_an_index_steps_gradient_amax_is_the_largest_finite_of_its_layers(self):
         from plab_probe.jsonl import RecordFile
         f = RecordFile(self.path)
