@@ -82,6 +82,7 @@ public:
     Parameter& token_embedding() { return wte_; }
     Parameter& position_embedding() { return wpe_; }
     const Parameter& token_embedding() const { return wte_; }
+    const Parameter& position_embedding() const { return wpe_; }
     std::vector<TransformerBlock>& blocks() { return blocks_; }
     const std::vector<TransformerBlock>& blocks() const { return blocks_; }
     const LayerNorm& final_norm() const { return ln_f_; }

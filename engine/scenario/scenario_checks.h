@@ -27,6 +27,7 @@ ScenarioReport check_tiny_gpt_attention_overflow(Backend& backend, const Scenari
 ScenarioReport check_tiny_gpt_fp8_delayed_scaling(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_tiny_gpt_loss_spike(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_tiny_gpt_layer_norm_fp16(Backend& backend, const ScenarioProgress& progress);
+ScenarioReport check_tiny_gpt_embedding_underflow(Backend& backend, const ScenarioProgress& progress);
 ScenarioReport check_memory_ledger(Backend& backend, const ScenarioProgress& progress);
 
 }  // namespace plab

@@ -32,6 +32,7 @@ const ScenarioEntry kScenarios[] = {
     {"tiny-gpt-fp8-delayed-scaling", check_tiny_gpt_fp8_delayed_scaling},
     {"tiny-gpt-loss-spike", check_tiny_gpt_loss_spike},
     {"tiny-gpt-layer-norm-fp16", check_tiny_gpt_layer_norm_fp16},
+    {"tiny-gpt-embedding-underflow", check_tiny_gpt_embedding_underflow},
     {"memory-ledger", check_memory_ledger},
 };
 
