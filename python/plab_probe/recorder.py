@@ -91,12 +91,13 @@ def _non_finite_counts(x: torch.Tensor) -> torch.Tensor:
 
 
 def _has_non_finite(x: torch.Tensor) -> bool:
-    """One min/max reduction, no temporary: a NaN propagates to both and an
-    Inf is the max or the min, so they are finite exactly when every value is."""
+    """A sum, no temporary: a NaN or Inf makes it non-finite. Only when it
+    is not finite, which a sum of finite values can also be (an FP16 sum
+    past 65504), are the values checked one by one."""
     if x.numel() == 0:
         return False
-    low, high = torch.aminmax(x.detach().reshape(-1))
-    return not (math.isfinite(float(low)) and math.isfinite(float(high)))
+    values = x.detach().reshape(-1)
+    return not math.isfinite(float(values.sum())) and not bool(torch.isfinite(values).all())
 
 
 def _scaler_config(scaler) -> dict:

@@ -246,8 +246,10 @@ class RecorderTest(unittest.TestCase):
 
     def test_the_index_says_where_every_line_is_and_each_steps_fields(self):
         self.train_with_scaler(12, {2, 3, 9}, hist_every=4, activations=True)
-        record = open(self.path, "rb").read()
-        index = [json.loads(text) for text in open(self.path + ".index", encoding="utf-8")]
+        with open(self.path, "rb") as f:
+            record = f.read()
+        with open(self.path + ".index", encoding="utf-8") as f:
+            index = [json.loads(text) for text in f]
         lines = record.split(b"\n")[:-1]
         self.assertEqual(index[0], {"type": "index", "version": 1, "header_bytes": len(lines[0]) + 1})
         self.assertEqual(len(index), len(lines))
@@ -268,6 +270,19 @@ class RecorderTest(unittest.TestCase):
             finite = [a for a in amaxes if not isinstance(a, str)]  # "nan", "inf" are strings
             self.assertEqual(entry["grad_amax"], max(finite + [0]))
         self.assertEqual({e["type"] for e in index[1:]}, {"step", "hist", "nan"})
+
+    def test_the_non_finite_check_is_exact_where_a_sum_overflows(self):
+        from plab_probe.recorder import _has_non_finite
+        big = torch.full((1000,), 60000.0, dtype=torch.float16)  # finite, but its FP16 sum is Inf
+        self.assertFalse(_has_non_finite(big))
+        self.assertFalse(_has_non_finite(torch.full((10,), 3e38)))
+        for bad in (math.nan, math.inf, -math.inf):
+            x = torch.zeros(100)
+            x[37] = bad
+            self.assertTrue(_has_non_finite(x), bad)
+        both = torch.tensor([math.inf, -math.inf, 1.0], dtype=torch.bfloat16)
+        self.assertTrue(_has_non_finite(both))
+        self.assertFalse(_has_non_finite(torch.zeros(0)))
 
     def test_a_float32_field_is_its_shortest_text_from_fp32s_largest_to_zeros_sign(self):
         from plab_probe.jsonl import float32_text
@@ -300,7 +315,8 @@ class RecorderTest(unittest.TestCase):
         f.write({"type": "step", "step": 1, "layers": layers})
         f.write({"type": "step", "step": 2, "layers": []})
         f.close()
-        entries = [json.loads(text) for text in open(self.path + ".index", encoding="utf-8")][1:]
+        with open(self.path + ".index", encoding="utf-8") as f:
+            entries = [json.loads(text) for text in f][1:]
         self.assertEqual([e["grad_amax"] for e in entries], [3, "nan"])
 
     @unittest.skipUnless(os.environ.get("PLAB_EXE"), "PLAB_EXE (the plab program) not given")
