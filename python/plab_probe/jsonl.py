@@ -58,34 +58,19 @@ def _key(k) -> str:
 
 
 def _encode(value) -> str:
-    kind = type(value)
-    if kind is F32 or kind is float:
+    # The kinds a record is made of come first, each tested once.
+    if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return _non_finite(value)
-        return float32_text(value) if kind is F32 else repr(value)
-    if kind is int:
+        return float32_text(value) if isinstance(value, F32) else repr(value)
+    if type(value) is int:
         return str(value)
-    if kind is dict:
-        return "{" + ",".join(_key(k) + ":" + _encode(v) for k, v in value.items()) + "}"
-    if kind is list or kind is tuple:
-        return "[" + ",".join(_encode(v) for v in value) + "]"
-    return _encode_other(value)
-
-
-def _encode_other(value) -> str:
-    """Subclasses and the rarer kinds, as the common ones above."""
-    if isinstance(value, float) and _non_finite(value):
-        return _non_finite(value)
-    if isinstance(value, F32):
-        return float32_text(value)
-    if isinstance(value, bool) or value is None or isinstance(value, (str, int)):
-        return json.dumps(value)
-    if isinstance(value, float):
-        return repr(value)
     if isinstance(value, dict):
         return "{" + ",".join(_key(k) + ":" + _encode(v) for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(_encode(v) for v in value) + "]"
+    if isinstance(value, (bool, str, int)) or value is None:
+        return json.dumps(value)
     raise TypeError(f"cannot write {type(value).__name__} to a record")
 
 
