@@ -112,6 +112,13 @@ void require_eps(float eps, const char* op) {
 
 namespace {
 
+// x has columns and gamma and beta one value per column: both norms' parameters.
+void require_column_params(const Tensor& x, const Tensor& gamma, const Tensor& beta, const char* op) {
+    require_columns(x, op);
+    require_row_vector(gamma, x, op, "gamma");
+    require_row_vector(beta, x, op, "beta");
+}
+
 // What both norms' backward checks first, in order: the gradients' and the
 // parameters' shapes against x.
 void require_norm_backward_tensors(const Tensor& x, const Tensor& gamma, const Tensor& dy, const Tensor& dx,
@@ -130,9 +137,7 @@ void require_layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tens
                                 const Tensor& mean, const Tensor& rstd) {
     constexpr const char* op = "layer_norm_forward";
     require_same_shape(x, y, op);
-    require_columns(x, op);
-    require_row_vector(gamma, x, op, "gamma");
-    require_row_vector(beta, x, op, "beta");
+    require_column_params(x, gamma, beta, op);
     require_row_stats(mean, x, op, "mean");
     require_row_stats(rstd, x, op, "rstd");
     require_eps(eps, op);
@@ -155,12 +160,6 @@ void require_column_stats(const Tensor& s, const Tensor& x, const char* op, cons
                std::string(format_name(s.dtype())) + " does not fit x " + shape_text(x.shape()) + " (want 1x" +
                std::to_string(x.cols()) + " fp32)";
     });
-}
-
-void require_column_params(const Tensor& x, const Tensor& gamma, const Tensor& beta, const char* op) {
-    require_columns(x, op);
-    require_row_vector(gamma, x, op, "gamma");
-    require_row_vector(beta, x, op, "beta");
 }
 
 }  // namespace
