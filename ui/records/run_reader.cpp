@@ -832,12 +832,11 @@ RecordedRun read_run(std::istream& in, const std::string& label, const RunReadOp
 
 // The lines the record's index covers, read through it (read_indexed); none
 // when there is no index, or, with a warning, when it does not describe the record.
-std::optional<RangeRead> read_through_index(const std::string& path, std::int64_t header_lines,
+std::optional<RangeRead> read_through_index(const std::string& path, std::istream& record, std::int64_t header_lines,
                                             std::uint64_t header_bytes, std::streamoff size,
                                             const RunReadOptions& first, RecordedRun& run) {
     std::ifstream index(record_index_path(path), std::ios::binary);
     if (!index) return std::nullopt;
-    std::ifstream record(path, std::ios::binary);
     // Only a mismatch sets the index aside: anything else (a cancelled
     // progress dialog's exception, say) goes on to the caller.
     try {
@@ -872,7 +871,8 @@ RecordedRun read_run_file(const std::string& path, const RunReadOptions& options
     const RunReadOptions first = first_pass(options, second_pass);
     std::vector<RangeRead> reads;
     if (options.use_index)
-        if (std::optional<RangeRead> indexed = read_through_index(path, header_lines, header_bytes, size, first, run)) {
+        if (std::optional<RangeRead> indexed =
+                read_through_index(path, in, header_lines, header_bytes, size, first, run)) {
             rest = indexed->end;
             reads.push_back(std::move(*indexed));
         }
