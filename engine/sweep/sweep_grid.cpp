@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "engine/amp/scaler_fields.h"
 #include "engine/common/error.h"
 
 namespace plab {
@@ -117,6 +118,17 @@ RunConfig run_config(const RunConfig& base, const PresetEdits& edits, const Swee
     }
 }
 
+// A scaler field that no run of the plan reads (the preset has no scaler
+// and no axis gives it one) would sweep identical runs: refused, naming the
+// --set or the axis.
+void require_read_settings(const SweepPlan& plan, const PresetEdits& edits) {
+    std::vector<ScalerKind> kinds;
+    for (const SweepRun& run : plan.runs) kinds.push_back(run.config.scaler.kind);
+    require_read_scaler_settings("--set", edits.settings, kinds);
+    for (const SweepAxis& axis : plan.axes)
+        require_read_scaler_settings("--grid", {axis.field + "=" + joined(axis.values)}, kinds);
+}
+
 }  // namespace
 
 SweepAxis parse_sweep_axis(std::string_view text) {
@@ -168,6 +180,7 @@ SweepPlan plan_sweep(const RunConfig& base, const PresetEdits& edits, const std:
             const std::uint64_t run_seed = config.seed;
             plan.runs.push_back({c, run_seed, std::move(config)});
         }
+    require_read_settings(plan, edits);
     return plan;
 }
 

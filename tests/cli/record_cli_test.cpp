@@ -154,6 +154,25 @@ TEST(ReplayCli, ALowerInitialScaleSkipsFewerStepsAndBadInputExitsTwo) {
         << bad_format.err;
 }
 
+TEST(ReplayCli, ASettingTheRecordsScalerKindIgnoresNeedsAKindThatReadsIt) {
+    const std::filesystem::path dir = scratch_dir();
+    const std::string record = (dir / "run.jsonl").string();
+    ASSERT_EQ(run_plab("run --preset spirals-bf16 --steps 20 --quiet --out '" + record + "'").exit_code, 0);
+    const Result ignored = run_plab("replay '" + record + "' --set scaler.init_scale=2^24");
+    const Result with_kind = run_plab("replay '" + record + "' --set scaler.kind=dynamic --set scaler.init_scale=2^24");
+    std::filesystem::remove_all(dir);
+    EXPECT_EQ(ignored.exit_code, 2);
+    EXPECT_EQ(ignored.out, "");
+    EXPECT_EQ(ignored.err,
+              "plab: --set scaler.init_scale=2^24: changes nothing: init_scale is read by the static, dynamic and "
+              "hysteresis scalers, and this run's scaler kind is none; set a kind that reads it too, e.g. --set "
+              "scaler.kind=dynamic\n");
+    ASSERT_EQ(with_kind.exit_code, 0) << with_kind.err;
+    const auto steps = printed_steps(with_kind.out);
+    ASSERT_FALSE(steps.empty());
+    EXPECT_EQ(steps[0]["scale"], 16777216);
+}
+
 TEST(ReplayCli, SearchProposesSettingsWithinTheSkippedStepsAllowedAsCode) {
     const std::filesystem::path dir = scratch_dir();
     const std::string record = (dir / "run.jsonl").string();

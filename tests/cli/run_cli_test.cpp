@@ -570,10 +570,10 @@ TEST(RunCliDumpPreset, EqualsPresetsShowForEveryShippedPreset) {
 
 TEST(RunCliDumpPreset, ReflectsSettingsAndFlags) {
     const Result dump = run_plab(
-        "run --dump-preset --preset spirals-bf16 --set scaler.init_scale=1024 --set optimizer.lr=0.005 "
+        "run --dump-preset --preset spirals-amp-fp16 --set scaler.init_scale=1024 --set optimizer.lr=0.005 "
         "--seed 9 --steps 33 --hist-every 3");
     ASSERT_EQ(dump.exit_code, 0) << dump.err;
-    json expected = json::parse(run_plab("presets --show spirals-bf16").out);
+    json expected = json::parse(run_plab("presets --show spirals-amp-fp16").out);
     expected["scaler"]["init_scale"] = 1024;
     expected["optimizer"]["lr"] = 0.005;
     expected["seed"] = 9;
@@ -582,7 +582,7 @@ TEST(RunCliDumpPreset, ReflectsSettingsAndFlags) {
     EXPECT_EQ(json::parse(dump.out), expected);
     // The header of a real run with the same changes holds the same config.
     const Result run = run_plab(
-        "run --preset spirals-bf16 --set scaler.init_scale=1024 --set optimizer.lr=0.005 --seed 9 --steps 33 "
+        "run --preset spirals-amp-fp16 --set scaler.init_scale=1024 --set optimizer.lr=0.005 --seed 9 --steps 33 "
         "--hist-every 3 --quiet");
     ASSERT_EQ(run.exit_code, 0) << run.err;
     EXPECT_EQ(json::parse(run.out.substr(0, run.out.find('\n'))).at("config"), expected);
@@ -816,6 +816,20 @@ TEST(RunCliBadInputFormat, FormatTakesOnlyItsNamesAndSaysSo) {
 // 1.5 GB address-space limit the largest model the presets allow (8 x 4096
 // wide, 117.5 M parameters plus the twin, ~4 GB of FP32 tensors) must end
 // with one line naming its size, exit 2 (it aborted on std::bad_alloc).
+TEST(RunCliErrors, ASettingTheScalerKindIgnoresExitsTwo) {
+    const Result none = run_plab("run --preset spirals-bf16 --steps 5 --set scaler.init_scale=1024");
+    EXPECT_EQ(none.exit_code, 2);
+    EXPECT_EQ(none.out, "");
+    EXPECT_EQ(none.err,
+              "plab: --set scaler.init_scale=1024: changes nothing: init_scale is read by the static, dynamic and "
+              "hysteresis scalers, and this run's scaler kind is none; set a kind that reads it too, e.g. --set "
+              "scaler.kind=dynamic\n");
+    // The same setting with a kind that reads it trains.
+    EXPECT_EQ(run_plab("run --preset spirals-bf16 --steps 5 --quiet --set scaler.kind=static --set scaler.init_scale=1024")
+                  .exit_code,
+              0);
+}
+
 TEST(RunCliErrors, ModelTooBigForMemoryNamesItsSizeAndExitsTwo) {
     const std::filesystem::path dir = scratch_dir();
     const std::string cmd = "ulimit -v 1500000; env -u PLAB_PRESET_DIR '" + std::string(PLAB_EXE) +

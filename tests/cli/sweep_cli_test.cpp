@@ -224,6 +224,23 @@ TEST(SweepCliRefuses, ADuplicateAxis) {
     expect_refused("--grid seed=1,2 --seeds 1-3", "--grid seed: the seeds are given by --seeds too");
 }
 
+TEST(SweepCliRefuses, AnAxisNoRunReads) {
+    // spirals-bf16 trains without a scaler: every cell would be the same run.
+    expect_refused("--preset spirals-bf16 --grid scaler.init_scale=2^8,2^16",
+                   "plab: --grid scaler.init_scale=2^8,2^16: changes nothing: init_scale is read by the static, "
+                   "dynamic and hysteresis scalers, and every run's scaler kind is none; set a kind that reads it "
+                   "too, e.g. --set scaler.kind=dynamic");
+    expect_refused("--preset spirals-bf16 --grid scaler.kind=none,static --grid scaler.growth_interval=50,200",
+                   "--grid scaler.growth_interval=50,200: changes nothing: growth_interval is read by the dynamic and "
+                   "hysteresis scalers, and the runs' scaler kinds are none and static;");
+    expect_refused("--preset spirals-bf16 --set scaler.backoff_factor=0.25 --grid optimizer.lr=0.01,0.02",
+                   "--set scaler.backoff_factor=0.25: changes nothing");
+    // A kind axis that gives some cells a scaler makes the field worth sweeping.
+    const cli_test::Result r = run_plab(
+        "sweep --preset spirals-bf16 --grid scaler.kind=none,dynamic --grid scaler.growth_interval=50,200 --steps 5");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 TEST(SweepCliRefuses, ALargeGridWithoutYes) {
     expect_refused("--grid scaler.growth_interval=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21 --seeds 1-20",
                    "plab sweep: the grid is 420 runs (21 cells x 20 seeds); more than 400 runs needs --yes");

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/amp/scaler_fields.h"
 #include "engine/amp/scaler_replay.h"
 #include "engine/common/error.h"
 #include "engine/common/number_text.h"
@@ -246,6 +247,7 @@ int run_replay(const ReplayOptions& o, std::ostream& records, std::ostream& log)
     config.scaler = recorded_scaler_config(run, o.file);
     const ScalerConfig recorded = config.scaler;
     apply_settings(config, o.settings);
+    require_read_scaler_settings("--set", o.settings, {config.scaler.kind});
     const FormatId grad = gradient_format(run, o.grad_format);
     const FormatBoundaries bounds = format_boundaries(grad);
     const RangeBoundary overflow = bounds.overflow;

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <memory>
 
+#include "engine/amp/scaler_fields.h"
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
 #include "engine/common/number_text.h"
@@ -36,7 +37,9 @@ namespace {
 RunConfig resolve_config(const RunOptions& o) {
     PresetEdits edits{o.settings, std::nullopt, o.seed, o.hist_every};
     if (o.steps) edits.steps = static_cast<int>(*o.steps);
-    return edited_config(load_preset(o.preset), edits);
+    RunConfig config = edited_config(load_preset(o.preset), edits);
+    require_read_scaler_settings("--set", o.settings, {config.scaler.kind});
+    return config;
 }
 
 void check_options(const RunOptions& o) {
