@@ -13,6 +13,7 @@
 """
 import math
 import os
+import weakref
 
 import torch
 
@@ -91,13 +92,15 @@ def _non_finite_counts(x: torch.Tensor) -> torch.Tensor:
 
 
 def _has_non_finite(x: torch.Tensor) -> bool:
-    """A sum, no temporary: a NaN or Inf makes it non-finite. Only when it
-    is not finite, which a sum of finite values can also be (an FP16 sum
-    past 65504), are the values checked one by one."""
+    """A sum, no temporary (a strided tensor is summed where it lies, not
+    copied): a NaN or Inf makes it non-finite. Only when it is not finite,
+    which a sum of finite values can also be, are the values checked one by
+    one; FP16 sums in FP32, where a sum of finite values cannot overflow."""
     if x.numel() == 0:
         return False
-    values = x.detach().reshape(-1)
-    return not math.isfinite(float(values.sum())) and not bool(torch.isfinite(values).all())
+    values = x.detach()
+    total = values.sum(dtype=torch.float32) if values.dtype == torch.float16 else values.sum()
+    return not math.isfinite(float(total)) and not bool(torch.isfinite(values).all())
 
 
 def _scaler_config(scaler) -> dict:
@@ -125,6 +128,7 @@ class _Watch:
         self.acts = {}  # layer name -> (output, grad w.r.t. output)
         self.checks = []  # (phase, module name, op, tensor kind, dtype, (NaN count, Inf count) on the device)
         self.found = None  # on the CPU: the step's first non-finite check, with its counts
+        self.checked = {}  # id -> (weak reference, version) of each tensor checked this step
         self.handles = []
         recorded = {id(l.module): l.name for l in layers if l.weight is getattr(l.module, "weight", None)}
         for name, module in model.named_modules():
@@ -163,11 +167,25 @@ class _Watch:
         """A GPU keeps each check's counts on the device, read once at step();
         on the CPU reading a value costs nothing, so a tensor is summed at
         once and only a non-finite one is counted."""
+        if self._seen(x):
+            return
         if x.device.type != "cpu":
             self.checks.append((phase, name, op, kind, x.dtype, _non_finite_counts(x.detach())))
         elif self.found is None and _has_non_finite(x):
             nans, infs = _non_finite_counts(x.detach()).tolist()
             self.found = (phase, name, op, kind, x.dtype, nans, infs)
+
+    def _seen(self, x):
+        """Whether this very tensor, unchanged since, was checked this step:
+        a module that hands its input on (a Dropout with p=0, an Identity)
+        outputs the tensor the module before it did, and the hooks of both
+        receive the same gradient. Checked once, it is reported under the
+        first module, the one that made it."""
+        seen = self.checked.get(id(x))
+        if seen is not None and seen[0]() is x and seen[1] == x._version:
+            return True
+        self.checked[id(x)] = (weakref.ref(x), x._version)
+        return False
 
     def first_non_finite(self):
         """The first check, in the order the hooks ran, that found a NaN or
@@ -185,6 +203,7 @@ class _Watch:
     def next_step(self):
         self.checks = []
         self.found = None
+        self.checked = {}
         self.acts = {}
 
     def remove(self):

@@ -283,6 +283,51 @@ class RecorderTest(unittest.TestCase):
         both = torch.tensor([math.inf, -math.inf, 1.0], dtype=torch.bfloat16)
         self.assertTrue(_has_non_finite(both))
         self.assertFalse(_has_non_finite(torch.zeros(0)))
+        strided = torch.zeros(40, 30)
+        strided[3, 29] = math.nan
+        self.assertTrue(_has_non_finite(strided.t()))
+        self.assertTrue(_has_non_finite(strided[:, 29]))
+        self.assertFalse(_has_non_finite(strided[:, :29].t()))
+
+    def test_a_finite_fp16_tensor_is_settled_by_its_sum_alone(self):
+        # Summed in FP32, 1000 values of 60000 stay finite: no value-by-value pass.
+        from unittest import mock
+        from plab_probe.recorder import _has_non_finite
+        big = torch.full((1000,), 60000.0, dtype=torch.float16)
+        with mock.patch("torch.isfinite", side_effect=AssertionError("a value-by-value check")):
+            self.assertFalse(_has_non_finite(big))
+
+    def test_a_tensor_a_module_hands_on_is_checked_once_under_the_module_that_made_it(self):
+        from unittest import mock
+        from plab_probe import recorder
+        torch.manual_seed(3)
+        model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.Dropout(0.0), torch.nn.Linear(32, 4))
+        model.train()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        checked = []
+        real = recorder._has_non_finite
+        with mock.patch.object(recorder, "_has_non_finite", side_effect=lambda x: checked.append(x) or real(x)):
+            with plab_probe.Recorder(model, self.path, optimizer=opt) as rec:
+                for step in (1, 2):
+                    checked.clear()
+                    if step == 2:
+                        with torch.no_grad():
+                            model[0].weight[0, 0] = float("inf")
+                    x, y = batch(step)
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                    loss.backward()
+                    opt.step()
+                    rec.step(loss)
+                    opt.zero_grad()
+                    if step == 1:
+                        # Forward: the first Linear's output (the Dropout's too) and the head's; backward: the
+                        # head's output gradient and the one the Dropout and the first Linear share. (The
+                        # biases, after the update, are checked as parameters.)
+                        outputs = [t for t in checked if not isinstance(t, torch.nn.Parameter)]
+                        self.assertEqual(len(outputs), 4)
+                        self.assertEqual(len({id(t) for t in outputs}), 4)
+        nan = [r for r in read(self.path) if r["type"] == "nan"]
+        self.assertEqual([(r["step"], r["phase"], r["layer"], r["op"]) for r in nan], [(2, "forward", "0", "linear")])
 
     def test_a_float32_field_is_its_shortest_text_from_fp32s_largest_to_zeros_sign(self):
         from plab_probe.jsonl import float32_text
