@@ -150,7 +150,10 @@ int main(int argc, char** argv) {
         app.show_help(o.help_overlay);
         if (!o.open.empty()) {
             app.open_record(o.open);
-            if (!o.what_if.empty()) app.set_what_if(o.what_if);
+            if (!o.what_if.empty()) {
+                plab::require_read_what_if(*app.record(), o.what_if);
+                app.set_what_if(o.what_if);
+            }
         }
         if (o.steps > 0) app.session().step(o.steps);
         if (!o.screenshot.empty()) {

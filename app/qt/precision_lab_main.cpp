@@ -228,7 +228,10 @@ int main(int argc, char** argv) {
         plab::qt::MainWindow& window = *opened;
         if (!o.open.empty()) {
             window.open_run(o.open, interactive);
-            if (!o.what_if.empty()) window.set_what_if(o.what_if);
+            if (!o.what_if.empty()) {
+                plab::require_read_what_if(*window.record(), o.what_if);
+                window.set_what_if(o.what_if);
+            }
         }
         if (!interactive) return take_screenshot(app, window, o);
         window.show_fitted(QSize(1600, 1000));

@@ -70,8 +70,10 @@ void require_read_scaler_settings(std::string_view option, const std::vector<std
                                  : distinct.size() == 1 ? "every run's scaler kind is " + kinds_text(distinct)
                                                         : "the runs' scaler kinds are " + kinds_text(distinct);
         const ScalerKind reader = scaler_uses(ScalerKind::dynamic, field) ? ScalerKind::dynamic : ScalerKind::hysteresis;
+        // A sweep's kind is set with --set (or an axis); the others take it as they took this setting.
+        const std::string_view via = option == "--grid" ? "--set" : option;
         throw Error(std::string(option) + " " + setting + ": changes nothing: " + scaler_field_readers(field) +
-                    ", and " + have + "; set a kind that reads it too, e.g. --set scaler.kind=" +
+                    ", and " + have + "; set a kind that reads it too, e.g. " + std::string(via) + " scaler.kind=" +
                     std::string(scaler_kind_name(reader)));
     }
 }

@@ -25,7 +25,7 @@ std::string scaler_field_note(ScalerKind kind, std::string_view field);
 // takes them) sets a scaler field that no kind of `kinds` (those of every run
 // the settings reach) reads: the run would train unchanged. The message
 // names `option` and the setting, says which kinds read the field and how
-// to choose one.
+// to choose one (through `option`; a sweep's --grid through --set).
 void require_read_scaler_settings(std::string_view option, const std::vector<std::string>& settings,
                                   const std::vector<ScalerKind>& kinds);
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/common/error.h"
 #include "error_text.h"
@@ -110,6 +111,24 @@ TEST(OpenedRecord, AWhatIfOutsideTheScalerOrOutOfRangeIsRefusedByName) {
               "'model.hidden=[3]': a recorded run replays only its loss scaler (scaler.* settings)");
     const std::string bad = testing_support::error_of([&] { record_snapshot(record, {"scaler.growth_interval=0"}); });
     EXPECT_NE(bad.find("scaler.growth_interval"), std::string::npos) << bad;
+}
+
+TEST(OpenedRecord, ACommandLineWhatIfTheKindIgnoresIsRefusedThePanelsOneIsDrawn) {
+    const WrittenRun written = train_and_write("spirals-bf16", 5);  // no scaler
+    const OpenedRecord record = open_record(saved(written.text, "no-scaler"));
+    const std::vector<std::string> ignored{"scaler.init_scale=1024"};
+    EXPECT_EQ(testing_support::error_of([&] { require_read_what_if(record, ignored); }),
+              "--what-if scaler.init_scale=1024: changes nothing: init_scale is read by the static, dynamic and "
+              "hysteresis scalers, and this run's scaler kind is none; set a kind that reads it too, e.g. --what-if "
+              "scaler.kind=dynamic");
+    EXPECT_EQ(testing_support::error_of([&] { require_read_what_if(record, {"model.hidden=[3]"}); }),
+              "'model.hidden=[3]': a recorded run replays only its loss scaler (scaler.* settings)");
+    EXPECT_EQ(testing_support::error_of([&] { require_read_what_if(record, {"scaler.kind=static", "scaler.init_scale=2"}); }),
+              "(no error)");
+    // A panel's edits may leave a setting behind while a person tries kinds: drawn, not refused.
+    const auto s = record_snapshot(record, {"scaler.kind=none", "scaler.init_scale=1024"});
+    ASSERT_TRUE(s->fork);
+    EXPECT_EQ(s->fork->log.latest()->scale, 1.0f);
 }
 
 bool same_histogram(const Log2Histogram& a, const Log2Histogram& b) {

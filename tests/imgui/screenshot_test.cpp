@@ -155,6 +155,15 @@ TEST(LiveViewScreenshot, ARecordedRunWithAWhatIf) {
     EXPECT_GE(overflow_red(s.image), 5 * kKeySwatch);
 }
 
+TEST(LiveViewScreenshot, AWhatIfTheRecordsScalerKindIgnoresExitsTwo) {
+    if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not installed";
+    const std::string path = (std::filesystem::temp_directory_path() / "plab-live-no-scaler.jsonl").string();
+    ASSERT_EQ(exit_code(std::string(PLAB_EXE) + " run --preset spirals-bf16 --steps 20 --quiet --out " + path +
+                        " > /dev/null 2>&1"),
+              0);
+    EXPECT_EQ(shoot("no-scaler", "--open " + path + " --what-if scaler.growth_interval=5 2> /dev/null").exit_code, 2);
+}
+
 TEST(LiveViewScreenshot, ABadRecordExitsTwo) {
     if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not installed";
     EXPECT_EQ(shoot("bad-record", "--open /nonexistent/run.jsonl").exit_code, 2);

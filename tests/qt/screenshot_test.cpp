@@ -114,6 +114,19 @@ TEST(RecordShot, WholeWindowWithAWhatIf) {
     expect_drawn(record_screenshot("--what-if scaler.init_scale=1024", "window"), 1200, 700);
 }
 
+// A run without a loss scaler: a what-if of its init_scale alone would draw
+// the recorded trajectory again, so the command line refuses it.
+TEST(RecordShot, AWhatIfTheRecordsScalerKindIgnoresExitsTwo) {
+    const std::string path = (std::filesystem::temp_directory_path() / "plab-shot-no-scaler.jsonl").string();
+    ASSERT_EQ(std::system((std::string(PLAB_EXE) + " run --preset spirals-bf16 --steps 20 --quiet --out " + path +
+                           " > /dev/null 2>&1").c_str()),
+              0);
+    EXPECT_EQ(shoot("--open " + path + " --what-if scaler.init_scale=1024 2> /dev/null", "no-scaler").exit_code, 2);
+    EXPECT_EQ(shoot("--open " + path + " --what-if scaler.kind=dynamic --what-if scaler.init_scale=1024 --panel scale",
+                    "no-scaler-dynamic").exit_code,
+              0);
+}
+
 TEST_P(RecordShot, IsDrawn) {
     ASSERT_FALSE(recorded_run().empty()) << "plab run could not write the record";
     const std::string panel = GetParam();

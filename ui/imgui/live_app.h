@@ -32,6 +32,7 @@ public:
     // the record's scaler (the what-if, drawn as the fork); R clears it; a
     // recipe chosen afterwards trains again.
     void open_record(const std::string& file);
+    const OpenedRecord* record() const { return record_.get(); }  // null while a preset trains
     // The record's what-if under these scaler edits (plab::Error on a bad one).
     void set_what_if(std::vector<std::string> edits);
     // What the panels show: the session's latest snapshot, or the record's.

@@ -4,6 +4,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "engine/amp/scaler_fields.h"
 #include "engine/common/error.h"
 #include "engine/telemetry/tensor_stats_bounds.h"
 #include "engine/train/preset_io.h"
@@ -143,6 +144,26 @@ std::shared_ptr<const StepRecord> histograms_at(const OpenedRecord& record, std:
                                                               std::prev(h) - hists.begin()));
 }
 
+namespace {
+
+// The record's settings with the what-if's scaler edits applied.
+RunConfig what_if_config(const OpenedRecord& record, const std::vector<std::string>& what_if) {
+    if (!record.no_what_if.empty()) throw Error(record.no_what_if);
+    for (const std::string& edit : what_if)
+        if (edit.rfind("scaler.", 0) != 0)
+            throw Error("'" + edit + "': a recorded run replays only its loss scaler (scaler.* settings)");
+    RunConfig replayed = record.config;
+    apply_settings(replayed, what_if);
+    return replayed;
+}
+
+}  // namespace
+
+void require_read_what_if(const OpenedRecord& record, const std::vector<std::string>& what_if) {
+    if (what_if.empty()) return;
+    require_read_scaler_settings("--what-if", what_if, {what_if_config(record, what_if).scaler.kind});
+}
+
 std::shared_ptr<const SessionSnapshot> record_snapshot(const OpenedRecord& record,
                                                        const std::vector<std::string>& what_if) {
     auto snapshot = std::make_shared<SessionSnapshot>();
@@ -154,13 +175,7 @@ std::shared_ptr<const SessionSnapshot> record_snapshot(const OpenedRecord& recor
     origin->source = record.run.source;
     origin->backend = record.run.backend;
     if (!what_if.empty()) {
-        if (!record.no_what_if.empty()) throw Error(record.no_what_if);
-        for (const std::string& edit : what_if)
-            if (edit.rfind("scaler.", 0) != 0)
-                throw Error("'" + edit + "': a recorded run replays only its loss scaler (scaler.* settings)");
-        RunConfig replayed = record.config;
-        apply_settings(replayed, what_if);
-        snapshot->fork = replayed_view(record, std::make_shared<const RunConfig>(std::move(replayed)));
+        snapshot->fork = replayed_view(record, std::make_shared<const RunConfig>(what_if_config(record, what_if)));
         origin->replayed = joined(what_if);
     }
     snapshot->record = std::move(origin);

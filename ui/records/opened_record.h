@@ -54,4 +54,11 @@ std::shared_ptr<const StepRecord> histograms_at(const OpenedRecord& record, std:
 std::shared_ptr<const SessionSnapshot> record_snapshot(const OpenedRecord& record,
                                                        const std::vector<std::string>& what_if = {});
 
+// A command line's --what-if checked as plab replay checks its --set:
+// record_snapshot's errors, and plab::Error for a scaler setting that the
+// replayed kind does not read (it would draw the recorded trajectory again).
+// The panels call record_snapshot alone: a person trying kinds may leave such
+// a setting behind, and the fork then shows what the kind they chose does.
+void require_read_what_if(const OpenedRecord& record, const std::vector<std::string>& what_if);
+
 }  // namespace plab
