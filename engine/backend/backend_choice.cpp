@@ -36,9 +36,13 @@ void check_backend_choice(const std::string& choice) {
 }
 
 std::unique_ptr<Backend> make_run_backend(const std::string& choice) {
-    check_backend_choice(choice);
-    if (choice == "cuda" || (choice == "auto" && cuda_available())) return cuda_factory().make();
+    if (backend_device(choice) == Device::cuda) return cuda_factory().make();
     return std::make_unique<CpuBackend>();
+}
+
+Device backend_device(const std::string& choice) {
+    check_backend_choice(choice);
+    return choice == "cuda" || (choice == "auto" && cuda_available()) ? Device::cuda : Device::cpu;
 }
 
 std::string cuda_unavailable_reason() {

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "engine/tensor/tensor.h"
+
 namespace plab {
 
 class Backend;
@@ -31,6 +33,9 @@ void check_backend_choice(const std::string& choice);
 // The backend a --backend value names: cpu, cuda, or auto (cuda when a
 // device is present, else cpu); check_backend_choice's errors first.
 std::unique_ptr<Backend> make_run_backend(const std::string& choice);
+// The device make_run_backend(choice) trains on, without making a backend:
+// what a front end sizes its work by (a sweep's workers); the same errors.
+Device backend_device(const std::string& choice);
 // Why cuda cannot run here ("this build has no CUDA backend", "no CUDA
 // device found"); empty when it can.
 std::string cuda_unavailable_reason();
