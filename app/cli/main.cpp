@@ -15,7 +15,7 @@
 #define PLAB_VERSION "0.0.0"
 #endif
 #if PLAB_HAVE_CUDA
-#include "kernels/cuda_backend.h"
+#include "kernels/cuda_backend_factory.h"
 #include "kernels/device_info.h"
 #endif
 
@@ -51,9 +51,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.footer("Run 'plab COMMAND --help' for a command's options and examples.");
 #if PLAB_HAVE_CUDA
-    plab::set_cuda_backend_factory({&plab::make_cuda_backend, &plab::cuda_device_present,
-                                    &plab::cuda_peak_tensor_bytes, &plab::cuda_reset_peak_tensor_bytes,
-                                    &plab::cuda_host_waits});
+    plab::set_cuda_backend_factory(plab::cuda_backend_factory());
 #endif
     plab::add_bits_command(app);
     plab::add_ranges_command(app);

@@ -21,7 +21,7 @@
 #include "ui/qt/chart_kit.h"
 #include "ui/qt/main_window.h"
 #if PLAB_HAVE_CUDA
-#include "kernels/cuda_backend.h"
+#include "kernels/cuda_backend_factory.h"
 #endif
 
 namespace {
@@ -200,9 +200,7 @@ int main(int argc, char** argv) {
         return 3;
     }
 #if PLAB_HAVE_CUDA
-    plab::set_cuda_backend_factory({&plab::make_cuda_backend, &plab::cuda_device_present,
-                                    &plab::cuda_peak_tensor_bytes, &plab::cuda_reset_peak_tensor_bytes,
-                                    &plab::cuda_host_waits});
+    plab::set_cuda_backend_factory(plab::cuda_backend_factory());
 #endif
     QApplication app(argc, argv);
     QApplication::setOrganizationName("PrecisionLab");
