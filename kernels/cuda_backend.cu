@@ -14,6 +14,7 @@
 #include "engine/common/number_text.h"
 #include "kernels/cuda_common.cuh"
 #include "kernels/cuda_lt_gemm.cuh"
+#include "kernels/device_gate.h"
 #include "kernels/device_info.h"
 #include "kernels/round_kernel.h"
 
@@ -46,6 +47,7 @@ public:
         : element_bytes_(element_bytes) {
         const std::size_t bytes = elements * element_bytes;
         if (bytes == 0) return;
+        const gpu::DeviceGateScope gate;  // not while another thread captures (device_gate.h)
         const cudaError_t status = cudaMalloc(&ptr_, bytes);
         if (status == cudaErrorMemoryAllocation) {
             (void)cudaGetLastError();  // not sticky: clear it so later checks do not see it
@@ -56,7 +58,10 @@ public:
         note_held(bytes);
     }
     ~DeviceBuffer() override {
-        cudaFree(ptr_);
+        if (ptr_) {
+            const gpu::DeviceGateScope gate;
+            cudaFree(ptr_);
+        }
         held_bytes -= bytes_;
     }
     DeviceBuffer(const DeviceBuffer&) = delete;
@@ -138,6 +143,7 @@ CudaBackend::CudaBackend(const cuda::DeviceInfo& device)
     : Backend(Device::cuda, device.name),
       native_16bit_(native_16bit_from_environment()),
       scratch_(gpu::kScratchSlots) {
+    const gpu::DeviceGateScope gate;  // the stream, the handles and the workspace (device_gate.h)
     try {
         check_cuda(cudaSetDevice(device.index), "cudaSetDevice");
         check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -194,6 +200,7 @@ int multiprocessors() {
 std::uint64_t cuda_host_waits() { return gpu::host_waits.load(); }
 
 void CudaBackend::release() {
+    const gpu::DeviceGateScope gate;
     release_telemetry();
     lt_.reset();
     if (blas_) cublasDestroy(blas_);

@@ -12,6 +12,7 @@
 
 #include "kernels/cuda_common.cuh"
 #include "kernels/cuda_step_graph.h"
+#include "kernels/device_gate.h"
 
 namespace plab {
 
@@ -27,6 +28,7 @@ CudaStepGraph::~CudaStepGraph() {
         }
     } catch (...) {  // a destructor: the stream's own error shows on its next use
     }
+    const gpu::DeviceGateScope gate;
     if (exec) cudaGraphExecDestroy(reinterpret_cast<cudaGraphExec_t>(exec));
     release_pinned(queue);
 }
@@ -49,6 +51,9 @@ std::unique_ptr<StepGraph> CudaBackend::capture(const std::function<void()>& lau
     std::swap(telemetry_, graph->queue);
     capture_uploads_ = &graph->uploads;
     cudaGraph_t captured = nullptr;
+    // Relaxed mode lets concurrent captures on other threads' streams proceed;
+    // the gate keeps other threads' allocations and frees out of this one.
+    const gpu::DeviceGateScope gate;
     try {
         // Relaxed: the queue's pinned chunks and result slots are made during the capture.
         check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed), "capture: begin");

@@ -23,6 +23,7 @@
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_common.cuh"
 #include "kernels/cuda_step_graph.h"
+#include "kernels/device_gate.h"
 
 namespace plab {
 
@@ -229,6 +230,7 @@ void* CudaBackend::telemetry_slot(std::size_t slot) {
         // Not allocate(): result chunks are the queue's own, made while a step is captured too.
         telemetry_.device_chunks.push_back(device_tensor({1, static_cast<int>(kChunkBytes / sizeof(float))}));
         void* pinned = nullptr;
+        const gpu::DeviceGateScope gate;
         check_cuda(cudaMallocHost(&pinned, kChunkBytes), "telemetry: cudaMallocHost");
         telemetry_.host_chunks.push_back(pinned);
     }
@@ -237,6 +239,7 @@ void* CudaBackend::telemetry_slot(std::size_t slot) {
 }
 
 void release_pinned(TelemetryQueue& q) {
+    const gpu::DeviceGateScope gate;
     for (void* p : q.host_chunks) cudaFreeHost(p);
     q.host_chunks.clear();
     for (const PinnedStaging::Chunk& c : q.staging.chunks) cudaFreeHost(c.memory);
@@ -294,6 +297,7 @@ void* CudaBackend::stage_bytes(std::size_t bytes) {
     if (s.chunk == s.chunks.size()) {
         PinnedStaging::Chunk c;
         c.capacity = std::max(bytes, kStagingChunkBytes);
+        const gpu::DeviceGateScope gate;
         check_cuda(cudaMallocHost(&c.memory, c.capacity), "readback: cudaMallocHost");
         s.chunks.push_back(c);
         s.used = 0;
