@@ -18,6 +18,7 @@
 #include "engine/common/number_text.h"
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer.h"
+#include "ui/cli/backend_option.h"
 #include "ui/cli/commands.h"
 #include "ui/cli/integer_option.h"
 #include "ui/cli/interrupt.h"
@@ -193,10 +194,7 @@ void add_run_command(CLI::App& app) {
     cmd->add_option("--steps", raw->steps, "Optimizer steps (overrides the preset's 'steps'), 1..10000000");
     cmd->add_option("--set", options->settings,
                     "Change one preset field: KEY.PATH=VALUE, e.g. scaler.growth_interval=100 (repeatable)");
-    cmd->add_option("--backend", options->backend,
-                    "Where to train: cpu (exact emulation), cuda (the GPU; see 'plab --version'), "
-                    "auto (cuda when a GPU is present, else cpu)")
-        ->default_val("cpu");
+    add_backend_option(*cmd, options->backend);
     cmd->add_option("--seed", raw->seed, "Seed for data, init and batch order (overrides the preset's), 0..2^64-1");
     CLI::Option* out = cmd->add_option(
         "--out", options->out,
