@@ -24,8 +24,8 @@ constexpr auto kProgressEvery = std::chrono::milliseconds(100);
 // progress report reads, the stop flag and the first error.
 class SweepState {
 public:
-    SweepState(const SweepPlan& plan, const SweepObserver& observer)
-        : plan_(plan), observer_(observer), measures_(plan.runs.size()) {}
+    SweepState(const SweepPlan& plan, const SweepRunOptions& options)
+        : plan_(plan), observer_(options.observer), backend_(options.backend), measures_(plan.runs.size()) {}
 
     // A worker's life: take the next run until none is left or the sweep stops.
     void work() {
@@ -59,8 +59,11 @@ public:
 private:
     void train(std::size_t run) {
         const SweepRun& r = plan_.runs[run];
-        // Made as plab run makes its backend, so a run here computes what plab run computes.
-        const std::unique_ptr<Backend> backend = make_run_backend("cpu");
+        // Made as plab run makes its backend, so a run here computes what plab
+        // run computes; a fresh one per run (on the GPU: its own stream and
+        // cuBLAS handles), so that nothing a worker's earlier run left in a
+        // backend's caches can reach the next.
+        const std::unique_ptr<Backend> backend = make_run_backend(backend_);
         Trainer trainer(*backend, r.config);
         if (observer_.started) observer_.started(run, trainer, *backend);
         RunMeter meter(r.config.scaler, mixed_pass_formats(r.config.precision, trainer.layer_names()).layer_compute);
@@ -84,6 +87,7 @@ private:
 
     const SweepPlan& plan_;
     const SweepObserver& observer_;
+    const std::string& backend_;
     std::vector<RunMeasures> measures_;  // each written by the thread that trained its run
     std::atomic<std::size_t> next_{0};
     std::atomic<std::int64_t> steps_{0};
@@ -97,13 +101,17 @@ private:
 
 }  // namespace
 
-std::size_t sweep_threads(std::size_t runs, std::size_t requested) {
-    return std::max<std::size_t>(1, std::min(runs, requested > 0 ? requested : cpu::usable_cores()));
+std::size_t sweep_threads(std::size_t runs, std::size_t requested, Device device) {
+    std::size_t wanted = requested > 0 ? requested : cpu::usable_cores();
+    if (requested == 0 && device == Device::cuda) wanted = std::max(wanted, kCudaSweepStreams);
+    return std::max<std::size_t>(1, std::min(runs, wanted));
 }
 
 std::optional<std::vector<RunMeasures>> run_sweep(const SweepPlan& plan, const SweepRunOptions& options) {
-    SweepState state(plan, options.observer);
-    const std::size_t workers = sweep_threads(plan.runs.size(), options.threads);
+    // A bad choice or a missing device is bad input: found here, before any run starts.
+    const Device device = backend_device(options.backend);
+    SweepState state(plan, options);
+    const std::size_t workers = sweep_threads(plan.runs.size(), options.threads, device);
     std::vector<std::jthread> threads;
     threads.reserve(workers);
     for (std::size_t i = 0; i < workers; ++i) threads.emplace_back([&state] { state.work(); });

@@ -1,16 +1,20 @@
 #pragma once
-// Trains a sweep's runs side by side: one run per thread, each on a CPU
-// backend of its own, as many threads as cores. Runs share nothing, and the
-// CPU backend's numbers do not depend on the thread that computes them, so
-// each run's records are those `plab run` writes for its settings.
+// Trains a sweep's runs side by side: one run per thread, each on a backend
+// of its own made as `plab run --backend` makes it. Runs share nothing, and a
+// backend's numbers do not depend on the thread that drives it, so each run's
+// records are those `plab run` writes for its settings and backend.
+// On the GPU that is one run per CUDA stream, many streams at once on the one
+// device: concurrent runs, not one batched kernel over runs.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/sweep/run_measures.h"
 #include "engine/sweep/sweep_grid.h"
+#include "engine/tensor/tensor.h"
 
 namespace plab {
 
@@ -29,7 +33,10 @@ struct SweepObserver {
 };
 
 struct SweepRunOptions {
-    std::size_t threads = 0;  // 0: one per core this process may use
+    std::size_t threads = 0;  // 0: sweep_threads' default for the backend's device
+    // Where every run trains: a --backend value (cpu|cuda|auto, make_run_backend),
+    // checked before any run starts.
+    std::string backend = "cpu";
     SweepObserver observer;
     // On the calling thread, about ten times a second and once at the end:
     // the steps all runs have trained so far, and the runs finished.
@@ -44,8 +51,16 @@ struct SweepRunOptions {
 // rethrown here.
 std::optional<std::vector<RunMeasures>> run_sweep(const SweepPlan& plan, const SweepRunOptions& options);
 
-// The threads run_sweep starts for `runs` runs: `requested`, or one per core
-// when 0, never more than the runs.
-std::size_t sweep_threads(std::size_t runs, std::size_t requested);
+// The threads run_sweep starts for `runs` runs on `device`: `requested`, or
+// when 0 one per core (the CPU) or kCudaSweepStreams at least (a GPU), never
+// more than the runs.
+std::size_t sweep_threads(std::size_t runs, std::size_t requested, Device device);
+
+// A CUDA run's thread launches a step and then waits for its stream, so the
+// threads a core can keep busy are more than one; and the default preset's
+// runs are small enough that one stream leaves most of the device idle. Four
+// streams keep it working even on a host with fewer cores, and more cores
+// than four give one stream each (each launch still needs a core).
+inline constexpr std::size_t kCudaSweepStreams = 4;
 
 }  // namespace plab

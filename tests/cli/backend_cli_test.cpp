@@ -106,6 +106,31 @@ TEST(BackendCli, ScenarioTakesTheSameBackendChoice) {
     EXPECT_NE(cuda.err.find("; use --backend cpu\n"), std::string::npos) << cuda.err;
 }
 
+// plab sweep too, with plab run's messages, found before anything trains or
+// --records makes its folder; its help teaches the choice.
+TEST(BackendCli, SweepTakesTheSameBackendChoice) {
+    const Situation s = cuda_situation();
+    const fs::path dir = cli_test::scratch_dir();
+    const std::string sweep = "sweep --grid scaler.init_scale=2^8,2^16 --steps 3 --quiet --records '" +
+                              (dir / "runs").string() + "' --backend ";
+    const Result bad = run_plab(sweep + "bogus");
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_EQ(bad.out, "");
+    EXPECT_EQ(bad.err, "plab: --backend: 'bogus' is not a backend; allowed: auto|cpu|cuda\n");
+    EXPECT_FALSE(fs::exists(dir / "runs"));
+    const Result help = run_plab("sweep --help");
+    EXPECT_NE(help.out.find("auto (cuda when a GPU is present, else cpu)"), std::string::npos) << help.out;
+    EXPECT_NE(help.out.find("--backend cuda"), std::string::npos) << help.out;
+    if (s.cuda == CudaSituation::device) GTEST_SKIP() << "a CUDA device is present: " << s.device_text;
+    const Result cuda = run_plab(sweep + "cuda");
+    EXPECT_EQ(cuda.exit_code, 2);
+    EXPECT_EQ(cuda.out, "");
+    EXPECT_EQ(cuda.err, run_plab("run --backend cuda --steps 2").err);
+    EXPECT_NE(cuda.err.find("; use --backend cpu\n"), std::string::npos) << cuda.err;
+    EXPECT_FALSE(fs::exists(dir / "runs"));
+    fs::remove_all(dir);
+}
+
 TEST(BackendCli, AutoPicksTheGpuWhenThereIsOneElseTheCpu) {
     const Situation s = cuda_situation();
     const Result r = run_plab("run --backend auto --steps 3 --quiet");

@@ -81,8 +81,9 @@ class SweepCli : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
         dir_ = new fs::path(scratch_dir());
-        result_ = new cli_test::Result(run_plab(std::string("sweep ") + kGrid + " --seeds 1-2 --steps " +
-                                                std::to_string(kSteps) + " --json --quiet --records '" +
+        // --backend cpu, the default, named: the runs below are plab run's on the same backend.
+        result_ = new cli_test::Result(run_plab(std::string("sweep --backend cpu ") + kGrid + " --seeds 1-2" +
+                                                " --steps " + std::to_string(kSteps) + " --json --quiet --records '" +
                                                 (*dir_ / "records").string() + "'"));
     }
     static void TearDownTestSuite() {

@@ -3,10 +3,15 @@
 // trained one after another here, with the counts taken by this test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "engine/backend/cpu/cpu_backend.h"
+#include "engine/backend/cpu/parallel_slices.h"
+#include "engine/common/error.h"
 #include "engine/sweep/sweep_runner.h"
 #include "engine/train/trainer.h"
 
@@ -25,6 +30,7 @@ TEST(SweepRunner, EachRunAsIfTrainedAlone) {
     std::vector<std::vector<float>> losses(plan.runs.size());
     SweepRunOptions options;
     options.threads = 3;
+    options.backend = "cpu";  // the sweep's runs are the CPU backend's that this test trains below
     options.observer.step = [&](std::size_t run, const StepRecord& r) { losses[run].push_back(r.loss); };
     const std::optional<std::vector<RunMeasures>> measures = run_sweep(plan, options);
     ASSERT_TRUE(measures);
@@ -83,6 +89,39 @@ TEST(SweepRunner, AnObserversErrorStopsTheSweepAndComesBack) {
         if (run == 1 && r.step == 3) throw Error("disk full");
     };
     EXPECT_THROW(run_sweep(plan, options), Error);
+}
+
+// A backend the sweep cannot train on is found before any run starts, with
+// the message plab run gives (this test binary registers no CUDA backend).
+TEST(SweepRunner, ABackendItCannotUseIsRefusedBeforeAnyRun) {
+    const SweepPlan plan = small_plan();
+    std::atomic<int> started{0};
+    SweepRunOptions options;
+    options.observer.started = [&](std::size_t, const Trainer&, const Backend&) { ++started; };
+    const auto message = [&](const std::string& backend) {
+        options.backend = backend;
+        try {
+            run_sweep(plan, options);
+        } catch (const Error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message("gpu"), "--backend: 'gpu' is not a backend; allowed: auto|cpu|cuda");
+    EXPECT_EQ(message("cuda"), "this build has no CUDA backend; use --backend cpu");
+    EXPECT_EQ(started.load(), 0);
+}
+
+// Workers: one per core on the CPU; on a GPU, whose runs mostly wait for
+// their streams, at least kCudaSweepStreams; never more than the runs, and
+// --threads as asked.
+TEST(SweepRunner, WorkersFollowTheDevice) {
+    const std::size_t cores = cpu::usable_cores();
+    EXPECT_EQ(sweep_threads(1000, 0, Device::cpu), cores);
+    EXPECT_EQ(sweep_threads(1000, 0, Device::cuda), std::max<std::size_t>(cores, 4));
+    EXPECT_EQ(sweep_threads(3, 0, Device::cuda), 3u);
+    EXPECT_EQ(sweep_threads(1000, 2, Device::cuda), 2u);
+    EXPECT_EQ(sweep_threads(1000, 7, Device::cpu), 7u);
 }
 
 TEST(SweepRunner, StopEndsItEarly) {

@@ -96,7 +96,8 @@ struct SweepOptions {
     std::vector<std::string> settings;  // --set KEY.PATH=VALUE for every run, before the cell's values
     bool json = false;
     std::string records;                // a folder for every run's records; empty: none
-    std::size_t threads = 0;            // 0: one per core
+    std::size_t threads = 0;            // 0: sweep_threads' default (one per core; on cuda, 4 at least)
+    std::string backend = "cpu";        // cpu|cuda|auto, as plab run's --backend
     bool yes = false;                   // train a grid past kSweepRunsWithoutYes runs
     bool quiet = false;
 };

@@ -1,5 +1,5 @@
 // plab sweep: a grid of preset settings, every cell trained once per seed on
-// all cores, summed up per cell (engine/sweep does the work; this file reads
+// all cores (or on many CUDA streams at once), summed up per cell (engine/sweep does the work; this file reads
 // the options and prints).
 #include <CLI/CLI.hpp>
 #include <unistd.h>
@@ -9,11 +9,13 @@
 #include <iostream>
 #include <memory>
 
+#include "engine/backend/backend_choice.h"
 #include "engine/common/error.h"
 #include "engine/common/number_text.h"
 #include "engine/sweep/cell_summary.h"
 #include "engine/sweep/sweep_runner.h"
 #include "engine/train/preset_io.h"
+#include "ui/cli/backend_option.h"
 #include "ui/cli/commands.h"
 #include "ui/cli/integer_option.h"
 #include "ui/cli/interrupt.h"
@@ -42,6 +44,10 @@ const char* sweep_help_text() {
            "Each --grid names a preset field (any field plab run --set takes) and its values; the cells are every\n"
            "combination, and --seeds trains each cell once per seed. Runs train at once, one per core, on the\n"
            "CPU's exact emulation; a run's records are those plab run writes for the same --set, --steps and --seed.\n"
+           "--backend cuda trains on the GPU instead (as plab run --backend cuda): one run per CUDA stream, several\n"
+           "streams at once on the one device (by default one per core, 4 at least; --threads sets it), each run\n"
+           "the numbers plab run --backend cuda gives it alone. That is concurrent runs, not one batched kernel.\n"
+           "The default is cpu, as for plab run: the exact emulation gives the same sweep on every machine.\n"
            "Per cell, over its seeds (mean, and [min..max] with more than one seed): skipped steps, steps at the\n"
            "scaler's floor and ceiling, the share of weight-gradient values held as zero (flushed ones among\n"
            "them), the share of the FP32 twin's gradients (times the scale) the gradient format flushes (what was\n"
@@ -52,9 +58,11 @@ const char* sweep_help_text() {
            "  plab sweep --grid scaler.init_scale=2^8,2^16,2^24 --seeds 1-5 --steps 500 --json\n"
            "  plab sweep --preset scaler-sawtooth --grid optimizer.lr=0.001,0.003 --grid precision.recipe=amp-fp16,amp-bf16\n"
            "  plab sweep --grid scaler.growth_interval=100,1000 --records runs/   each run's records, as plab run writes\n"
+           "  plab sweep --grid scaler.init_scale=2^8,2^16,2^24 --backend cuda    on the GPU, exit 2 without one\n"
            "Values may be written 2^K. A grid of more than 400 runs needs --yes.\n"
-           "Exit codes: 0 done; 2 bad input (the message names the axis and the allowed values); 4 --records could\n"
-           "not be written; 130/143 stopped by SIGINT/SIGTERM (no summary; records of finished runs kept).";
+           "Exit codes: 0 done; 2 bad input, found before anything trains (the message names the axis or option and\n"
+           "the allowed values; --backend cuda without a device says so); 4 --records could not be written;\n"
+           "130/143 stopped by SIGINT/SIGTERM (no summary; records of finished runs kept).";
 }
 
 // One run's record file under --records: written as plab run --out writes
@@ -117,21 +125,24 @@ SweepPlan make_plan(const SweepOptions& o) {
     return plan;
 }
 
-std::string headline(const SweepPlan& plan, std::size_t threads, double seconds) {
+std::string headline(const SweepPlan& plan, std::size_t threads, Device device, double seconds) {
     const double runs = static_cast<double>(plan.runs.size());
     return "plab sweep: " + grid_size_text(plan) + " of " + plan.runs.front().config.name + ", " +
            std::to_string(plan.runs.front().config.steps) + " steps each, on " + std::to_string(threads) +
-           " threads: " + significant_text(seconds, 3) + " s (" + significant_text(runs / seconds, 3) + " runs/s)\n";
+           (device == Device::cuda ? " threads (one CUDA stream each)" : " threads") + ": " +
+           significant_text(seconds, 3) + " s (" + significant_text(runs / seconds, 3) + " runs/s)\n";
 }
 
 }  // namespace
 
 int run_sweep_command(const SweepOptions& o, std::ostream& out, std::ostream& log, bool progress) {
+    const Device device = backend_device(o.backend);  // plab run's check and message, before anything is made
     const SweepPlan plan = make_plan(o);
     if (!o.records.empty()) prepare_records_dir(o.records);
     std::vector<std::unique_ptr<RunRecordFile>> files;
     SweepRunOptions run_options;
     run_options.threads = o.threads;
+    run_options.backend = o.backend;
     if (!o.records.empty()) run_options.observer = record_files(plan, o.records, files);
     ProgressBar bar(log, static_cast<std::int64_t>(plan.runs.size()) * plan.runs.front().config.steps, progress);
     run_options.progress = [&](std::int64_t steps, std::size_t runs) {
@@ -149,7 +160,7 @@ int run_sweep_command(const SweepOptions& o, std::ostream& out, std::ostream& lo
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out << (o.json ? sweep_json(plan, *measures) : sweep_table(plan, *measures));
-    if (!o.quiet) log << headline(plan, sweep_threads(plan.runs.size(), o.threads), seconds);
+    if (!o.quiet) log << headline(plan, sweep_threads(plan.runs.size(), o.threads, device), device, seconds);
     return 0;
 }
 
@@ -172,7 +183,9 @@ void add_sweep_command(CLI::App& app) {
     cmd->add_option("--records", options->records,
                     "Also write each run's records (plab run's JSON Lines) into folder DIR, one file per cell and seed")
         ->type_name("DIR");
-    cmd->add_option("--threads", raw->threads, "Runs trained at once (default: one per core)");
+    add_backend_option(*cmd, options->backend);
+    cmd->add_option("--threads", raw->threads,
+                    "Runs trained at once (default: one per core; on cuda, one CUDA stream each and 4 at least)");
     cmd->add_flag("--yes", options->yes,
                   "Train a grid of more than " + std::to_string(kSweepRunsWithoutYes) + " runs");
     cmd->add_flag("--quiet", options->quiet, "No timing line on standard error");
