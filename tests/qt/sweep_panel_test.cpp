@@ -20,8 +20,10 @@ namespace {
 
 struct TinySweep {
     std::vector<std::vector<std::string>> opened;  // what clicks asked to train beside the run
+    std::string backend = "cpu";                   // where the window trains
     plab::qt::SweepPanel panel{[] { return plab::load_preset("spirals-amp-fp16"); },
-                               [this](const std::vector<std::string>& settings) { opened.push_back(settings); }};
+                               [this](const std::vector<std::string>& settings) { opened.push_back(settings); },
+                               [this] { return backend; }};
     TinySweep() {
         panel.resize(900, 700);
         set("axis-1-values", "2^8,2^24");
@@ -56,6 +58,18 @@ TEST(SweepPanel, ATinySweepFillsTheHeatMap) {
     // Four filled cells and a legend bar cover far more than a third of the
     // canvas; the empty canvas is one colour and a line of text.
     EXPECT_GT(not_background(image), 0.35);
+}
+
+// The sweep trains where the window trains, asked as it starts: a backend
+// this test binary cannot make (it registers no CUDA backend) stops the
+// sweep with make_run_backend's message.
+TEST(SweepPanel, TrainsOnTheWindowsBackend) {
+    TinySweep t;
+    t.backend = "cuda";
+    ASSERT_TRUE(t.panel.start()) << t.message().toStdString();
+    t.panel.wait();
+    EXPECT_TRUE(t.message().contains("this build has no CUDA backend")) << t.message().toStdString();
+    EXPECT_EQ(t.panel.view().finished, 0u);
 }
 
 TEST(SweepPanel, ABadAxisIsRefusedByName) {

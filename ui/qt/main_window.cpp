@@ -163,7 +163,7 @@ std::vector<Panel*> MainWindow::make_panel_widgets(Panel* sweep) {
                 fork_and_train(0, settings);
                 dock_of(panel("loss"))->raise();  // the curves: the sweep shares the loss panel's place
             },
-            this);
+            [this] { return backend_choice_; }, this);
     return {hist, scale_, loss, bits_, divergence, events, nan, decision, scenario, speed, samples, sweep};
 }
 

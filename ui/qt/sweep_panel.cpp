@@ -222,8 +222,8 @@ struct SweepPanel::Work {
     bool done = false;                             // mutex
 };
 
-SweepPanel::SweepPanel(BaseConfig base, OpenCell open, QWidget* parent)
-    : Panel("sweep", "Sweep", parent), base_(std::move(base)), open_(std::move(open)) {
+SweepPanel::SweepPanel(BaseConfig base, OpenCell open, BackendChoice backend, QWidget* parent)
+    : Panel("sweep", "Sweep", parent), base_(std::move(base)), open_(std::move(open)), backend_(std::move(backend)) {
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(make_axis_controls());
     layout->addWidget(make_run_controls());
@@ -408,8 +408,9 @@ void SweepPanel::launch(std::shared_ptr<const SweepPlan> plan) {
     run_->setText("Stop");
     message_->setText("Training " + qs(grid_size_text(*plan_)) + "…");
     // The worker owns a share of the state, so nothing it touches goes away under it.
-    worker_ = std::thread([work = work_] {
+    worker_ = std::thread([work = work_, backend = backend_()] {
         SweepRunOptions o;
+        o.backend = backend;
         o.observer.finished = [&work](std::size_t run, const RunMeasures& m) {
             const std::lock_guard lock(work->mutex);
             work->runs[run] = m;

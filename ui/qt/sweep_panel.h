@@ -31,7 +31,10 @@ public:
     // Trains a cell's run beside the window's run: the settings that make it
     // from the base config (cell_run_settings), for a fork from step 0.
     using OpenCell = std::function<void(const std::vector<std::string>& settings)>;
-    SweepPanel(BaseConfig base, OpenCell open, QWidget* parent = nullptr);
+    // Where the window's runs train (make_run_backend's name), asked as a
+    // sweep starts: its runs train there too, on a GPU several at once.
+    using BackendChoice = std::function<std::string()>;
+    SweepPanel(BaseConfig base, OpenCell open, BackendChoice backend, QWidget* parent = nullptr);
     ~SweepPanel() override;
 
     // The sweep trains runs of its own: the session's snapshot changes nothing here.
@@ -64,6 +67,7 @@ private:
 
     BaseConfig base_;
     OpenCell open_;
+    BackendChoice backend_;
     QComboBox* field_[2] = {};
     QLineEdit* values_[2] = {};
     QSpinBox* steps_ = nullptr;
