@@ -4,7 +4,9 @@
 // FP8 scaling see a model through this: a forward that leaves the mean loss
 // on the backend, a backward that fills every parameter's grad, and the
 // model's matmul layers in forward order, each with its weight, input,
-// output and output gradient, which is what the records call a layer.
+// output and output gradient, and the parameter tables no matmul layer
+// holds; the records' layers are those matmul layers followed by the tables
+// (telemetry_layers.h).
 #include <functional>
 #include <string>
 #include <vector>
@@ -66,6 +68,14 @@ public:
     virtual const Tensor& activation_grad(int i) const = 0;
     // The layer a parameter belongs to (where a non-finite gradient is reported).
     virtual int layer_of(const Parameter& p) const = 0;
+
+    // The parameter tables that no matmul layer holds, in forward order (a
+    // GPT's token embedding when its head is untied, then its position
+    // embedding; a tied head's weight is the token embedding and shows as
+    // "head"). They are not matmul layers, so PassFormats, FP8 scaling and
+    // the layer overrides never see them; the telemetry shows each after the
+    // matmul layers, named by its parameter, with no activation.
+    virtual std::vector<const Parameter*> tables() const { return {}; }
 
     // Softmax probabilities (classification, next token) or predictions
     // (regression) of the last forward.

@@ -87,8 +87,9 @@ const Tensor& TinyGpt::activation_grad(int i) const {
 
 int TinyGpt::layer_of(const Parameter& p) const {
     const std::string& n = p.name;
+    const bool head = (n == "wte" && !head_) || n.starts_with("ln_f.") || n.starts_with("head.");
+    if (head) return layer_count() - 1;
     if (n == "wte" || n == "wpe") return 0;
-    if (n.starts_with("ln_f.") || n.starts_with("head.")) return layer_count() - 1;
     const int block = std::stoi(n.substr(1, n.find('.') - 1));
     const int first = block * static_cast<int>(kBlockLinears);
     const std::string_view part = std::string_view(n).substr(n.find('.') + 1);
@@ -97,6 +98,11 @@ int TinyGpt::layer_of(const Parameter& p) const {
     for (int l = 0; l < static_cast<int>(kBlockLinears); ++l)
         if (n.starts_with(layer_name(first + l) + ".")) return first + l;
     throw Error("TinyGpt: no layer holds " + n);
+}
+
+std::vector<const Parameter*> TinyGpt::tables() const {
+    if (head_) return {&wte_, &wpe_};
+    return {&wpe_};
 }
 
 std::vector<Parameter*> TinyGpt::parameters() {

@@ -76,8 +76,12 @@ public:
     const Tensor& layer_input(int i, const Tensor& ids) const override;
     const Tensor& activation(int i) const override;
     const Tensor& activation_grad(int i) const override;
-    // An embedding -> 0, a block's norm -> the layer it feeds, ln_f -> the head.
+    // wte -> the head when tied (its weight), wpe and an untied wte -> 0 (they
+    // are tables, telemetry_layers.h), a block's norm -> the layer it feeds,
+    // ln_f -> the head.
     int layer_of(const Parameter& p) const override;
+    // wte when the head is untied, then wpe.
+    std::vector<const Parameter*> tables() const override;
     const Tensor& outputs() const override { return probs(); }
     Parameter& token_embedding() { return wte_; }
     Parameter& position_embedding() { return wpe_; }

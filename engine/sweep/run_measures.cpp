@@ -16,9 +16,9 @@ void RunMeter::add(const StepRecord& r) {
     m_.skipped += r.skipped;
     m_.floor_steps += scale_at_floor(scaler_, r.scale);
     m_.ceiling_steps += scale_at_ceiling(scaler_, r.scale);
-    for (const LayerRecord& layer : r.layers) {
-        grad_zeros_ += static_cast<double>(layer.grad.zeros);
-        grad_values_ += static_cast<double>(layer.grad.count);
+    for (std::size_t i = 0; i < matmul_count(r.layers.size()); ++i) {
+        grad_zeros_ += static_cast<double>(r.layers[i].grad.zeros);
+        grad_values_ += static_cast<double>(r.layers[i].grad.count);
     }
     if (r.twin_view) add_twin_flushes(*r.twin_view);
     m_.final_loss = r.loss;
@@ -32,9 +32,9 @@ void RunMeter::add(const StepRecord& r) {
 // A flushed share is a fraction of the layer's count (TensorStats): times
 // the count, the values it stands for.
 void RunMeter::add_twin_flushes(const TwinView& twin) {
-    for (std::size_t i = 0; i < twin.layers.size(); ++i) {
+    for (std::size_t i = 0; i < matmul_count(twin.layers.size()); ++i) {
         const TensorStats& g = twin.layers[i].grad;  // times the scale: what the run would hold, exactly
-        const FormatId f = i < gradient_formats_.size() ? gradient_formats_[i] : FormatId::fp32;
+        const FormatId f = gradient_formats_[i];
         const auto* slot = std::find(kRangeFormats.begin(), kRangeFormats.end(), f);
         if (slot != kRangeFormats.end())
             twin_flushed_ += static_cast<double>(g.ranges[static_cast<std::size_t>(slot - kRangeFormats.begin())].underflow) *

@@ -1,6 +1,7 @@
 #pragma once
 // What one run of a sweep comes to, measured from its step records alone,
 // so `plab run`'s records of the same settings give the same numbers.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -51,6 +52,10 @@ public:
 
 private:
     void add_twin_flushes(const TwinView& twin);
+    // The measures cover the matmul layers, the first of a record's layers:
+    // the embedding tables after them (telemetry_layers.h) hold their
+    // gradients in the weights' format, which the formats here do not list.
+    std::size_t matmul_count(std::size_t layers) const { return std::min(layers, gradient_formats_.size()); }
 
     ScalerConfig scaler_;
     std::vector<FormatId> gradient_formats_;

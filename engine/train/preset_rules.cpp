@@ -19,6 +19,21 @@ std::vector<std::string> model_layer_names(const ModelConfig& model) {
     return names;
 }
 
+namespace {
+// TinyGpt's parameter names for its embedding tables (tiny_gpt.cpp).
+constexpr std::string_view kTokenTable = "wte", kPositionTable = "wpe";
+}  // namespace
+
+std::vector<std::string> telemetry_layer_names(const ModelConfig& model) {
+    std::vector<std::string> names = model_layer_names(model);
+    if (model.kind != ModelKind::gpt) return names;
+    if (!model.gpt.tied_head) names.emplace_back(kTokenTable);
+    names.emplace_back(kPositionTable);
+    return names;
+}
+
+bool is_table_layer(std::string_view name) { return name == kTokenTable || name == kPositionTable; }
+
 bool is_override_format(FormatId f) {
     for (FormatId allowed : kOverrideFormats)
         if (f == allowed) return true;

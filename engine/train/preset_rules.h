@@ -3,6 +3,7 @@
 // in one place: the ranges of the run's own integer fields, the model's layer
 // names, and the formats a per-layer override may name.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/model/model_config.h"
@@ -22,6 +23,11 @@ inline constexpr IntLimits kSampleCharsLimits{1, 1000};
 
 // The model's Linear layers, input to output: "fc1" .. "fcN", N = hidden.size() + 1.
 std::vector<std::string> model_layer_names(const ModelConfig& model);
+// The layers the records and panels show (telemetry_layers.h): those, then
+// the model's parameter tables: for a GPT "wte" when its head is untied, then "wpe".
+std::vector<std::string> telemetry_layer_names(const ModelConfig& model);
+// Whether a layer name is one of those tables ("wte", "wpe").
+bool is_table_layer(std::string_view name);
 
 // A layer override computes in one of these (FP8 needs per-tensor scales, so
 // it is not a plain override).

@@ -277,7 +277,7 @@ void Session::record_error(std::string message) {
 
 RunView Session::view_of(const LiveRun& live) const {
     return RunView{live.config, live.run->steps_done(), live.forked_at, live.log.view(),
-                   model_layer_names(live.config->model)};
+                   telemetry_layer_names(live.config->model)};
 }
 
 void Session::publish() {

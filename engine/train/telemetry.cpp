@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "engine/model/telemetry_layers.h"
+
 namespace plab {
 
 namespace {
@@ -14,19 +16,23 @@ bool unscalable(float scale) { return scale > 0 && std::isfinite(scale); }
 }  // namespace
 
 void queue_pass_stats(Backend& backend, const Model& model, float scale, std::vector<LayerRecord>& layers) {
-    layers.resize(static_cast<std::size_t>(model.layer_count()));
-    for (int i = 0; i < model.layer_count(); ++i) {
-        const Parameter& weight = model.layer_weight(i);
-        LayerRecord& r = layers[static_cast<std::size_t>(i)];
-        backend.queue_telemetry({.x = &model.activation(i), .stats = &r.act});
-        const bool divide = unscalable(scale);
+    layers.resize(static_cast<std::size_t>(telemetry_layer_count(model)));
+    const bool divide = unscalable(scale);
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const int layer = static_cast<int>(i);
+        LayerRecord& r = layers[i];
+        r.act = {};
+        r.act_grad = {};
         r.act_grad_unscaled = {};
         r.grad_unscaled = {};
-        backend.queue_telemetry({.x = &model.activation_grad(i),
-                                 .divisor = divide ? scale : 1.0,
-                                 .stats = &r.act_grad,
-                                 .stats_divided = divide ? &r.act_grad_unscaled : nullptr});
-        backend.queue_telemetry({.x = &weight.grad,
+        if (const Tensor* act = telemetry_activation(model, layer)) {
+            backend.queue_telemetry({.x = act, .stats = &r.act});
+            backend.queue_telemetry({.x = telemetry_activation_grad(model, layer),
+                                     .divisor = divide ? scale : 1.0,
+                                     .stats = &r.act_grad,
+                                     .stats_divided = divide ? &r.act_grad_unscaled : nullptr});
+        }
+        backend.queue_telemetry({.x = &telemetry_layer_weight(model, layer).grad,
                                  .divisor = divide ? scale : 1.0,
                                  .stats = &r.grad,
                                  .stats_divided = divide ? &r.grad_unscaled : nullptr});
@@ -34,9 +40,11 @@ void queue_pass_stats(Backend& backend, const Model& model, float scale, std::ve
 }
 
 void queue_weight_stats(Backend& backend, const Model& model, std::vector<LayerRecord>& layers) {
-    layers.resize(static_cast<std::size_t>(model.layer_count()));
-    for (std::size_t i = 0; i < layers.size(); ++i)
-        backend.queue_telemetry({.x = &model.layer_weight(static_cast<int>(i)).value, .stats = &layers[i].weight});
+    layers.resize(static_cast<std::size_t>(telemetry_layer_count(model)));
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const Parameter& weight = telemetry_layer_weight(model, static_cast<int>(i));
+        backend.queue_telemetry({.x = &weight.value, .stats = &layers[i].weight});
+    }
 }
 
 namespace {
@@ -50,11 +58,11 @@ float cosine(const TensorComparison& c) {
 }  // namespace
 
 void queue_twin_comparison(Backend& backend, const Model& model, const Model& twin, std::vector<TensorComparison>& sums) {
-    const auto layers = static_cast<std::size_t>(model.layer_count());
+    const auto layers = static_cast<std::size_t>(telemetry_layer_count(model));
     sums.assign(2 * layers, TensorComparison{});  // before queueing: the targets must not move
     for (std::size_t i = 0; i < layers; ++i) {
-        const Parameter& w = model.layer_weight(static_cast<int>(i));
-        const Parameter& ref = twin.layer_weight(static_cast<int>(i));
+        const Parameter& w = telemetry_layer_weight(model, static_cast<int>(i));
+        const Parameter& ref = telemetry_layer_weight(twin, static_cast<int>(i));
         backend.queue_compare(w.target(), ref.target(), &sums[2 * i]);
         backend.queue_compare(w.master_grad, ref.master_grad, &sums[2 * i + 1]);
     }
@@ -89,35 +97,40 @@ void queue_twin_gradient(Backend& backend, const Tensor& x, float scale, TensorS
 }  // namespace
 
 void queue_twin_view(Backend& backend, const Model& twin, float scale, TwinView& out) {
-    const auto layers = static_cast<std::size_t>(twin.layer_count());
+    const auto layers = static_cast<std::size_t>(telemetry_layer_count(twin));
     out.layers.assign(layers, LayerRecord{});  // before queueing: the targets must not move
     out.histograms.assign(layers, LayerHistograms{});
     for (std::size_t i = 0; i < layers; ++i) {
         const int layer = static_cast<int>(i);
+        const Parameter& weight = telemetry_layer_weight(twin, layer);
         LayerRecord& r = out.layers[i];
         LayerHistograms& h = out.histograms[i];
-        backend.queue_telemetry({.x = &twin.layer_weight(layer).value, .stats = &r.weight, .hist = &h.weight});
-        backend.queue_telemetry({.x = &twin.activation(layer), .stats = &r.act, .hist = &h.act});
-        queue_twin_gradient(backend, twin.layer_weight(layer).grad, scale, r.grad_unscaled, r.grad, h.grad_unscaled,
-                            h.grad);
-        queue_twin_gradient(backend, twin.activation_grad(layer), scale, r.act_grad_unscaled, r.act_grad,
+        backend.queue_telemetry({.x = &weight.value, .stats = &r.weight, .hist = &h.weight});
+        queue_twin_gradient(backend, weight.grad, scale, r.grad_unscaled, r.grad, h.grad_unscaled, h.grad);
+        const Tensor* act = telemetry_activation(twin, layer);
+        if (!act) continue;
+        backend.queue_telemetry({.x = act, .stats = &r.act, .hist = &h.act});
+        queue_twin_gradient(backend, *telemetry_activation_grad(twin, layer), scale, r.act_grad_unscaled, r.act_grad,
                             h.act_grad_unscaled, h.act_grad);
     }
 }
 
 void queue_histograms(Backend& backend, const Model& model, float scale, std::vector<LayerHistograms>& out) {
-    out.assign(static_cast<std::size_t>(model.layer_count()), LayerHistograms{});
-    for (int i = 0; i < model.layer_count(); ++i) {
-        const Parameter& weight = model.layer_weight(i);
-        LayerHistograms& h = out[static_cast<std::size_t>(i)];
+    out.assign(static_cast<std::size_t>(telemetry_layer_count(model)), LayerHistograms{});
+    const bool divide = unscalable(scale);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const int layer = static_cast<int>(i);
+        const Parameter& weight = telemetry_layer_weight(model, layer);
+        LayerHistograms& h = out[i];
         backend.queue_telemetry({.x = &weight.value, .hist = &h.weight});
-        const bool divide = unscalable(scale);
         backend.queue_telemetry({.x = &weight.grad,
                                  .divisor = divide ? scale : 1.0,
                                  .hist = &h.grad,
                                  .hist_divided = divide ? &h.grad_unscaled : nullptr});
-        backend.queue_telemetry({.x = &model.activation(i), .hist = &h.act});
-        backend.queue_telemetry({.x = &model.activation_grad(i),
+        const Tensor* act = telemetry_activation(model, layer);
+        if (!act) continue;
+        backend.queue_telemetry({.x = act, .hist = &h.act});
+        backend.queue_telemetry({.x = telemetry_activation_grad(model, layer),
                                  .divisor = divide ? scale : 1.0,
                                  .hist = &h.act_grad,
                                  .hist_divided = divide ? &h.act_grad_unscaled : nullptr});

@@ -12,8 +12,12 @@
 
 namespace plab {
 
-// Queues the statistics of what the last backward pass left: each Linear
-// layer's activation, activation gradient and weight gradient, gradients also
+// Every function here covers the model's telemetry layers
+// (telemetry_layers.h): its matmul layers, then its parameter tables, whose
+// activation views stay empty (count 0).
+//
+// Queues the statistics of what the last backward pass left: each layer's
+// activation, activation gradient and weight gradient, gradients also
 // divided by the loss scale `scale`. Sizes `layers` to the model first.
 void queue_pass_stats(Backend& backend, const Model& model, float scale, std::vector<LayerRecord>& layers);
 // Queues the statistics of each layer's weights (as stored, after the update).

@@ -10,6 +10,7 @@
 #include "engine/common/field_check.h"
 #include "engine/common/number_text.h"
 #include "engine/model/init.h"
+#include "engine/model/telemetry_layers.h"
 #include "engine/model/tiny_gpt.h"
 #include "engine/train/preset_rules.h"
 #include "engine/optim/gradients.h"
@@ -181,7 +182,7 @@ std::unique_ptr<Trainer::Side> Trainer::make_side(std::unique_ptr<Model> model, 
                                                Fp8Scaling(config_.precision.fp8, layers), {}, {}});
     side->params = side->model->parameters();
     side->backward_params.assign(side->params.rbegin(), side->params.rend());
-    for (const Parameter* p : side->backward_params) side->backward_layer.push_back(side->model->layer_of(*p));
+    for (const Parameter* p : side->backward_params) side->backward_layer.push_back(telemetry_layer_of(*side->model, *p));
     return side;
 }
 
@@ -425,7 +426,7 @@ void Trainer::prepare_step(bool histograms) {
         twin_->optimizer.prepare(backend_, twin_->params, settings_.optimizer(StepSettings::twin));
     }
     pre_clip_ = {};
-    const auto layers = static_cast<std::size_t>(mixed_->model->layer_count());
+    const auto layers = static_cast<std::size_t>(telemetry_layer_count(*mixed_->model));
     if (config_.telemetry.enabled)
         layers_landing_.assign(layers, LayerRecord{});
     else

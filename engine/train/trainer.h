@@ -105,7 +105,9 @@ public:
     const Mlp* twin() const;
     const LossScaler& scaler() const { return scaler_; }
     const Dataset& data() const { return data_; }
-    // Layer names in model order ("fc1", ..., or "h0.attn.q", ...), for record writers.
+    // The matmul layers' names in model order ("fc1", ..., or "h0.attn.q", ...),
+    // what PassFormats' lists run over; the records' layers add the tables
+    // (telemetry_layer_names(network())).
     std::vector<std::string> layer_names() const;
     // How many steps ran from a recorded graph (TrainerOptions::step_graphs).
     const StepGraphCounts& step_graph_counts() const { return graphs_.counts(); }

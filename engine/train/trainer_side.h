@@ -17,7 +17,7 @@ struct Trainer::Side {
     PassFormats formats;
     std::vector<Parameter*> params;           // forward order (the optimizer's)
     std::vector<Parameter*> backward_params;  // backward order (the first non-finite one is reported)
-    std::vector<int> backward_layer;          // matmul layer index of each backward_params entry
+    std::vector<int> backward_layer;          // telemetry layer index of each backward_params entry
     Fp8Scaling fp8;                           // per-tensor scales of its FP8 layers (recipe fp8)
     Tensor loss;                              // {1, 1} on the backend: a micro-batch's mean loss
     std::vector<float> landed_losses;         // each micro-batch's, landed at the step's finish

@@ -16,6 +16,7 @@
 
 #include "engine/backend/cpu/cpu_backend.h"
 #include "engine/common/error.h"
+#include "engine/numeric/scalar_cast.h"
 #include "engine/train/preset_io.h"
 #include "engine/train/trainer.h"
 
@@ -50,6 +51,27 @@ inline std::vector<float> host_values(Backend& backend, const Tensor& t) {
     if (!v.empty()) backend.download(t, v.data());
     return v;
 }
+
+// Of x's values times `scale`, how many are non-zero and finite and how many
+// of those FP16 rounds to zero: the flush count, by the cast itself.
+struct FlushCount {
+    std::int64_t nonzero = 0, flushed = 0;
+};
+inline FlushCount fp16_flushes(const std::vector<float>& x, float scale) {
+    FlushCount c;
+    for (float v : x) {
+        if (v == 0.0f || !std::isfinite(v)) continue;
+        ++c.nonzero;
+        c.flushed += round_to(FormatId::fp16, v * scale) == 0.0f;
+    }
+    return c;
+}
+
+// A statistics fraction of `count` values back as a count.
+inline std::int64_t counted(float fraction, std::int64_t count) {
+    return std::llround(static_cast<double>(fraction) * static_cast<double>(count));
+}
+inline std::int64_t fp16_underflow_count(const TensorStats& s) { return counted(s.ranges[0].underflow, s.count); }
 
 // The parameters of a model without layer norm, in the optimizer's order:
 // fc1.weight, fc1.bias, fc2.weight, ...

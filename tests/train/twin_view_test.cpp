@@ -8,34 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/numeric/scalar_cast.h"
 #include "tests/train/trainer_test_util.h"
 
 namespace {
 
 using namespace plab;
 using namespace plab::trainer_test;
-
-// Of x's values times `scale`, how many are non-zero and finite and how many
-// of those FP16 rounds to zero: the flush count, by the cast itself.
-struct FlushCount {
-    std::int64_t nonzero = 0, flushed = 0;
-};
-FlushCount fp16_flushes(const std::vector<float>& x, float scale) {
-    FlushCount c;
-    for (float v : x) {
-        if (v == 0.0f || !std::isfinite(v)) continue;
-        ++c.nonzero;
-        c.flushed += round_to(FormatId::fp16, v * scale) == 0.0f;
-    }
-    return c;
-}
-
-std::int64_t counted(float fraction, std::int64_t count) {
-    return std::llround(static_cast<double>(fraction) * static_cast<double>(count));
-}
-
-std::int64_t fp16_underflow_count(const TensorStats& s) { return counted(s.ranges[0].underflow, s.count); }
 
 // The trainer's next step, which must carry the twin's view.
 StepRecord first_step(Trainer& trainer) {

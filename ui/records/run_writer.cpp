@@ -6,6 +6,7 @@
 
 #include "engine/common/number_text.h"
 #include "engine/model/op_observer.h"
+#include "engine/model/telemetry_layers.h"
 #include "ui/records/json_line.h"
 #include "ui/records/record_index.h"
 #include "ui/present/step_fields.h"
@@ -290,9 +291,10 @@ void write_step_extras(RunWriter& writer, const StepRecord& record) {
 RunHeader make_run_header(const Trainer& trainer, const Backend& backend) {
     RunHeader h;
     h.config_json = run_config_to_json(trainer.config(), false);
-    h.layer_names = trainer.layer_names();
     const Model& model = trainer.network();
-    for (int i = 0; i < model.layer_count(); ++i) h.layer_shapes.push_back(shape_text(model.layer_weight(i).value.shape()));
+    h.layer_names = telemetry_layer_names(model);
+    for (int i = 0; i < telemetry_layer_count(model); ++i)
+        h.layer_shapes.push_back(shape_text(telemetry_layer_weight(model, i).value.shape()));
     h.backend = backend.name();
     h.twin = trainer.twin_network() != nullptr;
     return h;
