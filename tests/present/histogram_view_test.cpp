@@ -108,6 +108,26 @@ TEST(HistogramView, EmptyHistogramHasNoBars) {
     EXPECT_EQ(banded.x_max, 17.0);
 }
 
+// An embedding table is a telemetry layer without an activation: its
+// activation views are empty and say why, its gradient's are not.
+TEST(HistogramView, ATableHasNoActivationToShow) {
+    LayerHistograms h;
+    h.grad = histogram_of({pow2f(-30), 0.0f});
+    for (HistTensor t : {HistTensor::act, HistTensor::act_grad})
+        EXPECT_EQ(make_histogram_view(h, "wpe", t, false, 1.0f, {}).empty_note,
+                  "no activation (a table)");
+    EXPECT_EQ(make_histogram_view(h, "wpe", HistTensor::grad, false, 1.0f, {}).empty_note, "");
+    LayerRecord table;
+    table.grad.count = 2;
+    EXPECT_TRUE(layer_holds(table, HistTensor::grad));
+    EXPECT_TRUE(layer_holds(table, HistTensor::weight));
+    EXPECT_FALSE(layer_holds(table, HistTensor::act));
+    EXPECT_FALSE(layer_holds(table, HistTensor::act_grad));
+    LayerRecord matmul = table;
+    matmul.act.count = 8;
+    EXPECT_TRUE(layer_holds(matmul, HistTensor::act_grad));
+}
+
 TEST(HistogramView, NoBarsSaysWhatTheValuesWere) {
     EXPECT_EQ(view_of(Log2Histogram{}).empty_note, "no values");
     EXPECT_EQ(view_of(histogram_of({kNan, kNan})).empty_note, "no finite non-zero values: 100% NaN");

@@ -19,6 +19,17 @@ TEST(LayerBlocks, ConsecutiveLayersOfABlockAreOneRunAndOthersRunsOfTheirOwn) {
     EXPECT_EQ(layer_blocks(names), want);
 }
 
+// The head and the embedding tables after it (telemetry_layers.h) label one
+// row each; joined, their label has the room of their rows together.
+TEST(LayerBlocks, RowLabelsJoinTheLayersOutsideEveryBlockThatFollowEachOther) {
+    const std::vector<std::string> names = {"h0.attn.q", "h0.mlp.fc", "h1.attn.q", "head", "wte", "wpe"};
+    const std::vector<LayerBlock> want = {{"h0", 0, 2}, {"h1", 2, 1}, {"head, wte, wpe", 3, 3}};
+    EXPECT_EQ(row_label_blocks(names), want);
+    const std::vector<LayerBlock> apart = {{"wte", 0, 1}, {"h0", 1, 1}, {"head", 2, 1}};
+    EXPECT_EQ(row_label_blocks({"wte", "h0.attn.q", "head"}), apart);
+    EXPECT_TRUE(row_label_blocks({"fc1", "fc2"}).empty());
+}
+
 TEST(LayerBlocks, AnMlpHasNone) {
     EXPECT_TRUE(layer_blocks({"fc1", "fc2", "fc3"}).empty());
     EXPECT_TRUE(layer_blocks({}).empty());

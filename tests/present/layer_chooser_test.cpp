@@ -87,6 +87,23 @@ TEST(LayerChooser, TheWantedLayerShowsChosenWhileKeptElseTheLastLayerKept) {
     EXPECT_EQ(chosen_entry(make_layer_chooser(kGpt, "xyz"), 12), -1);
 }
 
+// The embedding tables follow the matmul layers (telemetry_layers.h): each an
+// entry of its own after "head", and "head" stays what shows first.
+TEST(LayerChooser, TheTablesStandAloneAfterTheHeadWhichStaysTheDefault) {
+    std::vector<std::string> names = kGpt;
+    names.insert(names.end(), {"wte", "wpe"});
+    const LayerChooser c = make_layer_chooser(names, "");
+    ASSERT_EQ(c.entries.size(), 18u);
+    EXPECT_EQ(c.entries[14], layer("head", "head", 12));
+    EXPECT_EQ(c.entries[15], layer("wte", "wte", 13));
+    EXPECT_EQ(c.entries[16], layer("wpe", "wpe", 14));
+    EXPECT_EQ(c.entries[17], kAll);
+    EXPECT_EQ(output_layer(names), 12u);
+    EXPECT_EQ(output_layer(kGpt), 12u);
+    EXPECT_EQ(output_layer({"fc1", "fc2"}), 1u);
+    EXPECT_EQ(output_layer({}), 0u);
+}
+
 TEST(LayerChooser, TheNextLayerIsTheNextKeptRoundToTheFirst) {
     const LayerChooser attn = make_layer_chooser(kGpt, "attn.q");
     EXPECT_EQ(next_kept_layer(attn, 0), 6u);

@@ -276,6 +276,35 @@ TEST(NanDiagnosis, ATraceInALinearLayerKeepsThatLayerInFp32) {
     EXPECT_EQ(std::count_if(d.remedies.begin(), d.remedies.end(), [](const Remedy& r) { return r.label.starts_with("Keep "); }), 1);
 }
 
+// An embedding table is a telemetry layer but takes no layer override: the
+// diagnosis names it and offers no "Keep wpe in FP32".
+TEST(NanDiagnosis, AGradientOverflowInATableOffersNoLayerOverride) {
+    ModelConfig gpt;
+    gpt.kind = ModelKind::gpt;
+    gpt.gpt.layers = 1;
+    RunConfig config = amp_fp16(ScalerKind::dynamic);
+    config.model = gpt;
+    const std::vector<std::string> names = {"h0.attn.q", "h0.attn.k", "h0.attn.v", "h0.attn.proj",
+                                            "h0.mlp.fc", "h0.mlp.proj", "head", "wpe"};
+    RunLog log;
+    StepRecord bad = test::overflow_step(1, 16, true, true, 0.5f);
+    bad.layers.resize(names.size());
+    bad.first_nonfinite_layer = 7;
+    bad.layers[7].grad.count = 576;
+    bad.layers[7].grad.pos_infs = 5;
+    log.append(bad);
+    const NanDiagnosis d = diagnose_first_nonfinite(log.view(), config, names);
+    EXPECT_EQ(d.headline, "Step 1: gradient overflow in wpe (backward) at loss scale 2^16");
+    for (const Remedy& r : d.remedies) EXPECT_EQ(r.label.find("Keep "), std::string::npos) << r.label;
+    EXPECT_EQ(d.remedies.front().label, "Lower the loss scale to 2^12");
+
+    // A trace that names the table's own op keeps it out too.
+    StepTrace trace{1, traced_report("wpe", "embedding_grad")};
+    const NanDiagnosis traced = diagnose_first_nonfinite(log.view(), config, names, &trace);
+    EXPECT_FALSE(traced.traced.empty());
+    for (const Remedy& r : traced.remedies) EXPECT_EQ(r.label.find("Keep "), std::string::npos) << r.label;
+}
+
 TEST(NanDiagnosis, ATraceThatFoundEveryOpFiniteSaysSo) {
     const RunLog log = forward_nan_log();
     const StepTrace trace{2, std::nullopt};

@@ -149,6 +149,50 @@ TEST(HistogramPanel, ATransformersLayersGroupByBlockAndTheFilterNarrowsAllLayers
     panel.grab().save(QString::fromStdString(::testing::TempDir() + "histograms_attn_q.png"));
 }
 
+QComboBox* tensor_chooser(QWidget* panel) {
+    for (QComboBox* box : panel->findChildren<QComboBox*>())
+        if (box->findText("activation grads") >= 0) return box;
+    return nullptr;
+}
+
+// The shown labels' texts, "|"-separated: the small charts' titles and the counters' row names among them.
+QString shown_labels(QWidget* panel) {
+    QString texts = "|";
+    for (QLabel* label : panel->findChildren<QLabel*>())
+        if (label->isVisibleTo(panel)) texts += label->text() + "|";
+    return texts;
+}
+
+// The GPT's position-embedding table follows its matmul layers: a chart of
+// its own in "all layers", which for activations has none to count.
+TEST(HistogramPanel, AnEmbeddingTableHasItsChartButNoActivationCounters) {
+    plab::qt::MainWindow window("tiny-gpt-embedding-underflow", false);
+    plab::qt::Panel* panel = histograms_after(window, 10);  // histograms every 10 steps
+    ASSERT_NE(panel, nullptr);
+    QComboBox* layers = layer_chooser(panel);
+    QComboBox* tensor = tensor_chooser(panel);
+    ASSERT_NE(layers, nullptr);
+    ASSERT_NE(tensor, nullptr);
+    EXPECT_EQ(layers->currentText(), "wpe");  // the scenario's guide asks for it
+    EXPECT_EQ(tensor->currentText(), "weight grads");
+    layers->setCurrentIndex(layers->findText("all layers"));
+    panel->resize(1000, 900);
+    QApplication::processEvents();
+    QApplication::processEvents();  // the counters' new rows are shown a turn later
+    EXPECT_EQ(visible_charts(panel), 14);  // 2 blocks of 6, the head, wpe
+    EXPECT_TRUE(shown_labels(panel).contains("|<b>wpe</b>|"));
+    EXPECT_TRUE(shown_labels(panel).contains("|wpe FP16|"));
+    panel->grab().save(QString::fromStdString(::testing::TempDir() + "histograms_gpt_weight_grads.png"));
+
+    tensor->setCurrentIndex(tensor->findText("activation grads"));
+    QApplication::processEvents();
+    QApplication::processEvents();
+    EXPECT_EQ(visible_charts(panel), 14);
+    EXPECT_TRUE(shown_labels(panel).contains("|head FP16|"));
+    EXPECT_FALSE(shown_labels(panel).contains("|wpe FP16|"));
+    panel->grab().save(QString::fromStdString(::testing::TempDir() + "histograms_gpt_activation_grads.png"));
+}
+
 // After Reset nothing is left of the old run's histogram: no counters row,
 // no bars, only the caption saying why there is nothing yet.
 TEST(HistogramPanel, AResetLeavesNoStaleHistogramOrCounters) {

@@ -97,7 +97,7 @@ void HistogramPanel::draw(const SessionSnapshot& snapshot, const Look& look, con
     if (!snapshot.main.config) return;
     const std::vector<std::string>& names = snapshot.main.layer_names;
     update_chooser(names);
-    const int entry = names.empty() ? -1 : chosen_entry(chooser_, want_.value_or(names.size() - 1));
+    const int entry = names.empty() ? -1 : chosen_entry(chooser_, want_.value_or(output_layer(names)));
     draw_controls(entry);
     if (!chooser_.note.empty()) {  // the filter keeps no layer
         wrapped_text(chooser_.note, colour::dim_text);
@@ -127,7 +127,7 @@ void HistogramPanel::draw(const SessionSnapshot& snapshot, const Look& look, con
     ImGui::BeginChild("##plot", {0, -counters_h}, false);
     draw_plot(view, look, context);
     ImGui::EndChild();
-    if (l < record->layers.size()) draw_counters(record->layers[l], with_twin ? &twin->layers[l] : nullptr, tensor);
+    if (l < record->layers.size() && layer_holds(record->layers[l], tensor)) draw_counters(record->layers[l], with_twin ? &twin->layers[l] : nullptr, tensor);
 }
 
 void HistogramPanel::draw_plot(const HistogramView& view, const Look& look, const LiveContext& context) {

@@ -313,7 +313,7 @@ void fill_view(DivergenceView& v, Records records, std::size_t layers, int colum
     v.grad_cos_heat.ticks = cosine_ticks(v.cos_min);
     std::vector<std::string> names;
     for (const DivergenceLayer& l : v.layers) names.push_back(l.name);
-    v.blocks = layer_blocks(names);
+    v.blocks = row_label_blocks(names);
     v.rel_dist_gaps =
         gaps_note(records, layers, &LayerRecord::weight_rel_dist, "weight distance not finite", layer_name);
     v.grad_cos_gaps = gaps_note(records, layers, &LayerRecord::grad_cos,

@@ -67,8 +67,9 @@ struct DivergenceView {
     double cos_min = 0.9, cos_max = 1;    // y axis of the cosine
     HeatMap rel_dist_heat;                // max distance per cell; shade = its place between the axis's decades (0 for 0)
     HeatMap grad_cos_heat;                // min cosine per cell; shade 0 at cos 1, 1 at cos_min
-    // The layers grouped by block, for the heat maps' labels at 30-60 rows;
-    // empty when no layer name names a block (an MLP's fc1, fc2, ...).
+    // The layers grouped by block, for the heat maps' labels at 30-60 rows
+    // (row_label_blocks: "head, wpe" one group); empty when no layer name
+    // names a block (an MLP's fc1, fc2, ...).
     std::vector<LayerBlock> blocks;
     std::string summary;                  // the layer farthest from the twin at the latest step, or why nothing is shown
     // The layers whose lines have gaps because their value was not finite, and

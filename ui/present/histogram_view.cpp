@@ -19,6 +19,7 @@ constexpr int kLastBin = Log2Histogram::kBins - 1;
 constexpr double kBinWidth = 1.0 / Log2Histogram::kBinsPerBinade;
 
 bool is_gradient(HistTensor t) { return t == HistTensor::grad || t == HistTensor::act_grad; }
+bool is_activation(HistTensor t) { return t == HistTensor::act || t == HistTensor::act_grad; }
 
 // LayerHistograms and LayerRecord name their six tensors alike: one choice serves both.
 template <typename Layer>
@@ -165,7 +166,9 @@ double percent_of(double part, std::int64_t count) {
 
 // What the values were when none is finite and non-zero: "no finite non-zero
 // values: 75% zero, 25% NaN" (3 significant digits a share; shares of 0 left out).
-std::string empty_note(const HistogramView& v) {
+// Short enough for a small chart of "all layers", whose title names the layer.
+std::string empty_note(const HistogramView& v, HistTensor tensor) {
+    if (v.total == 0 && is_activation(tensor)) return "no activation (a table)";
     if (v.total == 0) return "no values";
     std::string shares;
     const auto add = [&](std::int64_t part, const char* what) {
@@ -205,7 +208,7 @@ HistogramView make_histogram_view(const LayerHistograms& h, const std::string& l
     if (unscaled_view && scale > 0 && std::isfinite(scale)) v.shift_log2 = std::log2(static_cast<double>(scale));
     for (FormatId f : formats) v.bands.push_back(make_band(f));
     fit_axes(v);
-    if (v.bars.empty()) v.empty_note = empty_note(v);
+    if (v.bars.empty()) v.empty_note = empty_note(v, tensor);
     return v;
 }
 
@@ -225,6 +228,8 @@ std::pair<double, double> shared_x_range(std::span<const HistogramView> views) {
 const TensorStats& pick_stats(const LayerRecord& r, HistTensor tensor, bool unscaled) {
     return pick_tensor(r, tensor, unscaled);
 }
+
+bool layer_holds(const LayerRecord& r, HistTensor tensor) { return !is_activation(tensor) || r.act.count > 0; }
 
 HistCounters make_hist_counters(const TensorStats& s, FormatId format, const TensorStats* twin) {
     HistCounters c;

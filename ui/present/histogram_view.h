@@ -52,8 +52,10 @@ struct HistogramView {
     double x_min = -30, x_max = 10;  // binades to show, whole: the bars, the ghost and the band edges within 12 binades of them (all edges when neither)
     double y_max = 1;  // largest fraction of bars and ghost, > 0
     // Why there are no bars, when there are none: every value counted was
-    // zero, NaN or Inf ("no finite non-zero values: 100% NaN"), or there was
-    // none ("no values"). Empty when there are bars.
+    // zero, NaN or Inf ("no finite non-zero values: 100% NaN"), the layer is
+    // a parameter table (an embedding, looked up rather than multiplied),
+    // which has no activation ("no activation (a table)"), or there was none
+    // ("no values"). Empty when there are bars.
     std::string empty_note;
 };
 
@@ -84,6 +86,10 @@ struct HistCounters {
 HistCounters make_hist_counters(const TensorStats& s, FormatId format, const TensorStats* twin = nullptr);
 // The statistics of the tensor a view shows (the unscaled view exists for grad and act_grad only).
 const TensorStats& pick_stats(const LayerRecord& r, HistTensor tensor, bool unscaled);
+// Whether the layer has the tensor a view shows: a parameter table (an
+// embedding, engine/model/telemetry_layers.h) has weights and gradients but no
+// activation, whose statistics stay empty; panels leave out its counters there.
+bool layer_holds(const LayerRecord& r, HistTensor tensor);
 
 // Tooltip of one bar: its range in powers of two and decimal, its count and
 // fraction, e.g. "2^-14.25 .. 2^-14 (5.1e-05 .. 6.1e-05): 312 values, 3.8%".

@@ -23,4 +23,18 @@ std::vector<LayerBlock> layer_blocks(const std::vector<std::string>& names) {
     return blocks;
 }
 
+std::vector<LayerBlock> row_label_blocks(const std::vector<std::string>& names) {
+    std::vector<LayerBlock> joined;
+    const auto outside = [&](const LayerBlock& b) { return block_of(names[b.first]).empty(); };
+    for (const LayerBlock& b : layer_blocks(names)) {
+        if (!joined.empty() && outside(b) && outside(joined.back())) {
+            joined.back().label += ", " + b.label;
+            joined.back().count += b.count;
+        } else {
+            joined.push_back(b);
+        }
+    }
+    return joined;
+}
+
 }  // namespace plab

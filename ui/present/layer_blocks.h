@@ -25,4 +25,10 @@ std::string block_of(const std::string& name);
 // fc1, fc2, ...).
 std::vector<LayerBlock> layer_blocks(const std::vector<std::string>& names);
 
+// layer_blocks with each run of consecutive layers outside every block
+// joined into one, labelled by their names ("head, wpe": the head and the
+// embedding tables after it): what the heat maps label, where one row's
+// label would overlap the next one's.
+std::vector<LayerBlock> row_label_blocks(const std::vector<std::string>& names);
+
 }  // namespace plab

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/train/preset_rules.h"
 #include "ui/present/layer_blocks.h"
 #include "ui/present/lower_case.h"
 
@@ -65,6 +66,12 @@ int chosen_entry(const LayerChooser& chooser, std::size_t want) {
         (e.layer == kAllLayers ? all : last_layer) = static_cast<int>(i);
     }
     return last_layer >= 0 ? last_layer : all;
+}
+
+std::size_t output_layer(const std::vector<std::string>& names) {
+    std::size_t last = names.size();
+    while (last > 1 && is_table_layer(names[last - 1])) --last;
+    return last == 0 ? 0 : last - 1;
 }
 
 std::size_t next_kept_layer(const LayerChooser& chooser, std::size_t layer) {

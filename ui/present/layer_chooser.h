@@ -41,6 +41,11 @@ LayerChooser make_layer_chooser(const std::vector<std::string>& names, std::stri
 // the loss, the default), else "all layers"; -1 when there are no entries.
 int chosen_entry(const LayerChooser& chooser, std::size_t want);
 
+// The layer a chooser shows first: the one nearest the loss, the last
+// before the parameter tables ("wte", "wpe") that follow the matmul layers;
+// 0 for no names.
+std::size_t output_layer(const std::vector<std::string>& names);
+
 // The first layer kept after `layer`, round to the first; `layer` when none is kept.
 std::size_t next_kept_layer(const LayerChooser& chooser, std::size_t layer);
 

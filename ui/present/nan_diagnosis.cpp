@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engine/common/number_text.h"
+#include "engine/train/preset_rules.h"
 #include "ui/present/loss_curves.h"
 
 namespace plab {
@@ -67,6 +68,15 @@ std::string scaler_outcome(const StepRecord& r) {
 // override of the layer would not give them FP32's range.
 bool fp32_layer_can_help(const PrecisionConfig& p) { return recipe_weight_format(p.recipe) == FormatId::fp32; }
 
+// Whether a remedy may keep `layer` in FP32: only a matmul layer takes a
+// layer override; an embedding table shows in the telemetry but computes no
+// matmul of its own.
+bool can_keep_in_fp32(const RunConfig& config, const std::string& layer) {
+    const std::vector<std::string> overridable = model_layer_names(config.model);
+    return fp32_layer_can_help(config.precision) &&
+           std::find(overridable.begin(), overridable.end(), layer) != overridable.end();
+}
+
 void add_backward_remedies(const StepRecord& r, const RunConfig& config, const std::string& layer,
                            NanDiagnosis& d) {
     if (config.scaler.kind != ScalerKind::none) {
@@ -78,7 +88,7 @@ void add_backward_remedies(const StepRecord& r, const RunConfig& config, const s
                                   {"scaler.scale=" + value, "scaler.init_scale=" + value}});
         }
     }
-    if (!layer.empty() && fp32_layer_can_help(config.precision))
+    if (can_keep_in_fp32(config, layer))
         d.remedies.push_back({"Keep " + layer + " in FP32",
                               "Its gradients and activations get FP32's range; the other layers stay as they are.",
                               {"precision.layer_overrides." + layer + "=fp32"}});
@@ -164,7 +174,7 @@ void apply_trace(const NanReport& r, const RunConfig& config, const std::vector<
     // The record-based guess of the layer gives way to the traced one.
     const std::string layer = traced_layer(r);
     std::erase_if(d.remedies, [](const Remedy& m) { return m.label.starts_with("Keep "); });
-    if (is_layer_name(names, layer) && fp32_layer_can_help(config.precision))
+    if (is_layer_name(names, layer) && can_keep_in_fp32(config, layer))
         d.remedies.insert(d.remedies.begin(), {"Keep " + layer + " in FP32",
                                                "The traced op's layer gets FP32's range; the other layers stay as they are.",
                                                {"precision.layer_overrides." + layer + "=fp32"}});

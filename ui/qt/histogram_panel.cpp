@@ -164,7 +164,7 @@ void HistogramPanel::pick_record() {
     record_ = found;
     if (config_layer_names_ != layer_names_) {
         layer_names_ = config_layer_names_;
-        want_ = layer_names_.empty() ? 0 : layer_names_.size() - 1;  // the output layer first
+        want_ = output_layer(layer_names_);
         if (choose_asked_layer()) return;
         fill_layers();
     }
@@ -234,7 +234,7 @@ const LayerHistograms* HistogramPanel::twin_histograms(std::size_t layer) const 
 
 void HistogramPanel::add_counter_rows(std::size_t layer, HistTensor tensor, const std::vector<FormatId>& formats,
                                       bool named, std::vector<CountersTable::Row>& rows) const {
-    if (layer >= record_->layers.size()) return;
+    if (layer >= record_->layers.size() || !layer_holds(record_->layers[layer], tensor)) return;
     const TensorStats& s = pick_stats(record_->layers[layer], tensor, unscaled_->isChecked());
     const TwinView* twin = record_->twin_view.get();
     const TensorStats* twin_stats =

@@ -268,7 +268,7 @@ std::vector<QDockWidget*> MainWindow::tabified_with(QDockWidget* dock) {
 // without one, so that an earlier scenario's layer does not stay chosen.
 void MainWindow::focus_histograms(const RunConfig& config) {
     if (auto* histograms = dynamic_cast<HistogramPanel*>(panel("histograms")))
-        histograms->look_at(looked_at_histogram(config.guide, model_layer_names(config.model)));
+        histograms->look_at(looked_at_histogram(config.guide, telemetry_layer_names(config.model)));
 }
 
 // Charts take the theme's colours when they are made, so a switch makes the
