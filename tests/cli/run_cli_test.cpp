@@ -242,6 +242,33 @@ TEST(RunCliJsonl, HeaderHoldsTheResolvedConfigAndLayers) {
     EXPECT_EQ(lines.size(), 23u);
 }
 
+// A GPT's layers are its matmul layers, then the embedding tables no matmul
+// layer holds (docs/telemetry.md): wpe always, wte before it when the head
+// is untied; a table's shape is rows x width, and it has no activation.
+TEST(RunCliJsonl, AGptsHeaderEndsWithItsEmbeddingTables) {
+    for (const bool tied : {true, false}) {
+        SCOPED_TRACE(tied ? "tied head" : "untied head");
+        const Result r = run_plab(std::string("run --preset tiny-gpt-embedding-underflow --steps 1 --quiet") +
+                                  (tied ? "" : " --set model.tied_head=false"));
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const std::vector<json> lines = parse_lines(r.out);
+        const json& layers = lines.at(0).at("layers");
+        ASSERT_EQ(layers.size(), tied ? 14u : 15u);  // 2 blocks of 6 matmuls, the head, the tables
+        EXPECT_EQ(layers[12], json({{"name", "head"}, {"shape", tied ? "13x64" : "64x13"}}));
+        if (!tied) {
+            EXPECT_EQ(layers[13], json({{"name", "wte"}, {"shape", "13x64"}}));
+        }
+        EXPECT_EQ(layers.back(), json({{"name", "wpe"}, {"shape", "9x64"}}));  // context 9, width 64
+        const std::vector<json> steps = of_type(lines, "step");
+        ASSERT_EQ(steps.size(), 1u);
+        const json& wpe = steps[0].at("layers").back();
+        EXPECT_EQ(wpe.at("name"), "wpe");
+        EXPECT_EQ(wpe.at("grad").at("count"), 9 * 64);
+        EXPECT_EQ(wpe.at("act").at("count"), 0);
+        EXPECT_EQ(wpe.at("act_grad").at("count"), 0);
+    }
+}
+
 TEST(RunCliJsonl, StepLinesCarryTheDocumentedFields) {
     const Result r = run_plab("run --preset spirals-amp-fp16 --steps 24 --quiet --hist-every 0");
     ASSERT_EQ(r.exit_code, 0) << r.err;
