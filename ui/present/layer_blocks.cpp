@@ -37,4 +37,44 @@ std::vector<LayerBlock> row_label_blocks(const std::vector<std::string>& names) 
     return joined;
 }
 
+namespace {
+
+// "head" of "head, wpe" (front) or "wpe" (back): a joined label's ends.
+std::string label_end(const std::string& label, bool front) {
+    const std::size_t comma = front ? label.find(", ") : label.rfind(", ");
+    if (comma == std::string::npos) return label;
+    return front ? label.substr(0, comma) : label.substr(comma + 2);
+}
+
+}  // namespace
+
+std::vector<LayerBlock> labelled_row_groups(const std::vector<LayerBlock>& blocks, std::size_t min_rows) {
+    struct Run {
+        LayerBlock block;
+        std::string first, last;  // the labels of the first and last blocks it joins
+    };
+    std::vector<Run> runs;
+    const auto join = [](Run& run, const LayerBlock& b) {
+        run.block.count = b.first + b.count - run.block.first;
+        run.last = b.label;
+    };
+    for (const LayerBlock& b : blocks) {
+        if (!runs.empty() && runs.back().block.count < min_rows)
+            join(runs.back(), b);
+        else
+            runs.push_back({b, b.label, b.label});
+    }
+    if (runs.size() > 1 && runs.back().block.count < min_rows) {
+        join(runs[runs.size() - 2], runs.back().block);
+        runs[runs.size() - 2].last = runs.back().last;
+        runs.pop_back();
+    }
+    std::vector<LayerBlock> groups;
+    for (Run& run : runs) {
+        if (run.first != run.last) run.block.label = label_end(run.first, true) + "\u2013" + label_end(run.last, false);
+        groups.push_back(std::move(run.block));
+    }
+    return groups;
+}
+
 }  // namespace plab

@@ -31,4 +31,13 @@ std::vector<LayerBlock> layer_blocks(const std::vector<std::string>& names);
 // label would overlap the next one's.
 std::vector<LayerBlock> row_label_blocks(const std::vector<std::string>& names);
 
+// `blocks` (row_label_blocks) joined further where a plot's rows are too thin
+// for one label a block: consecutive blocks join until each run spans
+// `min_rows` rows or more (a label's height), and a short last run joins
+// the one before it. A joined run is labelled by its first and last names
+// ("h0–h1", "h7–wpe"); the tooltip still names each layer. With 50 rows
+// (8 GPT blocks, the head and wpe) in a plot 170 pixels tall, a label a
+// block would be elided to "...".
+std::vector<LayerBlock> labelled_row_groups(const std::vector<LayerBlock>& blocks, std::size_t min_rows);
+
 }  // namespace plab

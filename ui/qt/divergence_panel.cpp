@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/present/layer_blocks.h"
 #include "ui/qt/chart_kit.h"
 
 namespace plab::qt {
@@ -203,13 +204,7 @@ public:
         const HeatMap& m = map();
         if (m.columns.empty()) return;
         set_step_range(x_, view_->step_min, view_->step_max);
-        const std::vector<RowLabel> labels = row_labels(*view_, static_cast<int>(m.rows.size()));
-        if (labels != labels_) {
-            for (const QString& label : y_->categoriesLabels()) y_->remove(label);
-            for (const auto& [label, end] : labels) y_->append(label, end);
-            y_->setRange(0, static_cast<double>(m.rows.size()));
-            labels_ = labels;
-        }
+        update_row_labels();
         bar_->set_ticks(m.ticks);
         place();
     }
@@ -234,7 +229,21 @@ private:
     // Row r is drawn between y = rows - r - 1 and rows - r: the first layer on
     // top. A transformer's layers are labelled by block (h0, h1, head): at
     // 30-60 rows one label a row would overlap; the tooltip names the layer.
-    static std::vector<RowLabel> row_labels(const DivergenceView& v, int rows) {
+    // A transformer's block labels, joined where the plot is too short for
+    // one a block (labelled_row_groups): the plot's height decides.
+    void update_row_labels() {
+        if (!view_ || map().rows.empty()) return;
+        const int rows = static_cast<int>(map().rows.size());
+        const int room = vertical_label_room(chart(), y_->labelsFont());
+        const std::vector<RowLabel> labels = row_labels(*view_, rows, static_cast<std::size_t>((rows + room - 1) / room));
+        if (labels == labels_) return;
+        for (const QString& label : y_->categoriesLabels()) y_->remove(label);
+        for (const auto& [label, end] : labels) y_->append(label, end);
+        y_->setRange(0, static_cast<double>(rows));
+        labels_ = labels;
+    }
+
+    static std::vector<RowLabel> row_labels(const DivergenceView& v, int rows, std::size_t min_rows) {
         std::vector<RowLabel> labels;
         if (v.blocks.empty()) {
             for (int k = 0; k < rows; ++k) {
@@ -245,7 +254,8 @@ private:
             }
             return labels;
         }
-        for (auto b = v.blocks.rbegin(); b != v.blocks.rend(); ++b)
+        const std::vector<LayerBlock> groups = labelled_row_groups(v.blocks, min_rows);
+        for (auto b = groups.rbegin(); b != groups.rend(); ++b)
             labels.push_back({QString::fromStdString(b->label), rows - static_cast<int>(b->first)});
         return labels;
     }
@@ -257,6 +267,7 @@ private:
     // Renders the cells at the plot area's size (each cell a rectangle from the
     // step boundary before its first step to its last step), and lines the bar up.
     void place() {
+        update_row_labels();
         const QRectF area = chart()->plotArea();
         bar_->set_span(static_cast<int>(mapFromScene(area.topLeft()).y()) + y(),
                        static_cast<int>(mapFromScene(area.bottomLeft()).y()) + y());
