@@ -110,6 +110,24 @@ def batch(step):
     return torch.randn(64, 8, generator=g), torch.randint(0, 4, (64,), generator=g)
 
 
+def train_with_an_infinite_weight(model, path, module, after_step=lambda step: None):
+    """Two SGD steps recorded at `path`; before the second, one weight of
+    `module` is Inf. after_step(step) follows each."""
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with plab_probe.Recorder(model, path, optimizer=opt) as rec:
+        for step in (1, 2):
+            if step == 2:
+                with torch.no_grad():
+                    module.weight[0, 0] = float("inf")
+            x, y = batch(step)
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            rec.step(loss)
+            opt.zero_grad()
+            after_step(step)
+
+
 class RecorderTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -175,18 +193,7 @@ class RecorderTest(unittest.TestCase):
 
     def test_an_infinite_weight_is_named_in_the_forward_pass_without_a_scaler(self):
         model = mlp()
-        opt = torch.optim.SGD(model.parameters(), lr=0.1)
-        with plab_probe.Recorder(model, self.path, optimizer=opt) as rec:
-            for step in (1, 2):
-                if step == 2:
-                    with torch.no_grad():
-                        model[2].weight[0, 0] = float("inf")
-                x, y = batch(step)
-                loss = torch.nn.functional.cross_entropy(model(x), y)
-                loss.backward()
-                opt.step()
-                rec.step(loss)
-                opt.zero_grad()
+        train_with_an_infinite_weight(model, self.path, model[2])
         lines = read(self.path)
         nan = [r for r in lines if r["type"] == "nan"]
         self.assertEqual([(r["step"], r["phase"], r["layer"], r["op"], r["tensor"]) for r in nan],
@@ -303,29 +310,21 @@ class RecorderTest(unittest.TestCase):
         torch.manual_seed(3)
         model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.Dropout(0.0), torch.nn.Linear(32, 4))
         model.train()
-        opt = torch.optim.SGD(model.parameters(), lr=0.1)
         checked = []
+
+        def after(step):
+            if step == 1:
+                # Forward: the first Linear's output (the Dropout's too) and the head's; backward: the head's
+                # output gradient and the one the Dropout and the first Linear share. (The biases, after the
+                # update, are checked as parameters.)
+                outputs = [t for t in checked if not isinstance(t, torch.nn.Parameter)]
+                self.assertEqual(len(outputs), 4)
+                self.assertEqual(len({id(t) for t in outputs}), 4)
+            checked.clear()
+
         real = recorder._has_non_finite
         with mock.patch.object(recorder, "_has_non_finite", side_effect=lambda x: checked.append(x) or real(x)):
-            with plab_probe.Recorder(model, self.path, optimizer=opt) as rec:
-                for step in (1, 2):
-                    checked.clear()
-                    if step == 2:
-                        with torch.no_grad():
-                            model[0].weight[0, 0] = float("inf")
-                    x, y = batch(step)
-                    loss = torch.nn.functional.cross_entropy(model(x), y)
-                    loss.backward()
-                    opt.step()
-                    rec.step(loss)
-                    opt.zero_grad()
-                    if step == 1:
-                        # Forward: the first Linear's output (the Dropout's too) and the head's; backward: the
-                        # head's output gradient and the one the Dropout and the first Linear share. (The
-                        # biases, after the update, are checked as parameters.)
-                        outputs = [t for t in checked if not isinstance(t, torch.nn.Parameter)]
-                        self.assertEqual(len(outputs), 4)
-                        self.assertEqual(len({id(t) for t in outputs}), 4)
+            train_with_an_infinite_weight(model, self.path, model[0], after)
         nan = [r for r in read(self.path) if r["type"] == "nan"]
         self.assertEqual([(r["step"], r["phase"], r["layer"], r["op"]) for r in nan], [(2, "forward", "0", "linear")])
 
