@@ -7,8 +7,11 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QTest>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "ui/present/play_pace.h"
 #include "ui/qt/main_window.h"
@@ -58,7 +61,9 @@ TEST(PaceChooser, PlaysAtTheChosenPaceAndShowsItsState) {
 // A "Try" after the run reached its planned steps: the fork trains from
 // step 0 to its own plan while the run stays at its own.
 TEST(PaceChooser, AForkMadeAfterThePlanTrainsToItsOwn) {
-    const std::filesystem::path file = std::filesystem::temp_directory_path() / "plab-pace-fork-test.json";
+    // Named for this process: a second checkout's tests running at once must not rewrite it.
+    const std::filesystem::path file =
+        std::filesystem::temp_directory_path() / ("plab-pace-fork-test-" + std::to_string(::getpid()) + ".json");
     {
         std::ofstream out(file);
         out << R"({"name": "short", "steps": 12})";
