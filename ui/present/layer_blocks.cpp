@@ -53,20 +53,19 @@ std::vector<LayerBlock> labelled_row_groups(const std::vector<LayerBlock>& block
         LayerBlock block;
         std::string first, last;  // the labels of the first and last blocks it joins
     };
-    std::vector<Run> runs;
-    const auto join = [](Run& run, const LayerBlock& b) {
-        run.block.count = b.first + b.count - run.block.first;
-        run.last = b.label;
-    };
+    std::vector<Run> runs;  // blocks are consecutive: a run grows by their counts
     for (const LayerBlock& b : blocks) {
-        if (!runs.empty() && runs.back().block.count < min_rows)
-            join(runs.back(), b);
-        else
+        if (runs.empty() || runs.back().block.count >= min_rows) {
             runs.push_back({b, b.label, b.label});
+            continue;
+        }
+        runs.back().block.count += b.count;
+        runs.back().last = b.label;
     }
     if (runs.size() > 1 && runs.back().block.count < min_rows) {
-        join(runs[runs.size() - 2], runs.back().block);
-        runs[runs.size() - 2].last = runs.back().last;
+        Run& before = runs[runs.size() - 2];
+        before.block.count += runs.back().block.count;
+        before.last = runs.back().last;
         runs.pop_back();
     }
     std::vector<LayerBlock> groups;

@@ -204,9 +204,8 @@ public:
         const HeatMap& m = map();
         if (m.columns.empty()) return;
         set_step_range(x_, view_->step_min, view_->step_max);
-        update_row_labels();
         bar_->set_ticks(m.ticks);
-        place();
+        place();  // its row labels too
     }
 
 protected:
