@@ -1,6 +1,6 @@
 // plab sweep: a grid of preset settings, every cell trained once per seed on
-// all cores (or on many CUDA streams at once), summed up per cell (engine/sweep does the work; this file reads
-// the options and prints).
+// all cores (or on many CUDA streams at once), summed up per cell
+// (engine/sweep does the work; this file reads the options and prints).
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
