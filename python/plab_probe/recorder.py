@@ -17,7 +17,7 @@ import weakref
 
 import torch
 
-from . import __version__
+from . import __version__, native
 from .jsonl import F32, RecordFile
 from .stats import tensor_views
 from .thresholds import BINS, BINS_PER_BINADE, LOW_LOG2
@@ -271,7 +271,7 @@ class Recorder:
             "layers": [{"name": l.name, "shape": "x".join(str(s) for s in l.weight.shape)} for l in self.layers],
             "histogram": {"low_log2": LOW_LOG2, "bins_per_binade": BINS_PER_BINADE, "bins": BINS},
             "source": {"probe": __version__, "torch": torch.__version__, "rank": self.rank,
-                       "world_size": self.world_size},
+                       "world_size": self.world_size, "scan": native.scan_used(device)},
         }
 
     def step(self, loss):
@@ -348,7 +348,7 @@ class Recorder:
             totals = grad_totals.setdefault(id(layer.weight), {}) if tensor is layer.weight.grad else None
             stats, hist = tensor_views(tensor, [d for _, d in keys], totals, hist=hist_layers is not None)
             for (key, _), s in zip(keys, stats):
-                out[key] = _stats_record(s)
+                out[key] = s
             for (key, _), h in zip(keys, hist or ()):
                 hists[key] = _histogram_record(h)
         if hist_layers is not None:
@@ -427,18 +427,6 @@ def _first_non_finite_layer(layers):
         if g is not None and g["nans"] + g["pos_infs"] + g["neg_infs"] > 0:
             return index
     return None
-
-
-def _stats_record(s: dict) -> dict:
-    out = {}
-    for key, value in s.items():
-        if isinstance(value, dict):
-            out[key] = {k: F32(v) for k, v in value.items()}
-        elif isinstance(value, float):
-            out[key] = F32(value)
-        else:
-            out[key] = value
-    return out
 
 
 def _histogram_record(h: dict) -> dict:

@@ -12,7 +12,11 @@ operation costs more than the operation on the CPU (fresh pages), a chunk
 that fits a core's cache is cheaper to pass over again, and chunks bound
 the scratch memory on a GPU. The counts take integer work only; the
 histogram of a power-of-two divisor reads the exponent of |x|^4 in FP64
-(see _scan)."""
+(see _scan).
+
+On the CPU, native_scan.c does the same counting in one pass wherever a C
+compiler could build it (native.py); the torch scan here serves a GPU and
+a CPU without one, and the tests hold the two to the same counts."""
 import struct
 import sys
 import threading
@@ -21,7 +25,9 @@ from functools import lru_cache
 
 import torch
 
+from . import native
 from .formats import RANGE_FORMATS
+from .jsonl import F32
 from .thresholds import (BINS, BINS_PER_BINADE, LOW_LOG2, POS_INF_BITS, float_of_bits, histogram_edges,
                          range_thresholds)
 
@@ -32,13 +38,17 @@ _HIGH_HALF, _HIGH_QUARTER = (1, 3) if sys.byteorder == "little" else (0, 0)
 _U_SLOTS = 5 * 256  # u = 5 E + (bin edges passed within the binade), see _add_unclamped_bins
 
 
-def to_float32(x: float) -> float:
+def to_float32(x: float) -> F32:
     """x rounded to FP32 (the lab stores these statistics as floats), to
-    nearest even, beyond the largest float to Inf."""
+    nearest even, beyond the largest float to Inf; an F32, which a record
+    writes as one."""
     try:
-        return struct.unpack("<f", struct.pack("<f", x))[0]
+        return F32(struct.unpack("<f", struct.pack("<f", x))[0])
     except OverflowError:
-        return torch.tensor(x, dtype=torch.float64).float().item()
+        return F32(torch.tensor(x, dtype=torch.float64).float().item())
+
+
+_ZERO = F32(0.0)
 
 
 class _Scratch:
@@ -185,8 +195,8 @@ def _bucket_sums(per_bucket):
 _BUCKET_VALUES = {}
 
 
-def _fraction(part: int, n: int) -> float:
-    return 0.0 if part == 0 else to_float32(part / n)
+def _fraction(part: int, n: int) -> F32:
+    return _ZERO if part == 0 else to_float32(part / n)
 
 
 def _stats_of(n, counts, pos_infs, amax, sum_abs, sum_sq, divisors, per_view) -> list:
@@ -200,9 +210,9 @@ def _stats_of(n, counts, pos_infs, amax, sum_abs, sum_sq, divisors, per_view) ->
             "nans": n - counts[POS_INF_BITS + 1],
             "pos_infs": pos_infs,
             "neg_infs": counts[POS_INF_BITS + 1] - finite - pos_infs,
-            "amax": 0.0,
-            "mean_abs": 0.0,
-            "rms": 0.0,
+            "amax": _ZERO,
+            "mean_abs": _ZERO,
+            "rms": _ZERO,
         }
         if finite > 0:
             stats["amax"] = to_float32(amax / d)
@@ -263,6 +273,8 @@ def _scan(x: torch.Tensor, divisors, totals: dict = None, hist: bool = False):
     exact edges, in a second scan."""
     divisors = tuple(float(d) for d in divisors)
     per_view, counter = _plan(divisors)
+    if native.can_scan(x):
+        return _native_scan(x, divisors, per_view, counter.thresholds, totals, hist)
     counts = dict.fromkeys(counter.thresholds, 0)
     powers = [_power_of_two(d) for d in divisors] if hist else []
     fourth = hist and any(k is not None for k in powers)
@@ -313,6 +325,26 @@ def _scan(x: torch.Tensor, divisors, totals: dict = None, hist: bool = False):
         hists.append({"zeros": s["zeros"], "nans": s["nans"], "pos_infs": s["pos_infs"], "neg_infs": s["neg_infs"],
                       "bins": bins[:BINS].tolist()})
     return stats, hists
+
+
+def _native_scan(x: torch.Tensor, divisors, per_view, thresholds, totals: dict, hist: bool):
+    """_scan's result from native_scan.c's one pass over a CPU tensor, the
+    histograms' bins too when every view shares its bin edges (a gradient's
+    views do: their divisors are powers of two apart)."""
+    edge_sets = {histogram_edges(d)[1] for d in divisors} if hist else set()
+    shared = next(iter(edge_sets)) if len(edge_sets) == 1 else None
+    below, t, u = native.scan(x, thresholds, shared)
+    counts = dict(zip(thresholds, below))
+    if totals is not None:
+        totals.update(sum_sq=t.sum_sq, non_finite=t.count - counts[POS_INF_BITS])
+    infs = counts[POS_INF_BITS + 1] - counts[POS_INF_BITS]
+    pos_infs = int(torch.isposinf(x).sum()) if infs else 0
+    stats = _stats_of(t.count, counts, pos_infs, float_of_bits(t.amax_bits), t.sum_abs, t.sum_sq, divisors, per_view)
+    if not hist:
+        return stats, None
+    s = stats[0]
+    special = (s["zeros"], s["pos_infs"] + s["neg_infs"], s["pos_infs"])
+    return stats, _edge_histograms(x, divisors, {shared: u} if shared else {}, special)
 
 
 def tensor_stats_views(x: torch.Tensor, divisors, totals: dict = None) -> list:
@@ -378,12 +410,12 @@ def log2_histogram_views(x: torch.Tensor, divisors) -> list:
     return _scan(x, divisors, hist=True)[1]
 
 
-def _edge_histograms(x: torch.Tensor, divisors) -> list:
+def _edge_histograms(x: torch.Tensor, divisors, by_edges: dict = None, special=None) -> list:
     """log2_histogram of x for each divisor, from each bin's exact edges.
     Divisors whose bin edges differ by whole binades (powers of two apart)
-    share one scan."""
-    by_edges = {}
-    special = None  # (zeros, Inf, +Inf), counted once for every view, when some view needs it
+    share one scan. by_edges: u counts (_add_unclamped_bins) a scan already
+    made, by significand minima; special: (zeros, Inf, +Inf) when known."""
+    by_edges = dict(by_edges or {})
     out = []
     for d in divisors:
         offset, significand_min = histogram_edges(float(d))

@@ -1,6 +1,7 @@
 """The probe counts what the engine counts: identical tensors through
-plab_probe's statistics and histogram and through the engine's (the
-engine_oracle program), compared count by count and bin by bin.
+plab_probe's statistics and histogram, on both its CPU scans (native and
+torch), and through the engine's (the engine_oracle program), compared
+count by count and bin by bin.
 
     python3 probe_engine_agreement.py ORACLE
 
@@ -20,6 +21,7 @@ except ImportError:
     print("probe agreement: torch is not installed for", sys.executable, "- skipped")
     sys.exit(77)
 
+from plab_probe import native  # noqa: E402
 from plab_probe.formats import RANGE_FORMATS, boundaries  # noqa: E402
 from plab_probe.stats import log2_histogram, log2_histogram_views, tensor_stats, tensor_stats_views  # noqa: E402
 
@@ -94,6 +96,34 @@ def compare(label: str, probe: dict, engine: dict, problems: list):
             problems.append(f"{label}.{key}: probe {got!r}, engine {want!r}")
 
 
+def check_scan(oracle: str, tensors: dict, problems: list, path: str):
+    """Every tensor through one of the probe's two CPU scans."""
+    for name, x in tensors.items():  # every divisor's view from one scan
+        lines = run_oracle(oracle, x)
+        for line, stats, hist in zip(lines, tensor_stats_views(x, DIVISORS), log2_histogram_views(x, DIVISORS)):
+            d = line["divisor"]
+            compare(f"{path} {name}/{d!r}.stats", stats, line["stats"], problems)
+            compare(f"{path} {name}/{d!r}.hist", hist, line["hist"], problems)
+            # Alone, a view's bins come from the scan itself (views that share bin edges do too).
+            compare(f"{path} {name}/{d!r}.hist alone", log2_histogram(x, d), line["hist"], problems)
+    # A model's FP16 and BF16 tensors are measured as their exact FP32 values.
+    x = tensors["random"]
+    for dtype in (torch.float16, torch.bfloat16):
+        held = x.to(dtype)
+        for line in run_oracle(oracle, held.float()):
+            d = line["divisor"]
+            compare(f"{path} {dtype}/{d!r}.stats", tensor_stats(held, d), line["stats"], problems)
+            compare(f"{path} {dtype}/{d!r}.hist", log2_histogram(held, d), line["hist"], problems)
+    # Finite values that BF16 holds, as a gradient from BF16 arithmetic: every value at the start of its
+    # bucket of the top 16 bits, so the torch scan takes the sums from the buckets' counts.
+    held = x.to(torch.bfloat16)
+    held = held[torch.isfinite(held)]
+    for line in run_oracle(oracle, held.float()):
+        d = line["divisor"]
+        compare(f"{path} finite bf16/{d!r}.stats", tensor_stats(held, d), line["stats"], problems)
+        compare(f"{path} finite bf16/{d!r}.hist", log2_histogram(held, d), line["hist"], problems)
+
+
 def main() -> int:
     oracle = sys.argv[1]
     tensors = {
@@ -102,29 +132,16 @@ def main() -> int:
         "empty": torch.zeros(0, dtype=torch.float32),
     }
     problems = []
-    for name, x in tensors.items():  # every divisor's view from one scan
-        lines = run_oracle(oracle, x)
-        for line, stats, hist in zip(lines, tensor_stats_views(x, DIVISORS), log2_histogram_views(x, DIVISORS)):
-            d = line["divisor"]
-            compare(f"{name}/{d!r}.stats", stats, line["stats"], problems)
-            compare(f"{name}/{d!r}.hist", hist, line["hist"], problems)
-    # A model's FP16 and BF16 tensors are measured as their exact FP32 values.
-    x = tensors["random"]
-    for dtype in (torch.float16, torch.bfloat16):
-        held = x.to(dtype)
-        for line in run_oracle(oracle, held.float()):
-            d = line["divisor"]
-            compare(f"{dtype}/{d!r}.stats", tensor_stats(held, d), line["stats"], problems)
-            compare(f"{dtype}/{d!r}.hist", log2_histogram(held, d), line["hist"], problems)
-    # Finite values that BF16 holds, as a gradient from BF16 arithmetic: every value at the start of its
-    # bucket of the top 16 bits, so the probe takes the sums from the buckets' counts.
-    held = x.to(torch.bfloat16)
-    held = held[torch.isfinite(held)]
-    for line in run_oracle(oracle, held.float()):
-        d = line["divisor"]
-        compare(f"finite bf16/{d!r}.stats", tensor_stats(held, d), line["stats"], problems)
-        compare(f"finite bf16/{d!r}.hist", log2_histogram(held, d), line["hist"], problems)
-    # On a GPU the same scan runs on the device, with the same integer arithmetic.
+    # Both CPU scans: the one pass of native_scan.c, which ./lab's compiler builds, and torch operations.
+    if native.library() is None:
+        print(f"probe agreement: the native scan is not available ({native.unavailable_reason})")
+        return 1
+    check_scan(oracle, tensors, problems, "native")
+    with native.torch_only():
+        if native.can_scan(tensors["random"]):
+            problems.append("native.torch_only() left the native scan on")
+        check_scan(oracle, tensors, problems, "torch")
+    # On a GPU the torch scan runs on the device, with the same integer arithmetic.
     if torch.cuda.is_available():
         for name, x in tensors.items():
             for line, stats, hist in zip(run_oracle(oracle, x), tensor_stats_views(x.cuda(), DIVISORS),
@@ -135,7 +152,7 @@ def main() -> int:
     for p in problems[:40]:
         print(p)
     total = sum(x.numel() for x in tensors.values())
-    print(f"probe agreement: {total} values x {len(DIVISORS)} divisors, {len(problems)} differences")
+    print(f"probe agreement: {total} values x {len(DIVISORS)} divisors, both CPU scans, {len(problems)} differences")
     return 1 if problems else 0
 
 
