@@ -50,6 +50,11 @@ class F32(float):
     """A float the writer prints as an FP32 value."""
 
 
+class Ints(list):
+    """A list of ints only (a histogram's bins), written without looking at
+    each value's kind: a step's histograms hold thousands."""
+
+
 def _key(k) -> str:
     text = _KEY_TEXT.get(k)
     if text is None:
@@ -68,6 +73,8 @@ def _encode(value) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(_key(k) + ":" + _encode(v) for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
+        if type(value) is Ints:
+            return "[" + ",".join(map(str, value)) + "]"
         return "[" + ",".join(_encode(v) for v in value) + "]"
     if isinstance(value, (bool, str, int)) or value is None:
         return json.dumps(value)

@@ -155,7 +155,7 @@ def scan(x: torch.Tensor, thresholds, significand_min=None):
     """(below, totals, u_counts) of a CPU tensor: below[k] the values whose
     magnitude bits are < thresholds[k] (sorted), totals the count, largest
     finite magnitude bits and FP64 sums of |x| and x^2 over the finite
-    values; with significand_min, the U_SLOTS counts of
+    values; with significand_min, the U_SLOTS counts (an int64 tensor) of
     u = 5 E + #{k : M >= significand_min[k]} (stats._edge_histograms).
     Infinities' signs are not told apart: few tensors hold any."""
     values = x.detach().contiguous()
@@ -165,13 +165,13 @@ def scan(x: torch.Tensor, thresholds, significand_min=None):
     totals = _Totals()
     if significand_min is not None:
         s = (ctypes.c_uint32 * 4)(*significand_min)
-        u = (ctypes.c_int64 * U_SLOTS)()
+        u = torch.zeros(U_SLOTS, dtype=torch.int64)
     else:
         s = u = None
-    status = library()(values.data_ptr(), values.numel(), DTYPES[values.dtype], t, n_thresholds, s, below, u,
-                       ctypes.byref(totals))
+    status = library()(values.data_ptr(), values.numel(), DTYPES[values.dtype], t, n_thresholds, s, below,
+                       u.data_ptr() if u is not None else None, ctypes.byref(totals))
     if status == -1:
         raise MemoryError("plab_probe: the native scan could not allocate its 300 KB of counters")
     if status != 0:
         raise ValueError(f"plab_probe: {n_thresholds} thresholds for one scan, more than the native scan's 254")
-    return list(below), totals, (list(u) if u is not None else None)
+    return list(below), totals, u

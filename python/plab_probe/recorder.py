@@ -18,7 +18,7 @@ import weakref
 import torch
 
 from . import __version__, native
-from .jsonl import F32, RecordFile
+from .jsonl import F32, Ints, RecordFile
 from .stats import tensor_views
 from .thresholds import BINS, BINS_PER_BINADE, LOW_LOG2
 
@@ -438,4 +438,4 @@ def _histogram_record(h: dict) -> dict:
     while last > first and bins[last - 1] == 0:
         last -= 1
     return {"zeros": h["zeros"], "nans": h["nans"], "pos_infs": h["pos_infs"], "neg_infs": h["neg_infs"],
-            "first_bin": first, "bins": bins[first:last]}
+            "first_bin": first, "bins": Ints(bins[first:last])}

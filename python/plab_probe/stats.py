@@ -410,11 +410,20 @@ def log2_histogram_views(x: torch.Tensor, divisors) -> list:
     return _scan(x, divisors, hist=True)[1]
 
 
+@lru_cache(maxsize=64)
+def _slot_bins(offset: int, device) -> torch.Tensor:
+    """The bin of each normal number's slot u = 5 E + (edges passed), u from
+    5 to 5 * 255 - 1, for bins with this offset (thresholds.histogram_edges)."""
+    u = torch.arange(5, 5 * 255, dtype=torch.int64)
+    return (4 * (u // 5 - 127) + offset + u % 5 - 1).clamp_(0, BINS - 1).to(device)
+
+
 def _edge_histograms(x: torch.Tensor, divisors, by_edges: dict = None, special=None) -> list:
     """log2_histogram of x for each divisor, from each bin's exact edges.
     Divisors whose bin edges differ by whole binades (powers of two apart)
-    share one scan. by_edges: u counts (_add_unclamped_bins) a scan already
-    made, by significand minima; special: (zeros, Inf, +Inf) when known."""
+    share one scan. by_edges: u counts (_add_unclamped_bins, an int64
+    tensor) a scan already made, by significand minima; special: (zeros,
+    Inf, +Inf) when known."""
     by_edges = dict(by_edges or {})
     out = []
     for d in divisors:
@@ -425,16 +434,14 @@ def _edge_histograms(x: torch.Tensor, divisors, by_edges: dict = None, special=N
                 if counts is None:
                     counts = torch.zeros(_U_SLOTS, dtype=torch.int64, device=bits.device)
                 _add_unclamped_bins(bits, scratch, significand_min, counts)
-            by_edges[significand_min] = counts.tolist() if counts is not None else [0] * _U_SLOTS
+            by_edges[significand_min] = counts if counts is not None else torch.zeros(_U_SLOTS, dtype=torch.int64)
         counts = by_edges[significand_min]
-        bins = [0] * BINS
-        for u in range(5, 5 * 255):  # the normal numbers: |x| = M 2^(E - 127 - 23)
-            if counts[u]:
-                e, above = divmod(u, 5)
-                bins[min(max(4 * (e - 127) + offset + above - 1, 0), BINS - 1)] += counts[u]
+        normal = counts[5:5 * 255]  # the normal numbers: |x| = M 2^(E - 127 - 23)
+        bins = torch.zeros(BINS, dtype=torch.int64, device=counts.device).index_add_(
+            0, _slot_bins(offset, counts.device), normal).tolist()
         # Zeros and subnormals (E = 0) share u's first five slots, Inf and
         # NaN (E = 255) its last: told apart only when there are any.
-        tiny, non_finite = sum(counts[:5]), sum(counts[5 * 255:])
+        tiny, non_finite = (int(n) for n in torch.stack((counts[:5].sum(), counts[5 * 255:].sum())).tolist())
         if (tiny or non_finite) and special is None:
             special = _special_counts(x)
         zeros, infs, pos_infs = special if tiny or non_finite else (0, 0, 0)
