@@ -117,32 +117,52 @@ def _scaler_config(scaler) -> dict:
     }
 
 
+def _summed_bias(module):
+    """The bias whose gradient is a plain sum of the module's output
+    gradient (a Linear's over the rows, a convolution's over the batch and
+    positions), when it is trained; else None. IEEE addition keeps a NaN or
+    Inf, so a finite bias gradient proves the output gradient finite."""
+    bias = getattr(module, "bias", None)
+    summed = isinstance(module, (torch.nn.Linear, torch.nn.modules.conv._ConvNd))
+    return bias if summed and isinstance(bias, torch.nn.Parameter) and bias.requires_grad else None
+
+
 class _Watch:
     """Forward and backward hooks on the recorded layers (activations) and on
-    every leaf module (the first non-finite value). Flags are kept as device
-    tensors and read once per step, so a GPU is not synchronised per module."""
+    every leaf module (the first non-finite value). On a GPU each check's
+    counts stay on the device and are read once per step, so the device is
+    not synchronised per module. On the CPU a check sums the tensor at once;
+    the gradient of a Linear's or a convolution's output waits instead for
+    its bias gradient, the sum autograd takes of it anyway, and is summed
+    only when that is not finite."""
 
     def __init__(self, model, layers, activations: bool, trace_nan: bool):
         self.activations = activations
         self.trace_nan = trace_nan
         self.acts = {}  # layer name -> (output, grad w.r.t. output)
         self.checks = []  # (phase, module name, op, tensor kind, dtype, (NaN count, Inf count) on the device)
-        self.found = None  # on the CPU: the step's first non-finite check, with its counts
+        self.order = 0  # checks made this step, in the order the hooks ran
+        self.found = None  # on the CPU: (order, the first non-finite check with its counts)
+        self.waiting = {}  # id(bias) -> [(order, phase, module name, op, kind, output gradient)]
+        self.eager = set()  # id(bias) of biases whose gradient did not come: their module's are summed at once
         self.checked = {}  # id -> (weak reference, version) of each tensor checked this step
         self.handles = []
         recorded = {id(l.module): l.name for l in layers if l.weight is getattr(l.module, "weight", None)}
         for name, module in model.named_modules():
             is_leaf = next(module.children(), None) is None
             if id(module) in recorded and activations or (is_leaf and trace_nan):
-                self.handles.append(module.register_forward_hook(self._forward_hook(name, recorded.get(id(module)))))
+                bias = _summed_bias(module) if trace_nan else None
+                self.handles.append(module.register_forward_hook(self._forward_hook(name, recorded.get(id(module)), bias)))
+                if bias is not None:
+                    self.handles.append(bias.register_hook(self._bias_hook(bias)))
 
-    def _forward_hook(self, name, layer):
+    def _forward_hook(self, name, layer, bias):
         def hook(module, inputs, output):
             out = _first_tensor(output)
             # Evaluation passes (no grad) between steps are not the step's.
             if out is None or not out.is_floating_point() or not torch.is_grad_enabled():
                 return
-            if len(self.checks) >= MAX_CHECKS:  # step() is not being called: keep the first ones
+            if self.order >= MAX_CHECKS:  # step() is not being called: keep the first ones
                 return
             op = type(module).__name__.lower()
             if self.trace_nan:
@@ -150,14 +170,17 @@ class _Watch:
             if layer is not None and self.activations:
                 self.acts[layer] = [out.detach(), None]
             if out.requires_grad:
-                out.register_hook(self._backward_hook(name, op, layer))
+                out.register_hook(self._backward_hook(name, op, layer, bias))
 
         return hook
 
-    def _backward_hook(self, name, op, layer):
+    def _backward_hook(self, name, op, layer, bias):
         def hook(grad):
             if self.trace_nan:
-                self._check("backward", name, op, "output_grad", grad)
+                if bias is not None and grad.device.type == "cpu" and id(bias) not in self.eager:
+                    self._wait_for_bias(bias, name, op, grad)
+                else:
+                    self._check("backward", name, op, "output_grad", grad)
             if layer is not None and self.activations and layer in self.acts:
                 self.acts[layer][1] = grad.detach()
 
@@ -169,11 +192,38 @@ class _Watch:
         once and only a non-finite one is counted."""
         if self._seen(x):
             return
+        order = self._next()
         if x.device.type != "cpu":
             self.checks.append((phase, name, op, kind, x.dtype, _non_finite_counts(x.detach())))
         elif self.found is None and _has_non_finite(x):
+            self._found(order, phase, name, op, kind, x)
+
+    def _next(self):
+        self.order += 1
+        return self.order
+
+    def _found(self, order, phase, name, op, kind, x):
+        if self.found is None or order < self.found[0]:
             nans, infs = _non_finite_counts(x.detach()).tolist()
-            self.found = (phase, name, op, kind, x.dtype, nans, infs)
+            self.found = (order, (phase, name, op, kind, x.dtype, nans, infs))
+
+    def _wait_for_bias(self, bias, name, op, grad):
+        if self._seen(grad):
+            return
+        self.waiting.setdefault(id(bias), []).append((self._next(), "backward", name, op, "output_grad", grad))
+
+    def _bias_hook(self, bias):
+        def hook(grad):
+            waiting = self.waiting.pop(id(bias), ())
+            if waiting and _has_non_finite(grad):  # or its sum overflowed: the gradients decide
+                self._settle(waiting)
+
+        return hook
+
+    def _settle(self, waiting):
+        for order, phase, name, op, kind, grad in waiting:
+            if _has_non_finite(grad):
+                self._found(order, phase, name, op, kind, grad)
 
     def _seen(self, x):
         """Whether this very tensor, unchanged since, was checked this step:
@@ -190,8 +240,14 @@ class _Watch:
     def first_non_finite(self):
         """The first check, in the order the hooks ran, that found a NaN or
         Inf, with its counts: (phase, module, op, kind, dtype, nans, infs)."""
+        for bias, waiting in self.waiting.items():  # a bias gradient that never came
+            self._settle(waiting)
+            # As under a sharded model that hands autograd other tensors: its gradients would wait to the step's
+            # end, every one kept alive, so they are summed at once from now on.
+            self.eager.add(bias)
+        self.waiting = {}
         if self.found is not None:
-            return self.found
+            return self.found[1]
         if not self.checks:
             return None
         counts = torch.stack([c[5] for c in self.checks]).tolist()  # one read for the step
@@ -202,7 +258,9 @@ class _Watch:
 
     def next_step(self):
         self.checks = []
+        self.order = 0
         self.found = None
+        self.waiting = {}
         self.checked = {}
         self.acts = {}
 

@@ -314,11 +314,11 @@ class RecorderTest(unittest.TestCase):
 
         def after(step):
             if step == 1:
-                # Forward: the first Linear's output (the Dropout's too) and the head's; backward: the head's
-                # output gradient and the one the Dropout and the first Linear share. (The biases, after the
-                # update, are checked as parameters.)
+                # Forward: the first Linear's output (the Dropout's too) and the head's; backward: the bias
+                # gradients that settle the head's output gradient and the one the Dropout and the first Linear
+                # share. (The biases, after the update, are checked as parameters.)
                 outputs = [t for t in checked if not isinstance(t, torch.nn.Parameter)]
-                self.assertEqual(len(outputs), 4)
+                self.assertEqual(sorted(tuple(t.shape) for t in outputs), [(4,), (32,), (64, 4), (64, 32)])
                 self.assertEqual(len({id(t) for t in outputs}), 4)
             checked.clear()
 
@@ -327,6 +327,64 @@ class RecorderTest(unittest.TestCase):
             train_with_an_infinite_weight(model, self.path, model[0], after)
         nan = [r for r in read(self.path) if r["type"] == "nan"]
         self.assertEqual([(r["step"], r["phase"], r["layer"], r["op"]) for r in nan], [(2, "forward", "0", "linear")])
+
+    def train_with_a_nan_loss_gradient(self, backward=lambda loss, model: loss.backward()):
+        """Two SGD steps of mlp(); at the second the loss is multiplied by NaN
+        after the model, so the first non-finite value is the gradient of
+        the head's output, a Linear's: the one its bias gradient settles."""
+        model = mlp()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        with plab_probe.Recorder(model, self.path, optimizer=opt) as rec:
+            for step in (1, 2):
+                x, y = batch(step)
+                loss = torch.nn.functional.cross_entropy(model(x), y) * (math.nan if step == 2 else 1.0)
+                backward(loss, model)
+                opt.step()
+                rec.step(loss)
+                opt.zero_grad()
+            return rec
+
+    def test_a_linears_output_gradient_is_named_from_its_bias_gradient(self):
+        self.train_with_a_nan_loss_gradient()
+        nan = [r for r in read(self.path) if r["type"] == "nan"]
+        self.assertEqual([(r["step"], r["phase"], r["layer"], r["op"], r["tensor"], r["nans"], r["infs"]) for r in nan],
+                         [(2, "backward", "4", "linear", "output_grad", 64 * 4, 0)])
+
+    def test_an_output_gradient_whose_bias_gradient_never_comes_is_still_named(self):
+        def weights_only(loss, model):  # the biases get no gradient: their hooks never run
+            weights = [model[0].weight, model[2].weight, model[4].weight]
+            for w, g in zip(weights, torch.autograd.grad(loss, weights)):
+                w.grad = g
+
+        rec = self.train_with_a_nan_loss_gradient(weights_only)
+        nan = [r for r in read(self.path) if r["type"] == "nan"]
+        self.assertEqual([(r["step"], r["phase"], r["layer"], r["tensor"], r["nans"]) for r in nan],
+                         [(2, "backward", "4", "output_grad", 64 * 4)])
+        # After the first step they no longer wait, so that no step keeps every output gradient alive.
+        self.assertEqual(rec._watch.eager, {id(rec.model[0].bias), id(rec.model[2].bias), id(rec.model[4].bias)})
+
+    def test_a_waiting_gradient_settled_late_is_still_the_first(self):
+        from plab_probe.recorder import _Watch
+        model = torch.nn.Linear(2, 2)
+        watch = _Watch(model, [], activations=False, trace_nan=True)
+        nan = torch.full((3, 2), math.nan)
+        watch._wait_for_bias(model.bias, "early", "linear", nan)  # waits for the bias gradient
+        watch._check("backward", "late", "gelu", "output_grad", nan.clone())  # found at once
+        watch._bias_hook(model.bias)(torch.full((2,), math.nan))  # the early one is settled afterwards
+        self.assertEqual(watch.first_non_finite()[:2], ("backward", "early"))
+        watch.remove()
+
+    def test_a_bias_gradient_whose_sum_overflows_does_not_name_a_finite_output_gradient(self):
+        model = torch.nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.0)
+        with plab_probe.Recorder(model, self.path, optimizer=opt) as rec:
+            x = torch.zeros(64, 4)  # the weight gradient stays 0; the bias's is 64 x 1e37, beyond FP32
+            (model(x).sum() * 1e37).backward()
+            rec.step(torch.tensor(0.0))
+        lines = read(self.path)
+        self.assertEqual(lines[1]["layers"][0]["grad"]["nans"] + lines[1]["layers"][0]["grad"]["pos_infs"], 0)
+        self.assertIn(lines[1]["grad_norm"], ("inf", "nan"))  # the bias gradient overflowed
+        self.assertEqual([r for r in lines if r["type"] == "nan"], [])
 
     def test_a_float32_field_is_its_shortest_text_from_fp32s_largest_to_zeros_sign(self):
         from plab_probe.jsonl import float32_text
