@@ -1,14 +1,16 @@
 """What plab_probe costs a training step: one model trained with and
-without a Recorder, interleaved over rounds (this machine is noisy; the
-best round of each counts), printed as the recorder's share of a step.
+without a Recorder, interleaved over rounds, printed as the recorder's
+share of a step: per round against the plain run of the same round, the
+median over rounds (this machine is noisy, and its noise drifts slowly).
 
-    /usr/bin/python3 bench/probe_overhead.py [--device cpu|cuda] [--hist-every 10] [--rounds 5]
+    /usr/bin/python3 bench/probe_overhead.py [--device cpu|cuda] [--hist-every 10] [--rounds 5] [--torch-scan]
 
 Models (--model): 'lm', a GPT-style language model, and 'mlp', the
 probe's worst case (see model_for); under bfloat16 autocast on the CPU,
 FP16 autocast with a GradScaler and 4x the width and batch on CUDA."""
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -17,6 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import torch  # noqa: E402
 
 import plab_probe  # noqa: E402
+from plab_probe import native  # noqa: E402
 
 
 class TinyLM(torch.nn.Module):
@@ -57,7 +60,10 @@ def model_for(name, device):
     return model.to(device), x.to(device), y.to(device)
 
 
-def run(name, device, steps, recorder_options, path):
+def run(name, device, steps, recorder_options, path, torch_scan=False):
+    if torch_scan:
+        with native.torch_only():
+            return run(name, device, steps, recorder_options, path)
     model, x, y = model_for(name, device)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     amp_dtype = torch.float16 if device == "cuda" else torch.bfloat16
@@ -99,29 +105,40 @@ def main():
     parser.add_argument("--hist-every", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--torch-scan", action="store_true",
+                        help="also the recorder with its torch scan where it would use the native one")
     args = parser.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         print("probe_overhead: --device cuda, but torch sees no CUDA device", file=sys.stderr)
         return 2
-    variants = {
-        "plain": None,
-        f"recorder hist_every={args.hist_every}": {"hist_every": args.hist_every, "trace_nan": False},
-        f"recorder hist_every={args.hist_every} trace_nan": {"hist_every": args.hist_every},
+    hist, traced = {"hist_every": args.hist_every, "trace_nan": False}, {"hist_every": args.hist_every}
+    variants = {  # name: (recorder options, torch scan)
+        "plain": (None, False),
+        f"recorder hist_every={args.hist_every}": (hist, False),
+        f"recorder hist_every={args.hist_every} trace_nan": (traced, False),
     }
-    best = {name: (float("inf"), 0.0) for name in variants}
+    if args.torch_scan:
+        variants.update({f"  torch scan, hist_every={args.hist_every}": (hist, True),
+                         f"  torch scan, hist_every={args.hist_every} trace_nan": (traced, True)})
+    rounds = []  # per round: name -> (seconds a step, of it in step())
     with tempfile.TemporaryDirectory() as d:
         for _ in range(args.rounds):
-            for name, options in variants.items():
-                result = run(args.model, args.device, args.steps, options, os.path.join(d, "run.jsonl"))
-                best[name] = min(best[name], result)
+            rounds.append({name: run(args.model, args.device, args.steps, options, os.path.join(d, "run.jsonl"),
+                                     torch_scan) for name, (options, torch_scan) in variants.items()})
     params = sum(p.numel() for p in model_for(args.model, "cpu")[0].parameters())
     print(f"torch {torch.__version__}, {args.device}, {torch.get_num_threads()} threads, model {args.model} "
-          f"({params / 1e6:.2f} M parameters), {args.steps} steps, best of {args.rounds} rounds")
-    plain = best["plain"][0]
-    for name, (seconds, in_step) in best.items():
-        share = "" if name == "plain" else (f"  overhead {100 * (seconds - plain) / plain:+.1f}% of a step, "
-                                            f"of it in step() {100 * in_step / plain:.1f}%")
-        print(f"  {name:40s} {seconds * 1e3:8.2f} ms/step{share}")
+          f"({params / 1e6:.2f} M parameters), {args.steps} steps, {args.rounds} rounds, "
+          f"scan {native.scan_used(torch.device(args.device))}")
+    print("  the best round's ms/step; the median over rounds of the overhead against the plain run of the "
+          "same round")
+    for name in variants:
+        best = min(r[name][0] for r in rounds)
+        line = f"  {name:40s} {best * 1e3:8.2f} ms/step"
+        if name != "plain":
+            whole = statistics.median((r[name][0] - r["plain"][0]) / r["plain"][0] for r in rounds)
+            inside = statistics.median(r[name][1] / r["plain"][0] for r in rounds)
+            line += f"  overhead {100 * whole:+.1f}% of a step, of it in step() {100 * inside:.1f}%"
+        print(line)
     return 0
 
 
