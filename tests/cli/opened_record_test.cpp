@@ -12,12 +12,13 @@
 #include "error_text.h"
 #include "ui/records/opened_record.h"
 #include "written_run.h"
+#include "temp_path.h"
 
 namespace plab {
 namespace {
 
 std::string saved(const std::string& text, const std::string& name) {
-    const std::filesystem::path path = std::filesystem::temp_directory_path() / ("plab-opened-" + name + ".jsonl");
+    const std::filesystem::path path = plab::testing_support::temp_path("plab-opened-" + name, ".jsonl");
     std::ofstream(path, std::ios::binary) << text;
     return path.string();
 }

@@ -15,6 +15,7 @@
 #include "engine/train/session.h"
 #include "engine/train/trainer_factory.h"
 #include "ui/records/run_export.h"
+#include "temp_path.h"
 
 namespace {
 
@@ -39,7 +40,7 @@ TEST(RunExport, ReplaysEveryRecordWithTheEditsBitForBit) {
     const auto snap = session.snapshot();
     ASSERT_EQ(snap->step, 40);
 
-    const std::string path = (std::filesystem::temp_directory_path() / "plab-export-test.jsonl").string();
+    const std::string path = plab::testing_support::temp_path("plab-export-test", ".jsonl").string();
     std::vector<std::int64_t> progress;
     const plab::StepRecord last = plab::export_run(
         {config, &snap->main.log.edits, 40, plab::RecordFormat::jsonl, path}, [&](std::int64_t done) {
@@ -87,7 +88,7 @@ TEST(RunExport, ReplaysEveryRecordWithTheEditsBitForBit) {
 
 TEST(RunExport, CancelledExportLeavesNoFile) {
     plab::RunConfig config = plab::load_preset("spirals-amp-fp16");
-    const std::string path = (std::filesystem::temp_directory_path() / "plab-export-cancel.csv").string();
+    const std::string path = plab::testing_support::temp_path("plab-export-cancel", ".csv").string();
     std::filesystem::remove(path);
     EXPECT_THROW(plab::export_run({config, nullptr, 50, plab::RecordFormat::csv, path},
                                   [](std::int64_t done) { return done < 10; }),

@@ -14,6 +14,8 @@
 #include <string>
 #include <sys/wait.h>
 
+#include "temp_path.h"
+
 namespace {
 
 int exit_code(const std::string& command) {
@@ -49,11 +51,11 @@ struct Shot {
 };
 
 Shot shoot(const std::string& name, const std::string& args) {
-    const std::filesystem::path file = std::filesystem::temp_directory_path() / ("plab-imgui-" + name + ".png");
+    const std::filesystem::path file = plab::testing_support::temp_path("plab-imgui-" + name, ".png");
     std::filesystem::remove(file);
     // An auth file of our own: xvfb-run then makes no temporary folder, whose
     // removal it reports as its own exit code 5 when it fails.
-    const std::filesystem::path auth = std::filesystem::temp_directory_path() / ("plab-imgui-" + name + ".xauth");
+    const std::filesystem::path auth = plab::testing_support::temp_path("plab-imgui-" + name, ".xauth");
     Shot s;
     s.exit_code = exit_code("xvfb-run -a -f " + auth.string() + " -s \"-screen 0 1600x1000x24\" " +
                             std::string(PLAB_LIVE_VIEW) + " " + args + " --screenshot " + file.string() + " > /dev/null");
@@ -103,7 +105,7 @@ TEST(LiveViewScreenshot, TrainedSpirals) {
 // A tiny GPT like tiny-gpt-amp-fp16 that writes its samples at step 5, so
 // that the test trains 5 steps rather than the preset's 50.
 std::string sampling_gpt_preset() {
-    const std::filesystem::path file = std::filesystem::temp_directory_path() / "plab-gpt-samples.json";
+    const std::filesystem::path file = plab::testing_support::temp_path("plab-gpt-samples", ".json");
     std::ofstream(file) << R"({"name": "plab-gpt-samples", "description": "A tiny GPT that writes samples at once",
         "batch_size": 16, "eval_every": 100, "twin": true, "data": {"kind": "shakespeare", "test_fraction": 0.1},
         "model": {"kind": "gpt", "context": 32, "width": 64, "heads": 4, "layers": 2},
@@ -137,7 +139,7 @@ TEST(LiveViewScreenshot, NanDiagnosisShowsInRed) {
 // draw it, and the what-if at a higher scale is drawn over its trajectory.
 std::string recorded_run() {
     static const std::string file = [] {
-        const std::string path = (std::filesystem::temp_directory_path() / "plab-live-record.jsonl").string();
+        const std::string path = plab::testing_support::temp_path("plab-live-record", ".jsonl").string();
         return exit_code(std::string(PLAB_EXE) + " run --preset scaler-sawtooth --steps 300 --format jsonl --out " + path +
                          " > /dev/null 2>&1") == 0
                    ? path
@@ -157,7 +159,7 @@ TEST(LiveViewScreenshot, ARecordedRunWithAWhatIf) {
 
 TEST(LiveViewScreenshot, AWhatIfTheRecordsScalerKindIgnoresExitsTwo) {
     if (!have_xvfb()) GTEST_SKIP() << "xvfb-run not installed";
-    const std::string path = (std::filesystem::temp_directory_path() / "plab-live-no-scaler.jsonl").string();
+    const std::string path = plab::testing_support::temp_path("plab-live-no-scaler", ".jsonl").string();
     ASSERT_EQ(exit_code(std::string(PLAB_EXE) + " run --preset spirals-bf16 --steps 20 --quiet --out " + path +
                         " > /dev/null 2>&1"),
               0);

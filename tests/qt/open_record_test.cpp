@@ -19,12 +19,13 @@
 #include "ui/qt/main_window.h"
 #include "ui/qt/scale_panel.h"
 #include "cli/written_run.h"
+#include "temp_path.h"
 
 namespace {
 
 std::string saved_record(const std::string& preset, int steps) {
     const plab::WrittenRun written = plab::train_and_write(preset, steps);
-    const auto path = std::filesystem::temp_directory_path() / ("plab-qt-open-" + preset + ".jsonl");
+    const auto path = plab::testing_support::temp_path("plab-qt-open-" + preset, ".jsonl");
     std::ofstream(path, std::ios::binary) << written.text;
     return path.string();
 }
@@ -74,7 +75,7 @@ TEST(OpenRecord, TheWorkbenchShowsARecordAndReplaysATypedScalerSetting) {
     EXPECT_EQ(box->value(), recorded);
 
     // A bad record leaves the record shown as it was.
-    const auto bad = std::filesystem::temp_directory_path() / "plab-qt-open-bad.jsonl";
+    const auto bad = plab::testing_support::temp_path("plab-qt-open-bad", ".jsonl");
     std::ofstream(bad) << "step,loss\n1,0.5\n";
     EXPECT_EQ(plab::testing_support::error_of([&] { window.open_run(bad.string(), false); }),
               bad.string() + " line 1: not a run record (not JSON Lines)");

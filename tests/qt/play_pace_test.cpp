@@ -15,6 +15,7 @@
 
 #include "ui/present/play_pace.h"
 #include "ui/qt/main_window.h"
+#include "temp_path.h"
 
 namespace {
 
@@ -63,7 +64,7 @@ TEST(PaceChooser, PlaysAtTheChosenPaceAndShowsItsState) {
 TEST(PaceChooser, AForkMadeAfterThePlanTrainsToItsOwn) {
     // Named for this process: a second checkout's tests running at once must not rewrite it.
     const std::filesystem::path file =
-        std::filesystem::temp_directory_path() / ("plab-pace-fork-test-" + std::to_string(::getpid()) + ".json");
+        plab::testing_support::temp_path("plab-pace-fork-test", ".json");
     {
         std::ofstream out(file);
         out << R"({"name": "short", "steps": 12})";

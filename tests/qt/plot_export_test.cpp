@@ -8,10 +8,14 @@
 #include <filesystem>
 
 #include "ui/qt/plot_export.h"
+#include "temp_path.h"
 
 namespace {
 
-std::string temp(const char* name) { return (std::filesystem::temp_directory_path() / name).string(); }
+std::string temp(const char* name) {
+    const std::filesystem::path file(name);
+    return plab::testing_support::temp_path(file.stem().string(), file.extension().string()).string();
+}
 
 TEST(PlotExport, PngHoldsThePanelPixels) {
     QLabel label("Precision Lab");

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "ui/qt/main_window.h"
+#include "temp_path.h"
 
 namespace {
 
@@ -32,7 +33,7 @@ TEST(PresetBox, EachPresetShowsItsDescription) {
 // A preset opened from a file, not in the library's list, is what the
 // closed chooser names (it joins the list), not the preset shown before.
 TEST(PresetBox, APresetFileOpenedNamesItself) {
-    const std::filesystem::path file = std::filesystem::temp_directory_path() / "plab-preset-box-test.json";
+    const std::filesystem::path file = plab::testing_support::temp_path("plab-preset-box-test", ".json");
     {
         std::ofstream out(file);
         out << R"({"name": "my-demo", "description": "a copy for the class", "steps": 10})";

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <string>
 
+#include "temp_path.h"
+
 namespace {
 
 struct Shot {
@@ -19,7 +21,7 @@ struct Shot {
 
 // The workbench run with `args` and --screenshot into a file named after `name`.
 Shot shoot(const std::string& args, const std::string& name) {
-    const std::filesystem::path file = std::filesystem::temp_directory_path() / ("plab-shot-" + name + ".png");
+    const std::filesystem::path file = plab::testing_support::temp_path("plab-shot-" + name, ".png");
     std::filesystem::remove(file);
     const std::string command =
         std::string(PLAB_WORKBENCH) + " " + args + " --screenshot " + file.string() + " > /dev/null";
@@ -97,7 +99,7 @@ class RecordShot : public ::testing::TestWithParam<const char*> {};
 
 std::string recorded_run() {
     static const std::string file = [] {
-        const std::string path = (std::filesystem::temp_directory_path() / "plab-shot-record.jsonl").string();
+        const std::string path = plab::testing_support::temp_path("plab-shot-record", ".jsonl").string();
         const std::string command = std::string(PLAB_EXE) + " run --preset scaler-sawtooth --steps 300 --format jsonl --out " +
                                     path + " > /dev/null 2>&1";
         return std::system(command.c_str()) == 0 ? path : std::string();
@@ -117,7 +119,7 @@ TEST(RecordShot, WholeWindowWithAWhatIf) {
 // A run without a loss scaler: a what-if of its init_scale alone would draw
 // the recorded trajectory again, so the command line refuses it.
 TEST(RecordShot, AWhatIfTheRecordsScalerKindIgnoresExitsTwo) {
-    const std::string path = (std::filesystem::temp_directory_path() / "plab-shot-no-scaler.jsonl").string();
+    const std::string path = plab::testing_support::temp_path("plab-shot-no-scaler", ".jsonl").string();
     ASSERT_EQ(std::system((std::string(PLAB_EXE) + " run --preset spirals-bf16 --steps 20 --quiet --out " + path +
                            " > /dev/null 2>&1").c_str()),
               0);
@@ -150,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(EveryPanel, PanelShot, ::testing::Values("bits", "histo
 // A language model's record: the samples panel draws the text read back
 // from the record's samples lines.
 TEST(RecordShot, SamplesOfARecordedLanguageModel) {
-    const std::string path = (std::filesystem::temp_directory_path() / "plab-shot-gpt-record.jsonl").string();
+    const std::string path = plab::testing_support::temp_path("plab-shot-gpt-record", ".jsonl").string();
     const std::string command = std::string(PLAB_EXE) + " run --preset tiny-gpt-amp-fp16 --steps 60 --out " + path +
                                 " > /dev/null 2>&1";
     ASSERT_EQ(std::system(command.c_str()), 0) << "plab run could not write the record";
@@ -231,7 +233,7 @@ TEST(Screenshot, NoDisplayIsALineAndExitCodeThree) {
 // A preset remembered from last time that no longer loads (moved, deleted)
 // does not keep the workbench from opening: it opens on the default preset.
 TEST(Screenshot, AVanishedRememberedPresetFallsBackToTheDefault) {
-    const std::string config = "/tmp/plab-settings-test";
+    const std::string config = plab::testing_support::temp_path("plab-settings-test").string();
     std::system(("rm -rf " + config + " && mkdir -p " + config + "/PrecisionLab").c_str());
     std::FILE* f = std::fopen((config + "/PrecisionLab/precision-lab.conf").c_str(), "w");
     ASSERT_NE(f, nullptr);
