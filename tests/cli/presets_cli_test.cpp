@@ -84,12 +84,25 @@ TEST(PresetsCli, ShowCarriesEveryScenarioGuide) {
 }
 
 TEST(PresetsCli, ShowWithSettings) {
-    const Result r = run_plab("presets --show spirals-bf16 --set scaler.init_scale=1024 --set model.hidden=[8]");
+    const Result r = run_plab("presets --show spirals-amp-fp16 --set scaler.init_scale=1024 --set model.hidden=[8]");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["scaler"]["init_scale"], 1024);
     EXPECT_EQ(j["model"]["hidden"], nlohmann::json::array({8}));
-    EXPECT_EQ(j["scaler"]["kind"], "none");
+    EXPECT_EQ(j["scaler"]["kind"], "dynamic");
+}
+
+// A copy whose scaler kind ignores a setting would train as if it were not
+// there: refused as plab run refuses it, and nothing is printed to save.
+TEST(PresetsCli, ShowWithASettingTheScalerKindIgnoresExitsTwo) {
+    const Result r = run_plab("presets --show spirals-bf16 --set scaler.init_scale=1024");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err,
+              "plab: --set scaler.init_scale=1024: changes nothing: init_scale is read by the static, dynamic and "
+              "hysteresis scalers, and this run's scaler kind is none; set a kind that reads it too, e.g. --set "
+              "scaler.kind=dynamic\n");
+    EXPECT_EQ(run_plab("presets --show spirals-bf16 --set scaler.kind=static --set scaler.init_scale=1024").exit_code, 0);
 }
 
 TEST(PresetsCli, ShowAFileAndItsErrors) {

@@ -839,10 +839,6 @@ TEST(RunCliBadInputFormat, FormatTakesOnlyItsNamesAndSaysSo) {
     }
 }
 
-// A model that does not fit in memory is bad input, not a crash: under a
-// 1.5 GB address-space limit the largest model the presets allow (8 x 4096
-// wide, 117.5 M parameters plus the twin, ~4 GB of FP32 tensors) must end
-// with one line naming its size, exit 2 (it aborted on std::bad_alloc).
 TEST(RunCliErrors, ASettingTheScalerKindIgnoresExitsTwo) {
     const Result none = run_plab("run --preset spirals-bf16 --steps 5 --set scaler.init_scale=1024");
     EXPECT_EQ(none.exit_code, 2);
@@ -857,6 +853,10 @@ TEST(RunCliErrors, ASettingTheScalerKindIgnoresExitsTwo) {
               0);
 }
 
+// A model that does not fit in memory is bad input, not a crash: under a
+// 1.5 GB address-space limit the largest model the presets allow (8 x 4096
+// wide, 117.5 M parameters plus the twin, ~4 GB of FP32 tensors) must end
+// with one line naming its size, exit 2 (it aborted on std::bad_alloc).
 TEST(RunCliErrors, ModelTooBigForMemoryNamesItsSizeAndExitsTwo) {
     const std::filesystem::path dir = scratch_dir();
     const std::string cmd = "ulimit -v 1500000; env -u PLAB_PRESET_DIR '" + std::string(PLAB_EXE) +

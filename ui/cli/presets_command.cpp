@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "engine/amp/scaler_fields.h"
 #include "engine/train/preset_io.h"
 #include "ui/cli/commands.h"
 
@@ -45,6 +46,8 @@ void run_presets(const PresetsOptions& o, std::ostream& out) {
     if (!o.show.empty()) {
         RunConfig config = load_preset(o.show);
         apply_settings(config, o.settings);
+        // A copy that sets what its scaler kind ignores would train as if it did not: refused, as plab run does.
+        require_read_scaler_settings("--set", o.settings, {config.scaler.kind});
         out << run_config_to_json(config, true);
         return;
     }
