@@ -133,9 +133,10 @@ class torch_only:
 
 def scan_used(device: torch.device) -> str:
     """How a model's tensors on `device` are scanned, for a record's header:
-    "native", or "torch" with why not native on the CPU."""
+    "native", "device" (device_scan.py, a GPU's), or "torch" with why not
+    native."""
     if device.type != "cpu":
-        return "torch"
+        return "device"
     if getattr(_disabled, "on", False):
         return "torch (asked for)"
     return "native" if library() is not None else f"torch ({unavailable_reason})"

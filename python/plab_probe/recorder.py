@@ -345,16 +345,7 @@ class Recorder:
         with_hist = bool(self.hist_every) and self.steps % self.hist_every == 0
         hist_layers = [] if with_hist else None
         layers = [self._layer_stats(layer, scale, grad_totals, hist_layers) for layer in self.layers]
-        squares = 0.0  # over every parameter's gradient, biases too: non-finite when any value is
-        for p in self.model.parameters():
-            if p.grad is None:
-                continue
-            t = grad_totals.get(id(p))
-            if t is None:
-                g = p.grad.detach().double()
-                squares += float(g.mul_(g).sum())  # not torch.dot, for the reason stats.py gives
-            else:
-                squares += math.inf if t["non_finite"] else t["sum_sq"]
+        squares = sum(_squares_of_gradients(self.model, grad_totals))  # biases too: non-finite when any value is
         # The scaler's verdict where there is one: it backs off exactly when it found an Inf or NaN.
         found_inf = scale_after < scale if self.scaler else not math.isfinite(squares)
         record = {
@@ -475,6 +466,27 @@ class Recorder:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def _squares_of_gradients(model, grad_totals: dict) -> list:
+    """Each parameter gradient's FP64 sum of squares, in parameter order:
+    from the statistics where a layer's were taken, else summed here, read
+    once per device (on a GPU every read waits for the device)."""
+    parts, summed = [], {}  # summed: device -> [(index into parts, its sum on the device)]
+    for p in model.parameters():
+        if p.grad is None:
+            continue
+        t = grad_totals.get(id(p))
+        if t is None:
+            g = p.grad.detach().double()
+            summed.setdefault(g.device, []).append((len(parts), g.mul_(g).sum()))  # not torch.dot: see stats.py
+            parts.append(None)
+        else:
+            parts.append(math.inf if t["non_finite"] else t["sum_sq"])
+    for pending in summed.values():
+        for (index, _), value in zip(pending, torch.stack([v for _, v in pending]).tolist()):
+            parts[index] = value
+    return parts
 
 
 def _first_non_finite_layer(layers):

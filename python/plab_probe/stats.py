@@ -15,8 +15,10 @@ histogram of a power-of-two divisor reads the exponent of |x|^4 in FP64
 (see _scan).
 
 On the CPU, native_scan.c does the same counting in one pass wherever a C
-compiler could build it (native.py); the torch scan here serves a GPU and
-a CPU without one, and the tests hold the two to the same counts."""
+compiler could build it (native.py); on a GPU device_scan.py does it in
+whole-chunk operations read back once per tensor. The torch scan here
+serves a CPU without a compiler; the tests hold all three to the same
+counts."""
 import struct
 import sys
 import threading
@@ -25,7 +27,7 @@ from functools import lru_cache
 
 import torch
 
-from . import native
+from . import device_scan, native
 from .formats import RANGE_FORMATS
 from .jsonl import F32
 from .thresholds import (BINS, BINS_PER_BINADE, LOW_LOG2, POS_INF_BITS, float_of_bits, histogram_edges,
@@ -274,7 +276,9 @@ def _scan(x: torch.Tensor, divisors, totals: dict = None, hist: bool = False):
     divisors = tuple(float(d) for d in divisors)
     per_view, counter = _plan(divisors)
     if native.can_scan(x):
-        return _native_scan(x, divisors, per_view, counter.thresholds, totals, hist)
+        return _one_pass_scan(x, divisors, per_view, counter.thresholds, totals, hist, native.scan)
+    if device_scan.serves(x):
+        return _one_pass_scan(x, divisors, per_view, counter.thresholds, totals, hist, device_scan.scan)
     counts = dict.fromkeys(counter.thresholds, 0)
     powers = [_power_of_two(d) for d in divisors] if hist else []
     fourth = hist and any(k is not None for k in powers)
@@ -327,13 +331,14 @@ def _scan(x: torch.Tensor, divisors, totals: dict = None, hist: bool = False):
     return stats, hists
 
 
-def _native_scan(x: torch.Tensor, divisors, per_view, thresholds, totals: dict, hist: bool):
-    """_scan's result from native_scan.c's one pass over a CPU tensor, the
+def _one_pass_scan(x: torch.Tensor, divisors, per_view, thresholds, totals: dict, hist: bool, scan):
+    """_scan's result from one pass that counts below every threshold at
+    once (native.scan on the CPU, device_scan.scan on a GPU), the
     histograms' bins too when every view shares its bin edges (a gradient's
     views do: their divisors are powers of two apart)."""
     edge_sets = {histogram_edges(d)[1] for d in divisors} if hist else set()
     shared = next(iter(edge_sets)) if len(edge_sets) == 1 else None
-    below, t, u = native.scan(x, thresholds, shared)
+    below, t, u = scan(x, thresholds, shared)
     counts = dict(zip(thresholds, below))
     if totals is not None:
         totals.update(sum_sq=t.sum_sq, non_finite=t.count - counts[POS_INF_BITS])

@@ -1,6 +1,6 @@
 """The probe counts what the engine counts: identical tensors through
-plab_probe's statistics and histogram, on both its CPU scans (native and
-torch), and through the engine's (the engine_oracle program), compared
+plab_probe's statistics and histogram, on each of its scans (native, torch
+and the GPU's, here on CPU tensors), and through the engine's (the engine_oracle program), compared
 count by count and bin by bin.
 
     python3 probe_engine_agreement.py ORACLE
@@ -21,7 +21,7 @@ except ImportError:
     print("probe agreement: torch is not installed for", sys.executable, "- skipped")
     sys.exit(77)
 
-from plab_probe import native  # noqa: E402
+from plab_probe import device_scan, native  # noqa: E402
 from plab_probe.formats import RANGE_FORMATS, boundaries  # noqa: E402
 from plab_probe.stats import log2_histogram, log2_histogram_views, tensor_stats, tensor_stats_views  # noqa: E402
 
@@ -141,7 +141,12 @@ def main() -> int:
         if native.can_scan(tensors["random"]):
             problems.append("native.torch_only() left the native scan on")
         check_scan(oracle, tensors, problems, "torch")
-    # On a GPU the torch scan runs on the device, with the same integer arithmetic.
+        # A GPU's scan (device_scan.py), here on the CPU's tensors.
+        with device_scan.on_cpu_too():
+            if not device_scan.serves(tensors["random"]):
+                problems.append("device_scan.on_cpu_too() left the device scan off")
+            check_scan(oracle, tensors, problems, "device")
+    # On a GPU, the device scan on the device's own tensors.
     if torch.cuda.is_available():
         for name, x in tensors.items():
             for line, stats, hist in zip(run_oracle(oracle, x), tensor_stats_views(x.cuda(), DIVISORS),
@@ -152,7 +157,7 @@ def main() -> int:
     for p in problems[:40]:
         print(p)
     total = sum(x.numel() for x in tensors.values())
-    print(f"probe agreement: {total} values x {len(DIVISORS)} divisors, both CPU scans, {len(problems)} differences")
+    print(f"probe agreement: {total} values x {len(DIVISORS)} divisors, three scans, {len(problems)} differences")
     return 1 if problems else 0
 
 
