@@ -9,11 +9,11 @@ caching allocator, and nothing is read until the tensor is done. The
 counts are the same integer compares on each value's magnitude bits:
 searchsorted places every value among the sorted thresholds, and a
 bincount of the places gives the values below each."""
-import threading
 from functools import lru_cache
 
 import torch
 
+from .thread_switch import ThreadSwitch
 from .thresholds import POS_INF_BITS
 
 CHUNK = 1 << 21
@@ -66,20 +66,10 @@ def scan(x: torch.Tensor, thresholds, significand_min=None):
     return below, Totals(flat.numel(), int(read[n]), read[n + 1], read[n + 2]), u
 
 
-_everywhere = threading.local()
-
-
-class on_cpu_too:
-    """Within it, this thread scans CPU tensors this way too: how the tests
-    hold it to the engine on a machine without a GPU."""
-
-    def __enter__(self):
-        _everywhere.on = True
-
-    def __exit__(self, *exc):
-        _everywhere.on = False
-        return False
+# Within `with on_cpu_too():` this thread scans CPU tensors this way too:
+# how the tests hold it to the engine on a machine without a GPU.
+on_cpu_too = ThreadSwitch()
 
 
 def serves(x: torch.Tensor) -> bool:
-    return x.device.type != "cpu" or getattr(_everywhere, "on", False)
+    return x.device.type != "cpu" or on_cpu_too.on

@@ -19,6 +19,8 @@ import threading
 
 import torch
 
+from .thread_switch import ThreadSwitch
+
 _SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "native_scan.c")
 # No -march=native: a cache on a shared home directory may serve other machines.
 _FLAGS = ["-O3", "-shared", "-fPIC", "-std=c11"]
@@ -116,19 +118,9 @@ def library():
     return _library
 
 
-_disabled = threading.local()
-
-
-class torch_only:
-    """Within it, this thread scans with torch operations even where the
-    native scan is available: how the tests hold the two to each other."""
-
-    def __enter__(self):
-        _disabled.on = True
-
-    def __exit__(self, *exc):
-        _disabled.on = False
-        return False
+# Within `with torch_only():` this thread scans with torch operations even
+# where the native scan is available: how the tests hold the two to each other.
+torch_only = ThreadSwitch()
 
 
 def scan_used(device: torch.device) -> str:
@@ -137,13 +129,13 @@ def scan_used(device: torch.device) -> str:
     native."""
     if device.type != "cpu":
         return "device"
-    if getattr(_disabled, "on", False):
+    if torch_only.on:
         return "torch (asked for)"
     return "native" if library() is not None else f"torch ({unavailable_reason})"
 
 
 def can_scan(x: torch.Tensor) -> bool:
-    return (x.device.type == "cpu" and x.dtype in DTYPES and not getattr(_disabled, "on", False)
+    return (x.device.type == "cpu" and x.dtype in DTYPES and not torch_only.on
             and library() is not None)
 
 
