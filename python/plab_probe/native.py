@@ -5,12 +5,13 @@ The compiled library is kept in a cache directory ($PLAB_PROBE_CACHE, else
 $XDG_CACHE_HOME/plab_probe or ~/.cache/plab_probe), named by a hash of the
 source and the compiler command, and written under a temporary name first,
 so that ranks starting together do not read a half-written file. Without
-a compiler (or with PLAB_PROBE_NATIVE=0) `scan` is None and stats.py scans
-with torch operations: the same counts, a few times the cost on the CPU."""
+a compiler (or with PLAB_PROBE_NATIVE=0) `library()` is None, and stats.py
+scans with torch operations: the same counts, about twice the cost."""
 import ctypes
 import functools
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -70,7 +71,9 @@ def _build():
         return None
     with open(_SOURCE, "rb") as f:
         source = f.read()
-    key = hashlib.sha256(source + " ".join([compiler] + _FLAGS + [sys.platform]).encode()).hexdigest()[:16]
+    # A home directory shared by machines of other kinds keeps one library for each.
+    machine = [sys.platform, platform.machine()]
+    key = hashlib.sha256(source + " ".join([compiler] + _FLAGS + machine).encode()).hexdigest()[:16]
     for directory in (_cache_dir(), os.path.join(tempfile.gettempdir(), f"plab_probe-{os.getuid()}")):
         library = os.path.join(directory, f"native_scan-{key}.so")
         try:
