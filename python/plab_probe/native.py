@@ -4,7 +4,10 @@ system's C compiler and loaded through ctypes.
 The compiled library is kept in a cache directory ($PLAB_PROBE_CACHE, else
 $XDG_CACHE_HOME/plab_probe or ~/.cache/plab_probe), named by a hash of the
 source and the compiler command, and written under a temporary name first,
-so that ranks starting together do not read a half-written file. Without
+so that ranks starting together do not read a half-written file. Loading a
+library marks it used; building one removes the libraries in its directory
+unused for UNUSED_DAYS (those of older sources: each source edit is a new
+name). Without
 a compiler (or with PLAB_PROBE_NATIVE=0) `library()` is None, and stats.py
 scans with torch operations: the same counts, about twice the cost."""
 import ctypes
@@ -17,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 import torch
 
@@ -27,6 +31,8 @@ _SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "native_scan.
 _FLAGS = ["-O3", "-shared", "-fPIC", "-std=c11"]
 DTYPES = {torch.float32: 0, torch.bfloat16: 1, torch.float16: 2}
 U_SLOTS = 5 * 256
+# A library on a home directory shared by several machines stays while any of them loads it.
+UNUSED_DAYS = 30
 
 
 class _Totals(ctypes.Structure):
@@ -56,6 +62,29 @@ def _ours(directory: str) -> bool:
     except FileNotFoundError:
         return True
     return st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def _mark_used(library: str):
+    try:
+        os.utime(library)
+    except OSError:
+        pass  # a read-only cache still serves; only its pruning goes by the build time
+
+
+def _prune(directory: str, keep: str):
+    """Removes the libraries (and builds cut off half-way) in `directory`
+    that no process has loaded for UNUSED_DAYS, `keep` aside."""
+    too_old = time.time() - UNUSED_DAYS * 86400
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        ours = name.startswith("native_scan-") and name.endswith(".so")
+        if path == keep or not (ours or name.endswith(".so.partial")):
+            continue
+        try:
+            if os.stat(path).st_mtime < too_old:
+                os.unlink(path)
+        except OSError:
+            pass  # another process removed or is replacing it
 
 
 def _build():
@@ -90,6 +119,9 @@ def _build():
                 finally:
                     if os.path.exists(partial):
                         os.unlink(partial)
+                _prune(directory, keep=library)
+            else:
+                _mark_used(library)
             return _bind(ctypes.CDLL(library))
         except (OSError, subprocess.CalledProcessError) as e:
             detail = e.stderr.decode(errors="replace").strip() if isinstance(e, subprocess.CalledProcessError) else e

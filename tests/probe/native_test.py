@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
@@ -116,6 +117,31 @@ class NativeScanTest(unittest.TestCase):
         built = os.listdir(cache)
         self.assertEqual(len(built), 1, built)
         self.assertTrue(built[0].startswith("native_scan-") and built[0].endswith(".so"), built)
+
+    def test_a_build_removes_the_libraries_unused_for_a_month(self):
+        cache = os.path.join(self.dir.name, "cache")
+        os.makedirs(cache)
+        month = native.UNUSED_DAYS * 86400
+        ages = {"native_scan-old.so": month + 3600, "tmpcut.so.partial": month + 3600,  # removed
+                "native_scan-recent.so": month - 3600, "notes.txt": 2 * month}  # kept
+        for name, age in ages.items():
+            path = os.path.join(cache, name)
+            open(path, "wb").close()
+            os.utime(path, (time.time() - age, time.time() - age))
+        script = "from plab_probe import native; print(native.library() is not None)"
+        env = dict(os.environ, PLAB_PROBE_CACHE=cache, PYTHONPATH=PYTHON_DIR)
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        self.assertEqual(out.stdout.strip(), "True", out.stderr)
+        built = [n for n in os.listdir(cache) if n not in ages]
+        self.assertEqual(sorted(set(os.listdir(cache)) - set(built)), ["native_scan-recent.so", "notes.txt"])
+        self.assertEqual(len(built), 1, built)
+
+        # Loading it again marks it used, so a month later it is still there.
+        library = os.path.join(cache, built[0])
+        os.utime(library, (time.time() - month - 3600,) * 2)
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        self.assertEqual(out.stdout.strip(), "True", out.stderr)
+        self.assertGreater(os.stat(library).st_mtime, time.time() - 3600)
 
 
 if __name__ == "__main__":
