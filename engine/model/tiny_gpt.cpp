@@ -24,20 +24,27 @@ BlockShape block_shape(const GptSpec& spec, float logit_scale) {
     return {spec.width, spec.heads, spec.context, logit_scale};
 }
 
+// Whether a tensor named `name` belongs to the module named `owner` ("ln_f.gamma" to "ln_f").
+bool belongs_to(std::string_view name, std::string_view owner) {
+    return name.size() > owner.size() && name.starts_with(owner) && name[owner.size()] == '.';
+}
+
 }  // namespace
 
 TinyGpt::TinyGpt(Backend& backend, const GptSpec& spec)
     : Model(backend),
       spec_(validated(spec)),
-      wte_(make_parameter(backend, "wte", {spec.vocabulary, spec.width}, spec.weight_format, spec.master_weights)),
-      wpe_(make_parameter(backend, "wpe", {spec.context, spec.width}, spec.weight_format, spec.master_weights)),
-      ln_f_(backend, "ln_f", spec.width, spec.weight_format, spec.master_weights) {
+      wte_(make_parameter(backend, std::string(gpt_names::kTokenTable), {spec.vocabulary, spec.width},
+                          spec.weight_format, spec.master_weights)),
+      wpe_(make_parameter(backend, std::string(gpt_names::kPositionTable), {spec.context, spec.width},
+                          spec.weight_format, spec.master_weights)),
+      ln_f_(backend, std::string(gpt_names::kFinalNorm), spec.width, spec.weight_format, spec.master_weights) {
     blocks_.reserve(static_cast<std::size_t>(spec.layers));
     for (int i = 0; i < spec.layers; ++i)
-        blocks_.emplace_back(backend, "h" + std::to_string(i), block_shape(spec, logit_scale()), spec.weight_format,
+        blocks_.emplace_back(backend, gpt_names::block(i), block_shape(spec, logit_scale()), spec.weight_format,
                              spec.master_weights);
     if (!spec.tied_head)
-        head_.emplace(backend, "head", spec.width, spec.vocabulary, spec.weight_format, spec.master_weights);
+        head_.emplace(backend, std::string(gpt_names::kHead), spec.width, spec.vocabulary, spec.weight_format, spec.master_weights);
 }
 
 float TinyGpt::logit_scale() const {
@@ -52,7 +59,7 @@ std::pair<int, BlockLinear> TinyGpt::locate(int i) const {
 
 std::string TinyGpt::layer_name(int i) const {
     const auto [block, l] = locate(i);
-    if (block == spec_.layers) return "head";
+    if (block == spec_.layers) return std::string(gpt_names::kHead);
     return blocks_[static_cast<std::size_t>(block)].linears()[static_cast<std::size_t>(l)]->name();
 }
 
@@ -87,16 +94,17 @@ const Tensor& TinyGpt::activation_grad(int i) const {
 
 int TinyGpt::layer_of(const Parameter& p) const {
     const std::string& n = p.name;
-    const bool head = (n == "wte" && !head_) || n.starts_with("ln_f.") || n.starts_with("head.");
+    const bool head = (n == gpt_names::kTokenTable && !head_) || belongs_to(n, gpt_names::kFinalNorm) ||
+                      belongs_to(n, gpt_names::kHead);
     if (head) return layer_count() - 1;
-    if (n == "wte" || n == "wpe") return 0;
+    if (n == gpt_names::kTokenTable || n == gpt_names::kPositionTable) return 0;
     const int block = std::stoi(n.substr(1, n.find('.') - 1));
     const int first = block * static_cast<int>(kBlockLinears);
     const std::string_view part = std::string_view(n).substr(n.find('.') + 1);
     if (part.starts_with("ln1.")) return first;
     if (part.starts_with("ln2.")) return first + static_cast<int>(BlockLinear::fc);
     for (int l = 0; l < static_cast<int>(kBlockLinears); ++l)
-        if (n.starts_with(layer_name(first + l) + ".")) return first + l;
+        if (belongs_to(n, layer_name(first + l))) return first + l;
     throw Error("TinyGpt: no layer holds " + n);
 }
 
@@ -200,19 +208,19 @@ void TinyGpt::forward_into(Backend& backend, const Tensor& ids, const Tensor& ta
     PassBuffers& b =
         passes_.use(PassKey{ids.rows(), formats}, [&](const PassKey& key) { return make_pass(backend, key); });
     backend.embedding_forward(ids, wte_.value, wpe_.value, b.stream[0]);
-    notify(observer, Phase::forward, "wte", "embedding", b.stream[0], &wte_.value, 1.0f);
+    notify(observer, Phase::forward, gpt_names::kTokenTable, "embedding", b.stream[0], &wte_.value, 1.0f);
     for (std::size_t i = 0; i < blocks_.size(); ++i)
         blocks_[i].forward(backend, b.stream[i], b.stream[i + 1], b.blocks[i], block_fp8(static_cast<int>(i), formats),
                            observer);
     ln_f_.forward(backend, b.stream.back(), final_norm_format(formats), b.h_f);
-    notify(observer, Phase::forward, "ln_f", "layer_norm", b.h_f, &b.stream.back(), 1.0f);
+    notify(observer, Phase::forward, gpt_names::kFinalNorm, "layer_norm", b.h_f, &b.stream.back(), 1.0f);
     const MatmulFormats head = head_matmul(formats);
     if (head_)
         head_->forward(backend, b.h_f, b.logits, head, fp8_of(formats.layer_compute.size() - 1, formats));
     else  // a tied head computes in its format, never in FP8
         backend.gemm(b.h_f, wte_.value, b.logits,
                      {.compute = head.compute, .trans_b = true, .accumulate = head.accumulate});
-    notify(observer, Phase::forward, "head", "matmul", b.logits, &b.h_f, 1.0f);
+    notify(observer, Phase::forward, gpt_names::kHead, "matmul", b.logits, &b.h_f, 1.0f);
     backend.softmax_cross_entropy_into(b.logits, targets, formats.fp32_loss ? FormatId::fp32 : head.compute, b.probs,
                                        loss);
     notify(observer, Phase::loss, "loss", "softmax", b.probs, &b.logits, 1.0f);
@@ -237,10 +245,11 @@ void TinyGpt::backward(Backend& backend, const Tensor& ids, const Tensor& target
     backend.softmax_cross_entropy_backward(b.probs, targets, loss_scale, b.d_logits);
     notify(observer, Phase::backward, "loss", "loss_grad", b.d_logits, &b.probs, loss_scale);
     head_backward(backend, b, formats);
-    notify(observer, Phase::backward, "head", "input_grad", b.d_h_f, &b.d_logits, loss_scale);
+    notify(observer, Phase::backward, gpt_names::kHead, "input_grad", b.d_h_f, &b.d_logits, loss_scale);
     const FormatId norm_compute = final_norm_format(formats);
     ln_f_.backward(backend, b.stream.back(), b.d_h_f, norm_compute, b.d_stream.back(), norm_compute);
-    notify(observer, Phase::backward, "ln_f", "layer_norm_grad", b.d_stream.back(), &b.d_h_f, loss_scale);
+    notify(observer, Phase::backward, gpt_names::kFinalNorm, "layer_norm_grad", b.d_stream.back(), &b.d_h_f,
+           loss_scale);
     for (std::size_t i = blocks_.size(); i-- > 0;)
         blocks_[i].backward(backend, b.stream[i], b.d_stream[i + 1], b.d_stream[i],
                             block_fp8(static_cast<int>(i), formats), loss_scale, observer);
@@ -250,7 +259,8 @@ void TinyGpt::backward(Backend& backend, const Tensor& ids, const Tensor& target
     // The tied head's share joins the embedding's in the weights' format, as
     // autograd adds the two uses' gradients in the leaf's dtype.
     if (!head_) backend.accumulate(b.d_wte_head, wte_.grad, false);
-    notify(observer, Phase::backward, "wte", "embedding_grad", wte_.grad, &b.d_stream[0], loss_scale);
+    notify(observer, Phase::backward, gpt_names::kTokenTable, "embedding_grad", wte_.grad, &b.d_stream[0],
+           loss_scale);
 }
 
 }  // namespace plab

@@ -15,13 +15,14 @@ TransformerBlock::TransformerBlock(Backend& backend, std::string name, const Blo
     : name_(std::move(name)),
       shape_(shape),
       ln1_(backend, name_ + ".ln1", shape.width, weight_format, master_weights),
-      q_(backend, name_ + ".attn.q", shape.width, shape.width, weight_format, master_weights),
-      k_(backend, name_ + ".attn.k", shape.width, shape.width, weight_format, master_weights),
-      v_(backend, name_ + ".attn.v", shape.width, shape.width, weight_format, master_weights),
-      proj_(backend, name_ + ".attn.proj", shape.width, shape.width, weight_format, master_weights),
+      q_(backend, linear_name(BlockLinear::q), shape.width, shape.width, weight_format, master_weights),
+      k_(backend, linear_name(BlockLinear::k), shape.width, shape.width, weight_format, master_weights),
+      v_(backend, linear_name(BlockLinear::v), shape.width, shape.width, weight_format, master_weights),
+      proj_(backend, linear_name(BlockLinear::proj), shape.width, shape.width, weight_format, master_weights),
       ln2_(backend, name_ + ".ln2", shape.width, weight_format, master_weights),
-      fc_(backend, name_ + ".mlp.fc", shape.width, 4 * shape.width, weight_format, master_weights),
-      fc_proj_(backend, name_ + ".mlp.proj", 4 * shape.width, shape.width, weight_format, master_weights) {
+      fc_(backend, linear_name(BlockLinear::fc), shape.width, 4 * shape.width, weight_format, master_weights),
+      fc_proj_(backend, linear_name(BlockLinear::fc_proj), 4 * shape.width, shape.width, weight_format,
+               master_weights) {
     if (shape.heads < 1 || shape.width % shape.heads != 0)
         throw Error(name_ + ": width " + std::to_string(shape.width) + " does not split into " +
                     std::to_string(shape.heads) + " heads");

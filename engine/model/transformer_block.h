@@ -21,6 +21,7 @@
 #include "engine/amp/fp8_tensors.h"
 #include "engine/backend/backend.h"
 #include "engine/model/buffer_sets.h"
+#include "engine/model/gpt_names.h"
 #include "engine/model/layer_norm.h"
 #include "engine/model/linear.h"
 #include "engine/model/op_observer.h"
@@ -31,6 +32,7 @@ namespace plab {
 // per-layer lists index.
 enum class BlockLinear : std::uint8_t { q, k, v, proj, fc, fc_proj };
 inline constexpr std::size_t kBlockLinears = 6;
+static_assert(gpt_names::kBlockLinears.size() == kBlockLinears);
 
 struct BlockFormats {
     std::array<FormatId, kBlockLinears> compute{};  // each Linear's (BlockLinear order)
@@ -118,6 +120,9 @@ private:
     void mlp_backward(Backend& backend, Buffers& b, const BlockFormats& f, const BlockFp8& fp8, float loss_scale,
                       OpObserver* observer);
     Linear& linear(BlockLinear l) { return *linears()[static_cast<std::size_t>(l)]; }
+    std::string linear_name(BlockLinear l) const {  // name_ is set first
+        return gpt_names::block_linear(name_, static_cast<std::size_t>(l));
+    }
 
     std::string name_;
     BlockShape shape_;

@@ -1,5 +1,7 @@
 #include "engine/train/preset_rules.h"
 
+#include "engine/model/gpt_names.h"
+
 namespace plab {
 
 namespace {
@@ -10,29 +12,26 @@ std::vector<std::string> model_layer_names(const ModelConfig& model) {
     std::vector<std::string> names;
     if (model.kind == ModelKind::gpt) {  // TinyGpt's matmul layers, in its order
         for (int b = 0; b < model.gpt.layers; ++b)
-            for (const char* l : {"attn.q", "attn.k", "attn.v", "attn.proj", "mlp.fc", "mlp.proj"})
-                names.push_back("h" + std::to_string(b) + "." + l);
-        names.emplace_back("head");
+            for (std::size_t l = 0; l < gpt_names::kBlockLinears.size(); ++l)
+                names.push_back(gpt_names::block_linear(gpt_names::block(b), l));
+        names.emplace_back(gpt_names::kHead);
         return names;
     }
     for (std::size_t i = 1; i <= model.hidden.size() + 1; ++i) names.push_back("fc" + std::to_string(i));
     return names;
 }
 
-namespace {
-// TinyGpt's parameter names for its embedding tables (tiny_gpt.cpp).
-constexpr std::string_view kTokenTable = "wte", kPositionTable = "wpe";
-}  // namespace
-
 std::vector<std::string> telemetry_layer_names(const ModelConfig& model) {
     std::vector<std::string> names = model_layer_names(model);
     if (model.kind != ModelKind::gpt) return names;
-    if (!model.gpt.tied_head) names.emplace_back(kTokenTable);
-    names.emplace_back(kPositionTable);
+    if (!model.gpt.tied_head) names.emplace_back(gpt_names::kTokenTable);
+    names.emplace_back(gpt_names::kPositionTable);
     return names;
 }
 
-bool is_table_layer(std::string_view name) { return name == kTokenTable || name == kPositionTable; }
+bool is_table_layer(std::string_view name) {
+    return name == gpt_names::kTokenTable || name == gpt_names::kPositionTable;
+}
 
 bool is_override_format(FormatId f) {
     for (FormatId allowed : kOverrideFormats)

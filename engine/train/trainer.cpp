@@ -221,10 +221,9 @@ void Trainer::initialise_gpt(Side& side, std::uint64_t seed) {
     const double gain = config_.model.init_gain;
     const double residual = 0.02 / std::sqrt(2.0 * config_.model.gpt.layers);
     for (Parameter* p : side.params) {
-        const bool weight = p->name.ends_with(".weight") || p->name == "wte" || p->name == "wpe";
-        if (!weight) continue;
+        const bool embedding = is_table_layer(p->name);
+        if (!embedding && !p->name.ends_with(".weight")) continue;
         const bool into_stream = p->name.ends_with("attn.proj.weight") || p->name.ends_with("mlp.proj.weight");
-        const bool embedding = p->name == "wte" || p->name == "wpe";
         const double std = gain * (into_stream ? residual : embedding ? config_.model.gpt.embedding_std : 0.02);
         std::vector<float> v(p->value.size());
         for (float& x : v) x = static_cast<float>(std * rng.normal());
