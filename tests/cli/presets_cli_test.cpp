@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/cli_run_util.h"
+#include "cli/scaler_refusal.h"
 #include "engine/scenario/scenario.h"
 #include "engine/train/preset_io.h"
 
@@ -19,6 +20,7 @@ namespace fs = std::filesystem;
 using cli_test::Result;
 using cli_test::run_plab;
 using cli_test::scratch_dir;
+using cli_test::init_scale_ignored_by_no_scaler;
 
 // The shipped presets as the source tree's directory lists them, sorted (scenarios keep adding some).
 std::vector<std::string> shipped() {
@@ -98,10 +100,7 @@ TEST(PresetsCli, ShowWithASettingTheScalerKindIgnoresExitsTwo) {
     const Result r = run_plab("presets --show spirals-bf16 --set scaler.init_scale=1024");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.out, "");
-    EXPECT_EQ(r.err,
-              "plab: --set scaler.init_scale=1024: changes nothing: init_scale is read by the static, dynamic and "
-              "hysteresis scalers, and this run's scaler kind is none; set a kind that reads it too, e.g. --set "
-              "scaler.kind=dynamic\n");
+    EXPECT_EQ(r.err, init_scale_ignored_by_no_scaler("1024"));
     EXPECT_EQ(run_plab("presets --show spirals-bf16 --set scaler.kind=static --set scaler.init_scale=1024").exit_code, 0);
 }
 

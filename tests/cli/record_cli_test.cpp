@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/cli_run_util.h"
+#include "cli/scaler_refusal.h"
 
 namespace plab::cli_test {
 namespace {
@@ -163,10 +164,7 @@ TEST(ReplayCli, ASettingTheRecordsScalerKindIgnoresNeedsAKindThatReadsIt) {
     std::filesystem::remove_all(dir);
     EXPECT_EQ(ignored.exit_code, 2);
     EXPECT_EQ(ignored.out, "");
-    EXPECT_EQ(ignored.err,
-              "plab: --set scaler.init_scale=2^24: changes nothing: init_scale is read by the static, dynamic and "
-              "hysteresis scalers, and this run's scaler kind is none; set a kind that reads it too, e.g. --set "
-              "scaler.kind=dynamic\n");
+    EXPECT_EQ(ignored.err, init_scale_ignored_by_no_scaler("2^24"));
     ASSERT_EQ(with_kind.exit_code, 0) << with_kind.err;
     const auto steps = printed_steps(with_kind.out);
     ASSERT_FALSE(steps.empty());

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/cli_run_util.h"
+#include "cli/scaler_refusal.h"
 #include "engine/train/preset_io.h"
 
 namespace plab {
@@ -29,6 +30,7 @@ using nlohmann::json;
 using cli_test::Result;
 using cli_test::run_plab;
 using cli_test::scratch_dir;
+using cli_test::init_scale_ignored_by_no_scaler;
 using cli_test::slurp;
 
 // ---- helpers --------------------------------------------------------------
@@ -843,10 +845,7 @@ TEST(RunCliErrors, ASettingTheScalerKindIgnoresExitsTwo) {
     const Result none = run_plab("run --preset spirals-bf16 --steps 5 --set scaler.init_scale=1024");
     EXPECT_EQ(none.exit_code, 2);
     EXPECT_EQ(none.out, "");
-    EXPECT_EQ(none.err,
-              "plab: --set scaler.init_scale=1024: changes nothing: init_scale is read by the static, dynamic and "
-              "hysteresis scalers, and this run's scaler kind is none; set a kind that reads it too, e.g. --set "
-              "scaler.kind=dynamic\n");
+    EXPECT_EQ(none.err, init_scale_ignored_by_no_scaler("1024"));
     // The same setting with a kind that reads it trains.
     EXPECT_EQ(run_plab("run --preset spirals-bf16 --steps 5 --quiet --set scaler.kind=static --set scaler.init_scale=1024")
                   .exit_code,
