@@ -14,10 +14,9 @@ from functools import lru_cache
 import torch
 
 from .thread_switch import ThreadSwitch
-from .thresholds import POS_INF_BITS
+from .thresholds import POS_INF_BITS, U_SLOTS
 
 CHUNK = 1 << 21
-U_SLOTS = 5 * 256  # u = 5 E + (bin edges passed within the binade), as native_scan.c counts them
 
 
 class Totals:

@@ -25,12 +25,12 @@ import time
 import torch
 
 from .thread_switch import ThreadSwitch
+from .thresholds import U_SLOTS
 
 _SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "native_scan.c")
 # No -march=native: a cache on a shared home directory may serve other machines.
 _FLAGS = ["-O3", "-shared", "-fPIC", "-std=c11"]
 DTYPES = {torch.float32: 0, torch.bfloat16: 1, torch.float16: 2}
-U_SLOTS = 5 * 256
 # A library on a home directory shared by several machines stays while any of them loads it.
 UNUSED_DAYS = 30
 

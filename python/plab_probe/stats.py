@@ -30,14 +30,13 @@ import torch
 from . import device_scan, native
 from .formats import RANGE_FORMATS
 from .jsonl import F32
-from .thresholds import (BINS, BINS_PER_BINADE, LOW_LOG2, POS_INF_BITS, float_of_bits, histogram_edges,
+from .thresholds import (BINS, BINS_PER_BINADE, LOW_LOG2, POS_INF_BITS, U_SLOTS, float_of_bits, histogram_edges,
                          range_thresholds)
 
 CHUNK = 1 << 18  # elements per scan step: 256 Ki, so that a chunk's passes stay in a core's L2 (docs/perf.md)
 _FIXED = (1, POS_INF_BITS, POS_INF_BITS + 1)  # below these: zeros, finite values, all but NaN
 # The int16 that holds the top bits of an int32 (and of an FP64), by byte order.
 _HIGH_HALF, _HIGH_QUARTER = (1, 3) if sys.byteorder == "little" else (0, 0)
-_U_SLOTS = 5 * 256  # u = 5 E + (bin edges passed within the binade), see _add_unclamped_bins
 
 
 def to_float32(x: float) -> F32:
@@ -382,7 +381,7 @@ def _add_unclamped_bins(bits, scratch, significand_min, counts):
     u = torch.bitwise_right_shift(bits, 23, out=scratch["u"]).mul_(5)
     for m in significand_min:
         u.add_(torch.ge(fraction, m - (1 << 23), out=scratch["flag"]))
-    counts += torch.bincount(u, minlength=_U_SLOTS)
+    counts += torch.bincount(u, minlength=U_SLOTS)
 
 
 def _subnormal_bins(x: torch.Tensor, offset: int, significand_min, bins: list):
@@ -437,9 +436,9 @@ def _edge_histograms(x: torch.Tensor, divisors, by_edges: dict = None, special=N
             counts = None
             for _, bits, scratch in _chunks(x):
                 if counts is None:
-                    counts = torch.zeros(_U_SLOTS, dtype=torch.int64, device=bits.device)
+                    counts = torch.zeros(U_SLOTS, dtype=torch.int64, device=bits.device)
                 _add_unclamped_bins(bits, scratch, significand_min, counts)
-            by_edges[significand_min] = counts if counts is not None else torch.zeros(_U_SLOTS, dtype=torch.int64)
+            by_edges[significand_min] = counts if counts is not None else torch.zeros(U_SLOTS, dtype=torch.int64)
         counts = by_edges[significand_min]
         normal = counts[5:5 * 255]  # the normal numbers: |x| = M 2^(E - 127 - 23)
         bins = torch.zeros(BINS, dtype=torch.int64, device=counts.device).index_add_(

@@ -17,6 +17,9 @@ POS_INF_BITS = 0x7F800000
 BINS_PER_BINADE = 4
 LOW_LOG2 = -64
 BINS = (32 - LOW_LOG2) * BINS_PER_BINADE  # 384, as the lab's Log2Histogram
+# Every scan's exact-edge histogram counts u = 5 E + (bin edges passed within
+# the binade) for each biased exponent E: the bins follow from these slots.
+U_SLOTS = 5 * 256
 
 
 def float_of_bits(u: int) -> float:
